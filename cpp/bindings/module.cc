@@ -1,0 +1,38 @@
+// The `ciyuan._core` extension: a thin layer over the plain C++ core. Each pipeline stage
+// registers its own classes; C++ errors become the exceptions of ciyuan/errors.py.
+#include <nanobind/nanobind.h>
+
+#include "ciyuan/errors.h"
+
+namespace nb = nanobind;
+
+void register_pre_tokenizers(nb::module_& m);
+void register_models(nb::module_& m);
+void register_pipeline(nb::module_& m);
+
+namespace {
+const char* python_error_name(ciyuan::ErrorKind kind) {
+  switch (kind) {
+    case ciyuan::ErrorKind::kInvalidInput: return "InvalidInputError";
+    case ciyuan::ErrorKind::kModel: return "ModelError";
+    case ciyuan::ErrorKind::kSpecialToken: return "DisallowedSpecialTokenError";
+    case ciyuan::ErrorKind::kUnknownId: return "UnknownIdError";
+  }
+  return "CiyuanError";
+}
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "ciyuan's native core (C++17). Use the ciyuan package, not this module.";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const ciyuan::Error& e) {
+      nb::object cls = nb::module_::import_("ciyuan.errors").attr(python_error_name(e.kind()));
+      PyErr_SetString(cls.ptr(), e.what());
+    }
+  });
+  register_pre_tokenizers(m);
+  register_models(m);
+  register_pipeline(m);
+}

@@ -1,0 +1,171 @@
+// Flat open-addressing hash tables for the hot paths: byte string -> id (vocabularies, the
+// piece cache) and 64-bit key -> value (BPE merge pairs). std::unordered_map allocates a node
+// per entry and hashes byte-at-a-time; these keep keys in one arena and probe linearly.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ciyuan {
+
+// A fast 64-bit hash of a byte string (8 bytes per step, murmur-style finaliser).
+inline uint64_t hash_bytes(const char* p, size_t n) {
+  const uint64_t m = 0x9E3779B97F4A7C15ULL;
+  uint64_t h = 0x243F6A8885A308D3ULL ^ (n * m);
+  while (n >= 8) {
+    uint64_t k;
+    std::memcpy(&k, p, 8);
+    h = (h ^ (k * m)) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  if (n) {
+    uint64_t k = 0;
+    std::memcpy(&k, p, n);
+    h = (h ^ (k * m)) * 0xBF58476D1CE4E5B9ULL;
+  }
+  h ^= h >> 29;
+  h *= 0x94D049BB133111EBULL;
+  h ^= h >> 32;
+  return h;
+}
+
+inline uint64_t hash_u64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xFF51AFD7ED558CCDULL;
+  x ^= x >> 33;
+  x *= 0xC4CEB9FE1A85EC53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// Maps byte strings to uint32 values. Insert-only; keys live in one arena.
+class BytesMap {
+ public:
+  static constexpr uint32_t kMissing = 0xFFFFFFFFu;
+
+  BytesMap() { rehash(16); }
+
+  size_t size() const { return count_; }
+
+  // Inserts key -> value; returns false (and keeps the old value) when the key is present.
+  bool insert(std::string_view key, uint32_t value) {
+    if ((count_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
+    uint64_t h = hash_bytes(key.data(), key.size());
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.value == kMissing) {
+        s.hash = h;
+        s.offset = arena_.size();
+        s.length = static_cast<uint32_t>(key.size());
+        s.value = value;
+        arena_.append(key.data(), key.size());
+        ++count_;
+        return true;
+      }
+      if (s.hash == h && view(s) == key) return false;
+    }
+  }
+
+  uint32_t find(const char* p, size_t n) const {
+    uint64_t h = hash_bytes(p, n);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.value == kMissing) return kMissing;
+      if (s.hash == h && s.length == n && std::memcmp(arena_.data() + s.offset, p, n) == 0)
+        return s.value;
+    }
+  }
+  uint32_t find(std::string_view key) const { return find(key.data(), key.size()); }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint64_t offset = 0;
+    uint32_t length = 0;
+    uint32_t value = kMissing;
+  };
+  std::string_view view(const Slot& s) const {
+    return std::string_view(arena_.data() + s.offset, s.length);
+  }
+  void rehash(size_t n) {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(n, Slot{});
+    size_t mask = n - 1;
+    for (const Slot& s : old) {
+      if (s.value == kMissing) continue;
+      size_t i = s.hash & mask;
+      while (slots_[i].value != kMissing) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::string arena_;
+  size_t count_ = 0;
+};
+
+// Maps uint64 keys to a pair of uint32 values (used for merge pairs -> (rank, new id)).
+class PairMap {
+ public:
+  struct Value {
+    uint32_t rank;
+    uint32_t id;
+  };
+  static constexpr uint64_t kEmpty = ~0ULL;
+
+  PairMap() { rehash(16); }
+  size_t size() const { return count_; }
+
+  static uint64_t key(uint32_t left, uint32_t right) {
+    return (static_cast<uint64_t>(left) << 32) | right;
+  }
+
+  bool insert(uint64_t k, Value v) {
+    if ((count_ + 1) * 2 > keys_.size()) rehash(keys_.size() * 2);
+    size_t mask = keys_.size() - 1;
+    for (size_t i = hash_u64(k) & mask;; i = (i + 1) & mask) {
+      if (keys_[i] == kEmpty) {
+        keys_[i] = k;
+        values_[i] = v;
+        ++count_;
+        return true;
+      }
+      if (keys_[i] == k) return false;
+    }
+  }
+
+  const Value* find(uint64_t k) const {
+    size_t mask = keys_.size() - 1;
+    for (size_t i = hash_u64(k) & mask;; i = (i + 1) & mask) {
+      if (keys_[i] == k) return &values_[i];
+      if (keys_[i] == kEmpty) return nullptr;
+    }
+  }
+
+ private:
+  void rehash(size_t n) {
+    std::vector<uint64_t> old_keys;
+    std::vector<Value> old_values;
+    old_keys.swap(keys_);
+    old_values.swap(values_);
+    keys_.assign(n, kEmpty);
+    values_.assign(n, Value{0, 0});
+    count_ = 0;
+    for (size_t i = 0; i < old_keys.size(); ++i)
+      if (old_keys[i] != kEmpty) insert(old_keys[i], old_values[i]);
+  }
+
+  std::vector<uint64_t> keys_;
+  std::vector<Value> values_;
+  size_t count_ = 0;
+};
+
+}  // namespace ciyuan

@@ -1,0 +1,72 @@
+// The native encode path: special tokens -> pre-tokenizer -> BPE model, over whole buffers.
+// Python builds an Encoder once per Tokenizer and calls it with whole texts or batches; the
+// GIL is released for the duration, and batches are spread over threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ciyuan/bpe.h"
+#include "ciyuan/pretokenize.h"
+#include "ciyuan/special.h"
+
+namespace ciyuan {
+
+// What to do with special-token text found in the input, per special token.
+enum class SpecialPolicy : uint8_t {
+  kOrdinary = 0,    // encode it like any other text
+  kAllowed = 1,     // emit the special token's id
+  kDisallowed = 2,  // raise DisallowedSpecialTokenError
+};
+
+struct SpecialToken {
+  std::string text;
+  uint32_t id;
+};
+
+class Encoder {
+ public:
+  // `pattern` < 0 means no pre-tokenizer: every ordinary segment is one piece.
+  Encoder(std::shared_ptr<const BpeModel> model, int pattern, std::vector<SpecialToken> specials,
+          bool longest_match);
+
+  // Encodes `text` (valid UTF-8); `policy` has one entry per special token (or is empty when
+  // all are ordinary text).
+  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy,
+              std::vector<Token>& out) const;
+  // Encodes pieces chosen by the caller (a Python pre-tokenizer): [start, end) byte spans.
+  void encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,
+                    std::vector<Token>& out) const;
+  // Encodes each text; `threads` <= 0 means one per core.
+  void encode_batch(const std::vector<std::string_view>& texts,
+                    const std::vector<SpecialPolicy>& policy, int threads,
+                    std::vector<std::vector<Token>>& out) const;
+
+  // Raw bytes of the ids (model tokens and special tokens) appended to `out`.
+  void decode(const uint32_t* ids, size_t n, std::string& out) const;
+  // The byte string of one id, or nullptr if the id is unknown.
+  const std::string* id_bytes(uint32_t id) const;
+
+  const BpeModel& model() const { return *model_; }
+  const std::vector<SpecialToken>& specials() const { return specials_; }
+
+ private:
+  void encode_ordinary(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
+
+  std::shared_ptr<const BpeModel> model_;
+  int pattern_;
+  std::vector<SpecialToken> specials_;
+  SpecialMatcher matcher_;
+  bool longest_match_;
+  std::vector<const std::string*> special_by_id_;  // id -> text for ids past the model's
+};
+
+// Runs fn(i) for i in [0, n) on `threads` threads (<= 0: hardware concurrency). Exceptions
+// are caught on the worker and the first one is rethrown on the caller's thread.
+void parallel_for(size_t n, int threads, const std::function<void(size_t)>& fn);
+
+}  // namespace ciyuan

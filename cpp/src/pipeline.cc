@@ -1,0 +1,159 @@
+#include "ciyuan/pipeline.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "ciyuan/errors.h"
+
+namespace ciyuan {
+
+namespace {
+std::vector<std::pair<std::string, uint32_t>> matcher_entries(const std::vector<SpecialToken>& specials) {
+  std::vector<std::pair<std::string, uint32_t>> entries;
+  for (size_t i = 0; i < specials.size(); ++i)
+    entries.emplace_back(specials[i].text, static_cast<uint32_t>(i));
+  return entries;
+}
+}  // namespace
+
+Encoder::Encoder(std::shared_ptr<const BpeModel> model, int pattern, std::vector<SpecialToken> specials,
+                 bool longest_match)
+    : model_(std::move(model)), pattern_(pattern), specials_(std::move(specials)),
+      matcher_(matcher_entries(specials_)), longest_match_(longest_match) {
+  for (const SpecialToken& s : specials_) {
+    if (s.text.empty()) throw Error(ErrorKind::kModel, "a special token is the empty string");
+    if (s.id >= special_by_id_.size()) special_by_id_.resize(s.id + 1, nullptr);
+    special_by_id_[s.id] = &s.text;
+  }
+}
+
+const std::string* Encoder::id_bytes(uint32_t id) const {
+  if (id < special_by_id_.size() && special_by_id_[id]) return special_by_id_[id];
+  if (model_->has_id(id)) return &model_->token(id);
+  return nullptr;
+}
+
+void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end,
+                              std::vector<Token>& out) const {
+  if (start >= end) return;
+  auto piece = [&](size_t s, size_t e) {
+    if (longest_match_) {
+      model_->encode_piece_longest(text, s, e, out);
+    } else {
+      model_->encode_piece(text, s, e, out);
+    }
+  };
+  if (pattern_ < 0) {
+    piece(start, end);
+    return;
+  }
+  // The segment ends where the next special token starts: the scanner must see that as the
+  // end of the text (tiktoken scans each segment as its own string, which matters for `$`).
+  std::string_view segment = text.substr(0, end);
+  PreTokPattern p = static_cast<PreTokPattern>(pattern_);
+  size_t pos = start, s, e;
+  while (pos < end && next_piece(p, segment, pos, &s, &e)) {
+    piece(s, e);
+    pos = e;
+  }
+}
+
+void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy,
+                     std::vector<Token>& out) const {
+  if (text.size() >= 0xFFFFFFFFull)  // token spans are 32-bit
+    throw Error(ErrorKind::kInvalidInput, "a single text must be shorter than 4 GiB; split it (e.g. by lines)");
+  bool any = false;
+  for (SpecialPolicy p : policy) any |= p != SpecialPolicy::kOrdinary;
+  if (!any || matcher_.empty()) {
+    encode_ordinary(text, 0, text.size(), out);
+    return;
+  }
+  size_t pos = 0, seg = 0, s, e;
+  uint32_t index;
+  while (matcher_.find(text, pos, &s, &e, &index)) {
+    SpecialPolicy p = index < policy.size() ? policy[index] : SpecialPolicy::kOrdinary;
+    if (p == SpecialPolicy::kOrdinary) {
+      pos = s + 1;
+      continue;
+    }
+    if (p == SpecialPolicy::kDisallowed) {
+      throw Error(ErrorKind::kSpecialToken,
+                  "the text contains the special token '" + specials_[index].text + "' at byte " +
+                      std::to_string(s) +
+                      "; pass allowed_special={'" + specials_[index].text +
+                      "'} to encode it as a special token, or disallowed_special=() to encode it "
+                      "as ordinary text");
+    }
+    encode_ordinary(text, seg, s, out);
+    out.push_back(Token{specials_[index].id, static_cast<uint32_t>(s), static_cast<uint32_t>(e)});
+    pos = seg = e;
+  }
+  encode_ordinary(text, seg, text.size(), out);
+}
+
+void Encoder::encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,
+                           std::vector<Token>& out) const {
+  if (text.size() >= 0xFFFFFFFFull)
+    throw Error(ErrorKind::kInvalidInput, "a single text must be shorter than 4 GiB; split it (e.g. by lines)");
+  for (const auto& [s, e] : spans) {
+    if (s > e || e > text.size())
+      throw Error(ErrorKind::kInvalidInput, "piece span [" + std::to_string(s) + ", " +
+                                                std::to_string(e) + ") is outside the text");
+    if (longest_match_) {
+      model_->encode_piece_longest(text, s, e, out);
+    } else {
+      model_->encode_piece(text, s, e, out);
+    }
+  }
+}
+
+void Encoder::encode_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                           int threads, std::vector<std::vector<Token>>& out) const {
+  out.assign(texts.size(), {});
+  parallel_for(texts.size(), threads, [&](size_t i) { encode(texts[i], policy, out[i]); });
+}
+
+void Encoder::decode(const uint32_t* ids, size_t n, std::string& out) const {
+  for (size_t i = 0; i < n; ++i) {
+    const std::string* bytes = id_bytes(ids[i]);
+    if (!bytes)
+      throw Error(ErrorKind::kUnknownId, "id " + std::to_string(ids[i]) + " at position " +
+                                             std::to_string(i) + " is not in the vocabulary (ids run from 0 to " +
+                                             std::to_string(std::max(model_->id_limit(), special_by_id_.size())) +
+                                             " - 1)");
+    out += *bytes;
+  }
+}
+
+void parallel_for(size_t n, int threads, const std::function<void(size_t)>& fn) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (static_cast<size_t>(threads) > n) threads = static_cast<int>(n);
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next.store(n);  // stop handing out work
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace ciyuan

@@ -1,0 +1,58 @@
+#include "ciyuan/special.h"
+
+namespace ciyuan {
+
+SpecialMatcher::SpecialMatcher(const std::vector<std::pair<std::string, uint32_t>>& tokens) {
+  nodes_.emplace_back();
+  for (const auto& [text, index] : tokens) {
+    if (text.empty()) continue;
+    can_start_[static_cast<unsigned char>(text[0])] = true;
+    uint32_t node = 0;
+    for (unsigned char c : text) {
+      uint32_t child = 0xFFFFFFFFu;
+      for (const auto& [byte, next] : nodes_[node].children)
+        if (byte == c) child = next;
+      if (child == 0xFFFFFFFFu) {
+        child = static_cast<uint32_t>(nodes_.size());
+        nodes_[node].children.emplace_back(c, child);
+        nodes_.emplace_back();  // may reallocate: index nodes_ afresh below
+      }
+      node = child;
+    }
+    nodes_[node].index = index;
+  }
+}
+
+bool SpecialMatcher::find(std::string_view text, size_t pos, size_t* start, size_t* end,
+                          uint32_t* index) const {
+  if (empty()) return false;
+  for (size_t i = pos; i < text.size(); ++i) {
+    if (!can_start_[static_cast<unsigned char>(text[i])]) continue;
+    uint32_t node = 0, found = 0xFFFFFFFFu;
+    size_t found_end = 0;
+    for (size_t j = i; j < text.size(); ++j) {
+      unsigned char c = static_cast<unsigned char>(text[j]);
+      uint32_t child = 0xFFFFFFFFu;
+      for (const auto& [byte, next] : nodes_[node].children)
+        if (byte == c) {
+          child = next;
+          break;
+        }
+      if (child == 0xFFFFFFFFu) break;
+      node = child;
+      if (nodes_[node].index != 0xFFFFFFFFu) {
+        found = nodes_[node].index;
+        found_end = j + 1;
+      }
+    }
+    if (found != 0xFFFFFFFFu) {
+      *start = i;
+      *end = found_end;
+      *index = found;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace ciyuan

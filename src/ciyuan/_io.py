@@ -1,0 +1,55 @@
+"""File helpers: atomic writes (temp file + rename, so a killed run leaves the old file intact)
+and reading UTF-8 with errors that name the file and byte offset."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Union
+
+from ciyuan.errors import InvalidInputError
+
+__all__ = ["atomic_write_bytes", "atomic_write_text", "read_utf8", "decode_utf8"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def atomic_write_bytes(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_text(path: PathLike, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def decode_utf8(data: bytes, source: str, errors: str = "strict") -> str:
+    """Decode UTF-8; with ``errors="strict"`` invalid bytes raise an error naming ``source``,
+    the byte offset and the line."""
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InvalidInputError(
+            f"{source}: invalid UTF-8 at byte {e.start} (line {line}): {data[e.start:e.start + 4]!r}; "
+            "fix the file or pass errors='replace' (CLI: --errors replace) to read such bytes as U+FFFD"
+        ) from None
+
+
+def read_utf8(path: PathLike, errors: str = "strict") -> str:
+    """Read a UTF-8 file (see :func:`decode_utf8` for ``errors``)."""
+    return decode_utf8(Path(path).read_bytes(), str(path), errors)

@@ -1,0 +1,100 @@
+"""tiktoken's ``.tiktoken`` files: one ``base64(token bytes) rank`` pair per line.
+
+The rank is the token's id and also its merge priority (tiktoken's BPE rule), so these files
+load as a byte-level :class:`~ciyuan.models.BPE` with ``rank_by_token=True``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, Mapping, Optional
+
+from ciyuan._io import PathLike, atomic_write_text
+from ciyuan.errors import FileFormatError, raise_file_error
+
+if TYPE_CHECKING:
+    from ciyuan.tokenizer import Tokenizer
+
+__all__ = ["load_tiktoken_ranks", "save_tiktoken_ranks", "tiktoken_tokenizer", "SPECIAL_TOKENS"]
+
+#: The special tokens of OpenAI's published encodings (tiktoken's openai_public).
+SPECIAL_TOKENS: Dict[str, Dict[str, int]] = {
+    "gpt2": {"<|endoftext|>": 50256},
+    "r50k_base": {"<|endoftext|>": 50256},
+    "p50k_base": {"<|endoftext|>": 50256},
+    "cl100k_base": {
+        "<|endoftext|>": 100257,
+        "<|fim_prefix|>": 100258,
+        "<|fim_middle|>": 100259,
+        "<|fim_suffix|>": 100260,
+        "<|endofprompt|>": 100276,
+    },
+    "o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+}
+
+
+def load_tiktoken_ranks(path: PathLike) -> Dict[bytes, int]:
+    """Read a ``.tiktoken`` file into ``{token bytes: rank}``; corrupt lines raise
+    :class:`~ciyuan.errors.FileFormatError` naming the file and line."""
+    ranks: Dict[bytes, int] = {}
+    seen_ranks: Dict[int, int] = {}
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise FileFormatError(str(path), None, f"cannot read the file: {e.strerror}") from None
+    for number, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise_file_error(path, number, f"expected 'base64-token rank', got {line[:80]!r}")
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+        except (binascii.Error, ValueError):
+            raise_file_error(path, number, f"{parts[0][:60]!r} is not valid base64")
+        try:
+            rank = int(parts[1])
+        except ValueError:
+            raise_file_error(path, number, f"rank {parts[1][:20]!r} is not an integer")
+        if rank < 0:
+            raise_file_error(path, number, f"rank {rank} is negative")
+        if not token:
+            raise_file_error(path, number, "the token is empty")
+        if token in ranks:
+            raise_file_error(path, number, f"token {token!r} already appeared with rank {ranks[token]}")
+        if rank in seen_ranks:
+            raise_file_error(path, number, f"rank {rank} already appeared on line {seen_ranks[rank]}")
+        ranks[token] = rank
+        seen_ranks[rank] = number
+    if not ranks:
+        raise_file_error(path, None, "the file holds no tokens")
+    return ranks
+
+
+def save_tiktoken_ranks(path: PathLike, ranks: Mapping[bytes, int]) -> None:
+    """Write ``{token bytes: rank}`` as a ``.tiktoken`` file, in rank order (atomically)."""
+    lines = [f"{base64.b64encode(t).decode('ascii')} {r}\n" for t, r in sorted(ranks.items(), key=lambda x: x[1])]
+    atomic_write_text(path, "".join(lines))
+
+
+def tiktoken_tokenizer(
+    path: PathLike, pattern: str = "cl100k_base", special_tokens: Optional[Mapping[str, int]] = None
+) -> "Tokenizer":
+    """A :class:`~ciyuan.Tokenizer` that encodes exactly as tiktoken does with the same file,
+    pattern and special tokens."""
+    from ciyuan.decoders import ByteLevel
+    from ciyuan.models import BPE
+    from ciyuan.pre_tokenizers import Split
+    from ciyuan.tokenizer import Tokenizer
+
+    ranks = load_tiktoken_ranks(path)
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise_file_error(path, None, f"{len(missing)} single bytes (e.g. {bytes([missing[0]])!r}) have no token; "
+                         "a byte-level vocabulary must cover all 256 bytes")
+    if special_tokens is None:
+        special_tokens = SPECIAL_TOKENS.get(pattern, {})
+    model = BPE(ranks, byte_level=True, rank_by_token=True)
+    return Tokenizer(model, pre_tokenizer=Split(pattern), decoder=ByteLevel(), special_tokens=special_tokens)

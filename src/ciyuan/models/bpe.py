@@ -1,0 +1,215 @@
+"""The BPE model: a vocabulary of tokens plus a rule for merging adjacent symbols.
+
+A piece (one pre-tokenized word) starts as single symbols - its bytes for byte-level models,
+its characters otherwise, the last one carrying ``end_of_word_suffix`` (e.g. ``</w>``) if set -
+and adjacent symbols are merged, lowest rank first and leftmost on ties, until no pair can
+merge. The rank of a pair comes from the ``merges`` list (Hugging Face, subword-nmt, GPT-2's
+``vocab.bpe``) or, with ``rank_by_token=True``, from the id of the token the pair would make
+(tiktoken). ``encode_mode="longest_match"`` switches to the textbook greedy longest-match.
+
+The loops run in the native core; see ``ciyuan.reference.bpe`` for the same algorithm in a page
+of Python.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from ciyuan import _core
+from ciyuan.byte_alphabet import bytes_to_printable, printable_to_bytes
+from ciyuan.errors import ModelError, UnknownIdError
+
+__all__ = ["BPE"]
+
+TokenLike = Union[str, bytes]
+_ENCODE_MODES = ("merges", "longest_match")
+
+
+class BPE:
+    """Byte-pair-encoding model.
+
+    Args:
+        vocab: token -> id. Byte-level models take raw ``bytes`` or GPT-2's printable form
+            (``"Ġthe"``); character-level models take ``str``.
+        merges: pairs of tokens in rank order. Not used with ``rank_by_token``.
+        byte_level: symbols are bytes (GPT-2 / tiktoken) instead of characters.
+        rank_by_token: tiktoken's rule: a pair merges if the two tokens joined are a token, and
+            that token's id is the pair's rank.
+        ignore_merges: a piece that is itself a token is emitted whole (tiktoken does this).
+            Defaults to ``rank_by_token``.
+        end_of_word_suffix: appended to the last character of a piece (character level).
+        unk_token: token for unknown characters or bytes; without one they raise an error.
+        fuse_unk: consecutive unknown symbols become a single unknown token.
+        encode_mode: ``"merges"`` (BPE) or ``"longest_match"`` (greedy longest prefix).
+        cache_capacity: how many distinct pieces to remember (0 disables the cache).
+
+    Example:
+        >>> m = BPE({"l": 0, "o": 1, "w": 2, "lo": 3, "low": 4}, [("l", "o"), ("lo", "w")])
+        >>> m.id_to_token(4)
+        'low'
+    """
+
+    type_name = "BPE"
+
+    def __init__(
+        self,
+        vocab: Mapping[TokenLike, int],
+        merges: Optional[Sequence[Tuple[TokenLike, TokenLike]]] = None,
+        *,
+        byte_level: bool = False,
+        rank_by_token: bool = False,
+        ignore_merges: Optional[bool] = None,
+        end_of_word_suffix: str = "",
+        unk_token: Optional[str] = None,
+        fuse_unk: bool = False,
+        encode_mode: str = "merges",
+        cache_capacity: int = 1 << 18,
+    ) -> None:
+        if encode_mode not in _ENCODE_MODES:
+            raise ModelError(f"encode_mode must be one of {_ENCODE_MODES}, not {encode_mode!r}")
+        if byte_level and end_of_word_suffix:
+            raise ModelError("end_of_word_suffix applies to character-level models, not byte-level ones")
+        if rank_by_token and merges:
+            raise ModelError("rank_by_token models take their ranks from token ids: pass no merges")
+        self.byte_level = bool(byte_level)
+        self.rank_by_token = bool(rank_by_token)
+        self.ignore_merges = self.rank_by_token if ignore_merges is None else bool(ignore_merges)
+        self.end_of_word_suffix = end_of_word_suffix
+        self.unk_token = unk_token
+        self.fuse_unk = bool(fuse_unk)
+        self.encode_mode = encode_mode
+        self.cache_capacity = int(cache_capacity)
+
+        self._tokens = self._tokens_by_id(vocab)
+        self._ids: Dict[bytes, int] = {t: i for i, t in enumerate(self._tokens) if t is not None}
+        self._merges = [self._merge_ids(i, pair) for i, pair in enumerate(merges or ())]
+        unk_id = -1
+        if unk_token is not None:
+            unk_bytes = unk_token.encode("utf-8")
+            if unk_bytes not in self._ids:
+                raise ModelError(f"unk_token {unk_token!r} is not in the vocabulary")
+            unk_id = self._ids[unk_bytes]
+        self.native = _core.BpeModel(
+            self._tokens, self._merges, self.byte_level, self.rank_by_token, self.ignore_merges,
+            end_of_word_suffix, unk_id, self.fuse_unk, self.cache_capacity,
+        )
+
+    # -- construction helpers -----------------------------------------------------------------
+
+    def _token_bytes(self, token: TokenLike) -> bytes:
+        if isinstance(token, bytes):
+            return token
+        if not isinstance(token, str):
+            raise ModelError(f"tokens must be str or bytes, got {type(token).__name__}")
+        if self.byte_level:
+            try:
+                return printable_to_bytes(token)
+            except KeyError:
+                raise ModelError(
+                    f"byte-level token {token!r} is not written in GPT-2's printable byte alphabet; "
+                    "pass raw bytes instead"
+                ) from None
+        return token.encode("utf-8")
+
+    def _tokens_by_id(self, vocab: Mapping[TokenLike, int]) -> List[Optional[bytes]]:
+        if not vocab:
+            raise ModelError("the vocabulary is empty")
+        size = max(vocab.values()) + 1
+        if min(vocab.values()) < 0:
+            raise ModelError("token ids must be non-negative")
+        tokens: List[Optional[bytes]] = [None] * size
+        for token, i in vocab.items():
+            data = self._token_bytes(token)
+            if tokens[i] is not None:
+                raise ModelError(f"id {i} is given to both {tokens[i]!r} and {data!r}")
+            tokens[i] = data
+        return tokens
+
+    def _merge_ids(self, rank: int, pair: Tuple[TokenLike, TokenLike]) -> Tuple[int, int]:
+        try:
+            left, right = pair
+        except (TypeError, ValueError):
+            raise ModelError(f"merge {rank + 1} must be a pair of tokens, got {pair!r}") from None
+        ids = []
+        for t in (left, right):
+            data = self._token_bytes(t)
+            if data not in self._ids:
+                raise ModelError(f"merge {rank + 1} ({left!r}, {right!r}) uses {t!r}, which is not in the vocabulary")
+            ids.append(self._ids[data])
+        return (ids[0], ids[1])
+
+    # -- vocabulary ---------------------------------------------------------------------------
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of tokens (ids may have holes; see :attr:`id_limit`)."""
+        return len(self._ids)
+
+    @property
+    def id_limit(self) -> int:
+        """One past the largest id."""
+        return len(self._tokens)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The raw bytes of a token (UTF-8 text for character-level models)."""
+        if not 0 <= token_id < len(self._tokens) or self._tokens[token_id] is None:
+            raise UnknownIdError(f"id {token_id} is not in the model's vocabulary (0..{len(self._tokens) - 1})")
+        return self._tokens[token_id]  # type: ignore[return-value]
+
+    def id_to_token(self, token_id: int) -> str:
+        """A token as text: GPT-2's printable form for byte-level models."""
+        data = self.token_bytes(token_id)
+        return bytes_to_printable(data) if self.byte_level else data.decode("utf-8", "replace")
+
+    def token_to_id(self, token: TokenLike) -> Optional[int]:
+        """The id of a token (printable form or raw bytes for byte-level models), or None."""
+        try:
+            return self._ids.get(self._token_bytes(token))
+        except ModelError:
+            return None
+
+    def get_vocab(self) -> Dict[str, int]:
+        """token -> id, tokens as :meth:`id_to_token` writes them."""
+        return {self.id_to_token(i): i for i in range(len(self._tokens)) if self._tokens[i] is not None}
+
+    @property
+    def merges(self) -> List[Tuple[str, str]]:
+        """The merges in rank order, tokens written as :meth:`id_to_token` does."""
+        return [(self.id_to_token(a), self.id_to_token(b)) for a, b in self._merges]
+
+    # -- serialization ------------------------------------------------------------------------
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "type": self.type_name,
+            "byte_level": self.byte_level,
+            "rank_by_token": self.rank_by_token,
+            "ignore_merges": self.ignore_merges,
+            "end_of_word_suffix": self.end_of_word_suffix,
+            "unk_token": self.unk_token,
+            "fuse_unk": self.fuse_unk,
+            "encode_mode": self.encode_mode,
+            "vocab": self.get_vocab(),
+            "merges": [list(m) for m in self.merges],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "BPE":
+        try:
+            return cls(
+                data["vocab"],
+                [tuple(m) for m in data.get("merges", [])],  # type: ignore[misc]
+                byte_level=data.get("byte_level", False),
+                rank_by_token=data.get("rank_by_token", False),
+                ignore_merges=data.get("ignore_merges"),
+                end_of_word_suffix=data.get("end_of_word_suffix", ""),
+                unk_token=data.get("unk_token"),
+                fuse_unk=data.get("fuse_unk", False),
+                encode_mode=data.get("encode_mode", "merges"),
+            )
+        except KeyError as e:
+            raise ModelError(f"BPE model description lacks the key {e.args[0]!r}") from None
+
+    def __repr__(self) -> str:
+        kind = "byte-level" if self.byte_level else "character-level"
+        return f"BPE({kind}, {self.vocab_size} tokens, {len(self._merges)} merges, encode_mode={self.encode_mode!r})"

@@ -1,0 +1,94 @@
+"""Unicode normalization forms (NFC, NFD, NFKC, NFKD) and lowercasing, with offsets.
+
+To keep offsets exact, text is normalized in units of one character plus the combining marks
+that follow it; each unit's output points at the unit. In the rare text where composition
+crosses such units, the whole text is normalized at once and every character points at the
+whole input (the text is still exact; offsets become coarse).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Iterator, Tuple
+
+from ciyuan.normalizers.base import NormalizedString, Normalizer
+
+__all__ = ["NFC", "NFD", "NFKC", "NFKD", "Lowercase"]
+
+
+def _combining_units(text: str) -> Iterator[Tuple[int, int]]:
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or unicodedata.combining(text[i]) == 0:
+            yield (start, i)
+            start = i
+
+
+class _UnicodeForm(Normalizer):
+    form = "NFC"
+
+    def normalize(self, text: NormalizedString) -> NormalizedString:
+        s = text.text
+        if unicodedata.is_normalized(self.form, s):
+            return text
+        result = text.map_units(_combining_units(s), lambda u: unicodedata.normalize(self.form, u))
+        if result.text == unicodedata.normalize(self.form, s):
+            return result
+        return text.map_units([(0, len(s))], lambda u: unicodedata.normalize(self.form, u))
+
+
+class NFC(_UnicodeForm):
+    """Canonical composition.
+
+    Example:
+        >>> NFC().normalize_str("e\\u0301")
+        'é'
+    """
+
+    type_name = "NFC"
+    form = "NFC"
+
+
+class NFD(_UnicodeForm):
+    """Canonical decomposition."""
+
+    type_name = "NFD"
+    form = "NFD"
+
+
+class NFKC(_UnicodeForm):
+    """Compatibility composition (``ﬁ`` -> ``fi``, full-width -> ASCII).
+
+    Example:
+        >>> NFKC().normalize_str("ｃｉｙｕａｎ")
+        'ciyuan'
+    """
+
+    type_name = "NFKC"
+    form = "NFKC"
+
+
+class NFKD(_UnicodeForm):
+    """Compatibility decomposition."""
+
+    type_name = "NFKD"
+    form = "NFKD"
+
+
+class Lowercase(Normalizer):
+    """Lowercase every character (``str.lower``), keeping each output character's source.
+
+    Example:
+        >>> Lowercase().normalize_str("Ciyuan İ")
+        'ciyuan i̇'
+    """
+
+    type_name = "Lowercase"
+
+    def normalize(self, text: NormalizedString) -> NormalizedString:
+        s = text.text
+        if s.islower() or not any(c.isupper() or c.istitle() for c in s):
+            lowered = s.lower()
+            if lowered == s:
+                return text
+        return text.map_units(((i, i + 1) for i in range(len(s))), str.lower)

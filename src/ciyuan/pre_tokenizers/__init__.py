@@ -1,0 +1,23 @@
+"""Pre-tokenizers: split (normalized) text into pieces that the model encodes one by one."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from ciyuan.errors import ModelError
+from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
+from ciyuan.pre_tokenizers.split import Split, WhitespaceSplit, WordPunct
+
+__all__ = ["Split", "WordPunct", "WhitespaceSplit", "NAMED_PATTERNS", "from_dict"]
+
+
+def from_dict(data: Dict[str, Any]) -> Split:
+    """Rebuild a pre-tokenizer from its ``to_dict`` form."""
+    kind = data.get("type")
+    if kind == "Split":
+        return Split(data["pattern"])
+    if kind == "WordPunct":
+        return WordPunct()
+    if kind == "WhitespaceSplit":
+        return WhitespaceSplit()
+    raise ModelError(f"unknown pre-tokenizer type {kind!r}; expected Split, WordPunct or WhitespaceSplit")

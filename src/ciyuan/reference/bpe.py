@@ -1,0 +1,75 @@
+"""Byte-level BPE encoding in plain Python (the test oracle for the native core).
+
+Encoding a text:
+  1. split it into pieces with the pre-tokenizer pattern (the ``regex`` module);
+  2. turn each piece into its bytes, one symbol per byte;
+  3. repeatedly merge the adjacent pair with the lowest rank (the leftmost one on ties) until
+     no pair has a rank.
+
+Two rank rules exist. tiktoken: a pair's rank is the rank of the token the two symbols make
+together (the pair cannot merge if that is not a token), and a piece that is already a token is
+taken whole. GPT-2 / Hugging Face / subword-nmt: a pair's rank is its position in the merges
+list. Cost: O(n^2) per piece of n bytes, which is fine for an oracle.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import regex
+
+__all__ = ["encode_piece_by_token_rank", "encode_piece_by_merges", "encode", "decode"]
+
+
+def _merge_loop(parts: List[bytes], rank_of) -> List[bytes]:
+    while len(parts) > 1:
+        # Find the lowest-ranked adjacent pair; `<` keeps the leftmost on ties.
+        best, at = None, -1
+        for i in range(len(parts) - 1):
+            r = rank_of(parts[i], parts[i + 1])
+            if r is not None and (best is None or r < best):
+                best, at = r, i
+        if best is None:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    return parts
+
+
+def encode_piece_by_token_rank(piece: bytes, ranks: Dict[bytes, int]) -> List[int]:
+    """tiktoken's rule: ``ranks`` maps token bytes to rank (= id)."""
+    if piece in ranks:  # tiktoken's shortcut: a piece that is a token is one token
+        return [ranks[piece]]
+    parts = _merge_loop([bytes([b]) for b in piece], lambda a, b: ranks.get(a + b))
+    return [ranks[p] for p in parts]
+
+
+def encode_piece_by_merges(
+    piece: bytes, vocab: Dict[bytes, int], merge_ranks: Dict[Tuple[bytes, bytes], int]
+) -> List[int]:
+    """The merges-list rule: ``merge_ranks`` maps (left, right) to the merge's position."""
+    parts = _merge_loop([bytes([b]) for b in piece], lambda a, b: merge_ranks.get((a, b)))
+    return [vocab[p] for p in parts]
+
+
+def encode(
+    text: str,
+    pattern: str,
+    ranks: Dict[bytes, int],
+    merges: Optional[Sequence[Tuple[bytes, bytes]]] = None,
+) -> List[int]:
+    """Encode ``text``: tiktoken's rule when ``merges`` is None, else the merges-list rule."""
+    merge_ranks = {pair: i for i, pair in reversed(list(enumerate(merges)))} if merges is not None else None
+    ids: List[int] = []
+    for piece in regex.findall(pattern, text):
+        data = piece.encode("utf-8")
+        if merge_ranks is None:
+            ids.extend(encode_piece_by_token_rank(data, ranks))
+        else:
+            ids.extend(encode_piece_by_merges(data, ranks, merge_ranks))
+    return ids
+
+
+def decode(ids: Sequence[int], ranks: Dict[bytes, int]) -> str:
+    """Join the tokens' bytes and read them as UTF-8 (bad sequences become U+FFFD)."""
+    by_id = {i: t for t, i in ranks.items()}
+    return b"".join(by_id[i] for i in ids).decode("utf-8", "replace")

@@ -1,0 +1,439 @@
+"""Tokenizer: the pipeline normalizer -> pre-tokenizer -> model, plus special tokens and a decoder.
+
+When every stage has a native form (no normalizer, a native pre-tokenizer pattern, a BPE model)
+a whole text or batch is encoded by one call into the C++ core with the GIL released; otherwise
+the Python stages prepare the pieces and the core encodes them. Both paths give the same ids and
+offsets.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import accumulate
+from pathlib import Path
+from typing import Any, Collection, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+import regex
+
+from ciyuan import _core, decoders, models, normalizers, pre_tokenizers
+from ciyuan._io import PathLike, atomic_write_text, read_utf8
+from ciyuan.decoders import BPESuffix, ByteLevel, Decoder
+from ciyuan.encoding import Encoding
+from ciyuan.errors import (
+    CiyuanError,
+    DisallowedSpecialTokenError,
+    FileFormatError,
+    InvalidInputError,
+    ModelError,
+    UnknownIdError,
+)
+from ciyuan.models import BPE
+from ciyuan.normalizers import NormalizedString, Normalizer
+from ciyuan.pre_tokenizers import Split
+
+__all__ = ["Tokenizer"]
+
+SpecialSet = Union[str, Collection[str]]  # "all" or a collection of special-token texts
+FORMAT_VERSION = 1
+
+_ORDINARY, _ALLOWED, _DISALLOWED = 0, 1, 2
+
+
+def _replace_surrogates(text: str) -> str:
+    # A Python str may hold lone surrogates, which have no UTF-8 form. Like tiktoken, encode them
+    # as U+FFFD; one character becomes one character, so offsets are unchanged.
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _byte_offsets(text: str) -> List[int]:
+    """UTF-8 byte offset of every character index of ``text`` (and of its end)."""
+    if text.isascii():
+        return list(range(len(text) + 1))
+    return [0, *accumulate(len(c.encode("utf-8")) for c in text)]
+
+
+class Tokenizer:
+    """A complete tokenizer: encode text to ids and decode ids back to text.
+
+    Args:
+        model: the model (e.g. :class:`ciyuan.models.BPE`).
+        normalizer: optional first stage (e.g. ``normalizers.NFKC()``).
+        pre_tokenizer: splits text into pieces (e.g. ``pre_tokenizers.Split("cl100k_base")``);
+            None encodes each text as one piece.
+        decoder: turns token bytes into text; defaults to what the model needs.
+        special_tokens: special-token text -> id (e.g. ``{"<|endoftext|>": 100257}``).
+
+    Example:
+        >>> tok = Tokenizer.from_tiktoken("cl100k_base.tiktoken")          # doctest: +SKIP
+        >>> tok.encode("hello world").ids                                  # doctest: +SKIP
+        [15339, 1917]
+        >>> tok.decode([15339, 1917])                                      # doctest: +SKIP
+        'hello world'
+    """
+
+    def __init__(
+        self,
+        model: BPE,
+        *,
+        normalizer: Optional[Normalizer] = None,
+        pre_tokenizer: Optional[Split] = None,
+        decoder: Optional[Decoder] = None,
+        special_tokens: Optional[Mapping[str, int]] = None,
+    ) -> None:
+        self.model = model
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        if decoder is None:
+            decoder = BPESuffix(model.end_of_word_suffix) if model.end_of_word_suffix else ByteLevel()
+        self.decoder = decoder
+        self.special_tokens: Dict[str, int] = dict(special_tokens or {})
+        self._special_ids = {i: t for t, i in self.special_tokens.items()}
+        for text, i in self.special_tokens.items():
+            if not isinstance(text, str) or not text:
+                raise ModelError(f"special tokens must be non-empty strings, got {text!r}")
+            if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+                raise ModelError(f"special token {text!r} needs a non-negative integer id, got {i!r}")
+            if 0 <= i < model.id_limit and model.native.token_bytes(i) not in (None, text.encode("utf-8")):
+                raise ModelError(f"special token {text!r} has id {i}, which the model uses for {model.id_to_token(i)!r}")
+        if len(self._special_ids) != len(self.special_tokens):
+            raise ModelError("two special tokens share an id")
+        self._special_names = list(self.special_tokens)
+        native_pattern = pre_tokenizer.native_pattern if pre_tokenizer is not None else ""
+        self._native_path = normalizer is None and native_pattern is not None
+        self._encoder = _core.Encoder(
+            model.native,
+            native_pattern if self._native_path else "",
+            list(self.special_tokens.items()),
+            model.encode_mode == "longest_match",
+        )
+        self._policies: Dict[Tuple[Any, Any], bytes] = {}
+
+    # -- special tokens ------------------------------------------------------------------------
+
+    def _policy(self, allowed_special: SpecialSet, disallowed_special: SpecialSet) -> bytes:
+        key = (
+            allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special),
+            disallowed_special if isinstance(disallowed_special, str) else frozenset(disallowed_special),
+        )
+        policy = self._policies.get(key)
+        if policy is not None:
+            return policy
+        names = set(self._special_names)
+
+        def resolve(spec: SpecialSet, what: str) -> set:
+            if spec == "all":
+                return set(names)
+            if isinstance(spec, str):
+                raise InvalidInputError(f"{what} must be 'all' or a collection of special tokens, not {spec!r}")
+            unknown = set(spec) - names
+            if unknown:
+                raise InvalidInputError(
+                    f"{what} names {sorted(unknown)!r}, which are not special tokens of this tokenizer "
+                    f"(it has {sorted(names)!r})"
+                )
+            return set(spec)
+
+        allowed = resolve(key[0], "allowed_special")
+        disallowed = resolve(key[1], "disallowed_special") - allowed if key[1] != "all" else names - allowed
+        policy = bytes(
+            _ALLOWED if n in allowed else _DISALLOWED if n in disallowed else _ORDINARY for n in self._special_names
+        )
+        if len(self._policies) < 64:
+            self._policies[key] = policy
+        return policy
+
+    def _special_segments(self, text: str, policy: bytes) -> List[Tuple[int, int, Optional[int]]]:
+        """Split ``text`` at special tokens that are allowed: (start, end, special id or None)."""
+        active = [n for n, p in zip(self._special_names, policy) if p != _ORDINARY]
+        if not active:
+            return [(0, len(text), None)]
+        pattern = regex.compile("|".join(regex.escape(n) for n in sorted(active, key=len, reverse=True)))
+        segments: List[Tuple[int, int, Optional[int]]] = []
+        at = 0
+        for m in pattern.finditer(text):
+            name = m.group()
+            if policy[self._special_names.index(name)] == _DISALLOWED:
+                raise DisallowedSpecialTokenError(
+                    f"the text contains the special token {name!r} at character {m.start()}; pass "
+                    f"allowed_special={{{name!r}}} to encode it as a special token, or "
+                    "disallowed_special=() to encode it as ordinary text"
+                )
+            segments.append((at, m.start(), None))
+            segments.append((m.start(), m.end(), self.special_tokens[name]))
+            at = m.end()
+        segments.append((at, len(text), None))
+        return segments
+
+    # -- encoding ------------------------------------------------------------------------------
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = (),
+        disallowed_special: SpecialSet = "all",
+    ) -> Encoding:
+        """Encode one text.
+
+        Special-token text in ``text`` raises :class:`~ciyuan.errors.DisallowedSpecialTokenError`
+        unless listed in ``allowed_special`` (then it becomes the special token) or left out of
+        ``disallowed_special`` (then it is encoded as ordinary text) - tiktoken's rules. Lone
+        surrogates are encoded as U+FFFD.
+
+        Example:
+            >>> tok.encode("<|endoftext|>", allowed_special="all").ids   # doctest: +SKIP
+            [100257]
+        """
+        policy = self._policy(allowed_special, disallowed_special)
+        if not self._native_path:
+            return self._encode_python(text, policy)
+        try:
+            data = self._encoder.encode(text, policy)
+        except UnicodeEncodeError:
+            text = _replace_surrogates(text)
+            data = self._encoder.encode(text, policy)
+        return Encoding(self, make_ids=lambda: data.ids, make_offsets=lambda: data.char_offsets(text))
+
+    def encode_ids(
+        self, text: str, *, allowed_special: SpecialSet = (), disallowed_special: SpecialSet = "all"
+    ) -> List[int]:
+        """Just the ids of :meth:`encode` (the fastest path; no offsets are kept)."""
+        policy = self._policy(allowed_special, disallowed_special)
+        if not self._native_path:
+            return self._encode_python(text, policy).ids
+        try:
+            return self._encoder.encode_ids(text, policy)
+        except UnicodeEncodeError:
+            return self._encoder.encode_ids(_replace_surrogates(text), policy)
+
+    def encode_batch(
+        self,
+        texts: Iterable[str],
+        *,
+        threads: Optional[int] = None,
+        allowed_special: SpecialSet = (),
+        disallowed_special: SpecialSet = "all",
+    ) -> List[Encoding]:
+        """Encode many texts on ``threads`` threads (default: all cores), GIL released."""
+        texts = list(texts)
+        policy = self._policy(allowed_special, disallowed_special)
+        if not self._native_path:
+            return [self._encode_python(t, policy) for t in texts]
+        try:
+            datas = self._encoder.encode_batch(texts, policy, self._threads(threads))
+        except UnicodeEncodeError:
+            texts = [_replace_surrogates(t) for t in texts]
+            datas = self._encoder.encode_batch(texts, policy, self._threads(threads))
+        return [
+            Encoding(self, make_ids=lambda d=d: d.ids, make_offsets=lambda d=d, t=t: d.char_offsets(t))
+            for d, t in zip(datas, texts)
+        ]
+
+    def encode_batch_ids(
+        self,
+        texts: Iterable[str],
+        *,
+        threads: Optional[int] = None,
+        allowed_special: SpecialSet = (),
+        disallowed_special: SpecialSet = "all",
+    ) -> List[List[int]]:
+        """Just the ids of :meth:`encode_batch`."""
+        texts = list(texts)
+        policy = self._policy(allowed_special, disallowed_special)
+        if not self._native_path:
+            return [self._encode_python(t, policy).ids for t in texts]
+        try:
+            return self._encoder.encode_batch_ids(texts, policy, self._threads(threads))
+        except UnicodeEncodeError:
+            return self._encoder.encode_batch_ids(
+                [_replace_surrogates(t) for t in texts], policy, self._threads(threads)
+            )
+
+    @staticmethod
+    def _threads(threads: Optional[int]) -> int:
+        if threads is None:
+            return 0
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise InvalidInputError(f"threads must be a positive integer or None, not {threads!r}")
+        return threads
+
+    def _encode_python(self, text: str, policy: bytes) -> Encoding:
+        if not isinstance(text, str):
+            raise TypeError(f"expected str, got {type(text).__name__}")
+        text = _replace_surrogates(text)
+        ids: List[int] = []
+        offsets: List[Tuple[int, int]] = []
+        for start, end, special in self._special_segments(text, policy):
+            if special is not None:
+                ids.append(special)
+                offsets.append((start, end))
+                continue
+            if start == end:
+                continue
+            norm = NormalizedString.from_str(text[start:end])
+            if self.normalizer is not None:
+                norm = self.normalizer.normalize(norm)
+            spans = self.pre_tokenizer.split(norm.text) if self.pre_tokenizer else [(0, len(norm.text))]
+            byte_at = _byte_offsets(norm.text)
+            data = self._encoder.encode_spans(norm.text, [(byte_at[s], byte_at[e]) for s, e in spans])
+            ids.extend(data.ids)
+            for s, e in data.char_offsets(norm.text):
+                os_, oe = norm.original_span(s, e)
+                offsets.append((start + os_, start + oe))
+        return Encoding(self, ids=ids, offsets=offsets)
+
+    def tokenize(self, text: str, **special: Any) -> List[str]:
+        """The tokens of ``text`` as strings (byte-level tokens in GPT-2's printable form).
+
+        Example:
+            >>> tok.tokenize("hello world")                               # doctest: +SKIP
+            ['hello', 'Ġworld']
+        """
+        return self.encode(text, **special).tokens
+
+    # -- decoding ------------------------------------------------------------------------------
+
+    def _checked_ids(self, ids: Iterable[int]) -> List[int]:
+        ids = list(ids)
+        for pos, i in enumerate(ids):
+            if isinstance(i, bool) or not isinstance(i, int):
+                raise TypeError(f"ids must be integers; position {pos} holds {i!r}")
+            if i < 0 or i >= 1 << 32:
+                raise UnknownIdError(f"id {i} at position {pos} is not in the vocabulary")
+        return ids
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The exact bytes of the tokens (no UTF-8 decoding)."""
+        ids = list(ids)
+        try:
+            return self._encoder.decode_bytes(ids)
+        except TypeError:
+            return self._encoder.decode_bytes(self._checked_ids(ids))
+
+    def decode(self, ids: Iterable[int], *, skip_special_tokens: bool = False) -> str:
+        """Turn ids back into text; ``decode(encode(x).ids) == x`` for every ``x``.
+
+        Raises :class:`~ciyuan.errors.UnknownIdError` for ids outside the vocabulary.
+        """
+        ids = list(ids)
+        if skip_special_tokens and self._special_ids:
+            ids = [i for i in ids if i not in self._special_ids]
+        if getattr(self.decoder, "joins_bytes", False):
+            return self.decoder.decode([self.decode_bytes(ids)])
+        self.decode_bytes(ids)  # validates every id with a clear error
+        return self.decoder.decode([self._encoder.id_bytes(i) for i in ids])
+
+    def decode_batch(self, batch: Iterable[Iterable[int]], *, skip_special_tokens: bool = False) -> List[str]:
+        """:meth:`decode` for each sequence of ids."""
+        return [self.decode(ids, skip_special_tokens=skip_special_tokens) for ids in batch]
+
+    # -- vocabulary ----------------------------------------------------------------------------
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        """The id of a token (special tokens included), or None."""
+        if token in self.special_tokens:
+            return self.special_tokens[token]
+        return self.model.token_to_id(token)
+
+    def id_to_token(self, token_id: int) -> str:
+        """The token of an id (special tokens included); raises UnknownIdError."""
+        special = self._special_ids.get(token_id)
+        if special is not None:
+            return special
+        return self.model.id_to_token(token_id)
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of distinct tokens, special tokens included."""
+        extra = sum(1 for i in self._special_ids if self.model.native.token_bytes(i) is None)
+        return self.model.vocab_size + extra
+
+    def get_vocab(self) -> Dict[str, int]:
+        """token -> id for every token, special tokens included."""
+        vocab = self.model.get_vocab()
+        vocab.update(self.special_tokens)
+        return vocab
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The whole pipeline as plain data (every component with its ``"type"``)."""
+        return {
+            "ciyuan": FORMAT_VERSION,
+            "type": "Tokenizer",
+            "normalizer": self.normalizer.to_dict() if self.normalizer else None,
+            "pre_tokenizer": self.pre_tokenizer.to_dict() if self.pre_tokenizer else None,
+            "model": self.model.to_dict(),
+            "decoder": self.decoder.to_dict(),
+            "special_tokens": dict(self.special_tokens),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Tokenizer":
+        if not isinstance(data, dict) or data.get("type") != "Tokenizer":
+            raise ModelError("not a ciyuan tokenizer description (its 'type' is not 'Tokenizer')")
+        version = data.get("ciyuan")
+        if version != FORMAT_VERSION:
+            raise ModelError(f"unsupported ciyuan tokenizer format version {version!r} (this ciyuan reads {FORMAT_VERSION})")
+        return cls(
+            models.from_dict(data["model"]),
+            normalizer=normalizers.from_dict(data["normalizer"]) if data.get("normalizer") else None,
+            pre_tokenizer=pre_tokenizers.from_dict(data["pre_tokenizer"]) if data.get("pre_tokenizer") else None,
+            decoder=decoders.from_dict(data["decoder"]) if data.get("decoder") else None,
+            special_tokens=data.get("special_tokens") or {},
+        )
+
+    def save(self, path: PathLike, *, indent: Optional[int] = None) -> None:
+        """Write the tokenizer as ciyuan JSON (atomically)."""
+        atomic_write_text(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=indent))
+
+    @classmethod
+    def from_file(cls, path: PathLike) -> "Tokenizer":
+        """Load a tokenizer saved by :meth:`save`."""
+        text = read_utf8(path)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise FileFormatError(str(path), e.lineno, f"not valid JSON: {e.msg}") from None
+        try:
+            return cls.from_dict(data)
+        except FileFormatError:
+            raise
+        except (CiyuanError, KeyError, TypeError, ValueError) as e:
+            raise FileFormatError(str(path), None, f"not a valid ciyuan tokenizer: {e}") from None
+
+    @classmethod
+    def from_tiktoken(
+        cls,
+        path: PathLike,
+        pattern: str = "cl100k_base",
+        special_tokens: Optional[Mapping[str, int]] = None,
+    ) -> "Tokenizer":
+        """Load a ``.tiktoken`` file (``base64(token) rank`` per line).
+
+        Args:
+            path: the ``.tiktoken`` file.
+            pattern: ``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``, ``"cl100k_base"``,
+                ``"o200k_base"``, or any pattern string for the ``regex`` module.
+            special_tokens: text -> id; defaults to the named encoding's special tokens.
+
+        Example:
+            >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken", "o200k_base")  # doctest: +SKIP
+        """
+        from ciyuan.formats.tiktoken import tiktoken_tokenizer
+
+        return tiktoken_tokenizer(path, pattern, special_tokens)
+
+    @classmethod
+    def from_gpt2(cls, encoder_json: PathLike, vocab_bpe: PathLike) -> "Tokenizer":
+        """Load OpenAI's GPT-2 files (``encoder.json`` and ``vocab.bpe``)."""
+        from ciyuan.formats.gpt2 import gpt2_tokenizer
+
+        return gpt2_tokenizer(encoder_json, vocab_bpe)
+
+    def __repr__(self) -> str:
+        return (
+            f"Tokenizer(model={self.model!r}, normalizer={self.normalizer!r}, "
+            f"pre_tokenizer={self.pre_tokenizer!r}, decoder={self.decoder!r}, "
+            f"special_tokens={len(self.special_tokens)})"
+        )
