@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <atomic>
 #include <queue>
 
 #include "ciyuan/errors.h"
@@ -38,7 +39,9 @@ std::string printable(std::string_view s) {
   }
   return out;
 }
+std::atomic<uint64_t> next_instance{1};
 }  // namespace
+
 
 // ---------------------------------------------------------------------------------------------
 // PieceCache
@@ -86,7 +89,7 @@ void PieceCache::store(const char* p, size_t n, const Token* tokens, size_t coun
 BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present,
                    const std::vector<std::pair<uint32_t, uint32_t>>& merges, BpeConfig config)
     : tokens_(std::move(tokens)), present_(std::move(present)), merges_(merges),
-      config_(std::move(config)) {
+      config_(std::move(config)), instance_(next_instance.fetch_add(1)) {
   if (present_.size() != tokens_.size())
     throw Error(ErrorKind::kModel, "tokens and present flags differ in length");
   for (size_t id = 0; id < tokens_.size(); ++id) {
@@ -106,14 +109,30 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
     char c = static_cast<char>(b);
     byte_ids_[b] = vocab_.find(&c, 1);
   }
-  if (!config_.rank_by_token) {
+  std::vector<uint64_t> pair_keys;
+  if (config_.rank_by_token) {
+    // tiktoken's rule - a pair merges if the two tokens joined are a token, ranked by that
+    // token's id - turned into the same id-pair table as merge lists use: every way of cutting
+    // a token into two tokens is a pair. Lookups then hash two ids instead of a byte string.
+    for (size_t id = 0; id < tokens_.size(); ++id) {
+      if (!present_[id]) continue;
+      const std::string& t = tokens_[id];
+      for (size_t cut = 1; cut < t.size(); ++cut) {
+        uint32_t left = vocab_.find(t.data(), cut);
+        if (left == BytesMap::kMissing) continue;
+        uint32_t right = vocab_.find(t.data() + cut, t.size() - cut);
+        if (right == BytesMap::kMissing) continue;
+        pairs_.insert(PairMap::key(left, right), PairMap::Value{static_cast<uint32_t>(id), static_cast<uint32_t>(id)});
+        pair_keys.push_back(PairMap::key(left, right));
+      }
+    }
+  } else {
     for (size_t rank = 0; rank < merges_.size(); ++rank) {
       auto [left, right] = merges_[rank];
       if (!has_id(left) || !has_id(right))
         throw Error(ErrorKind::kModel, "merge " + std::to_string(rank + 1) + " refers to an id outside the vocabulary");
       std::string merged = tokens_[left];
       const std::string& r = tokens_[right];
-      // Character-level: the suffix lives only on a word's last symbol, so "a" + "b</w>" = "ab</w>".
       merged += r;
       uint32_t id = vocab_.find(merged);
       if (id == BytesMap::kMissing)
@@ -122,8 +141,10 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
                                            "', which is not in the vocabulary");
       // A pair listed twice keeps its first (lowest) rank, as every BPE implementation does.
       pairs_.insert(PairMap::key(left, right), PairMap::Value{static_cast<uint32_t>(rank), id});
+      pair_keys.push_back(PairMap::key(left, right));
     }
   }
+  build_pair_filter(pair_keys);
   if (config_.cache_capacity) cache_.reset(new PieceCache(config_.cache_capacity));
 }
 
@@ -134,17 +155,49 @@ void BpeModel::unknown_symbol(std::string_view text, size_t at, size_t len) cons
                   "give the model an unk_token or normalize the text first");
 }
 
-uint32_t BpeModel::pair_rank(std::string_view text, const Symbol& a, const Symbol& b,
-                             uint32_t* merged) const {
-  if (config_.rank_by_token) {
-    uint32_t id = vocab_.find(text.data() + a.start, b.end - a.start);
-    *merged = id;
-    return id;  // kNone when not a token
+void BpeModel::build_pair_filter(const std::vector<uint64_t>& keys) {
+  size_t words = 64;  // 8 bits per pair, in 64-bit words
+  while (words * 8 < keys.size()) words *= 2;
+  pair_filter_.assign(words, 0);
+  pair_filter_mask_ = words - 1;
+  for (uint64_t key : keys) {
+    uint64_t h = hash_u64(key);
+    pair_filter_[h & pair_filter_mask_] |= (1ULL << (h >> 58)) | (1ULL << ((h >> 52) & 63));
   }
-  const PairMap::Value* v = pairs_.find(PairMap::key(a.id, b.id));
-  if (!v) return kNone;
-  *merged = v->id;
-  return v->rank;
+}
+
+struct BpeModel::HotPairs {
+  static constexpr int kBits = 13;  // 8K entries of 16 bytes: 128 KB, stays in L2
+  struct Entry {
+    uint64_t key;
+    PairMap::Value value;
+  };
+  uint64_t owner = 0;
+  Entry entries[1 << kBits];
+  void reset(uint64_t new_owner) {
+    owner = new_owner;
+    for (Entry& e : entries) e.key = PairMap::kEmpty;
+  }
+};
+
+BpeModel::HotPairs& BpeModel::hot_pairs() const {
+  thread_local std::unique_ptr<HotPairs> hot;
+  if (!hot) hot.reset(new HotPairs());
+  if (hot->owner != instance_) hot->reset(instance_);
+  return *hot;
+}
+
+uint32_t BpeModel::pair_rank(HotPairs& hot, const Symbol& a, const Symbol& b, uint32_t* merged) const {
+  uint64_t key = PairMap::key(a.id, b.id);
+  if (!maybe_pair(key)) return kNone;
+  HotPairs::Entry& e = hot.entries[(key * 0x9E3779B97F4A7C15ULL) >> (64 - HotPairs::kBits)];
+  if (e.key != key) {
+    const PairMap::Value* v = pairs_.find(key);
+    e.key = key;
+    e.value = v ? *v : PairMap::Value{kNone, kNone};
+  }
+  *merged = e.value.id;
+  return e.value.rank;
 }
 
 uint32_t BpeModel::whole_piece_id(std::string_view text, size_t start, size_t end) const {
@@ -202,12 +255,12 @@ void BpeModel::initial_symbols(std::string_view text, size_t start, size_t end,
 }
 
 // O(n^2) but with tiny constants: find the best pair, merge it, rescore its two neighbours.
-void BpeModel::merge_small(std::string_view text, std::vector<Symbol>& syms) const {
+void BpeModel::merge_small(HotPairs& hot, std::vector<Symbol>& syms) const {
   size_t n = syms.size();
   if (n < 2) return;
   uint32_t ranks[kSmallPiece];
   uint32_t merged_ids[kSmallPiece];
-  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(text, syms[i], syms[i + 1], &merged_ids[i]);
+  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(hot, syms[i], syms[i + 1], &merged_ids[i]);
   while (n > 1) {
     uint32_t best = kNone;
     size_t at = 0;
@@ -226,8 +279,8 @@ void BpeModel::merge_small(std::string_view text, std::vector<Symbol>& syms) con
       merged_ids[i] = merged_ids[i + 1];
     }
     --n;
-    if (at + 1 < n) ranks[at] = pair_rank(text, syms[at], syms[at + 1], &merged_ids[at]);
-    if (at > 0) ranks[at - 1] = pair_rank(text, syms[at - 1], syms[at], &merged_ids[at - 1]);
+    if (at + 1 < n) ranks[at] = pair_rank(hot, syms[at], syms[at + 1], &merged_ids[at]);
+    if (at > 0) ranks[at - 1] = pair_rank(hot, syms[at - 1], syms[at], &merged_ids[at - 1]);
   }
   syms.resize(n);
 }
@@ -235,7 +288,7 @@ void BpeModel::merge_small(std::string_view text, std::vector<Symbol>& syms) con
 // O(n log n): a min-heap of candidate merges keyed by (rank, position) over a linked list of
 // symbols. Entries go stale when a neighbour merges; they are checked and skipped when popped.
 // Because positions are the original index of a symbol's first part, ties still go leftmost.
-void BpeModel::merge_large(std::string_view text, std::vector<Symbol>& syms) const {
+void BpeModel::merge_large(HotPairs& hot, std::vector<Symbol>& syms) const {
   size_t n = syms.size();
   std::vector<uint32_t> next(n), prev(n);
   std::vector<uint8_t> alive(n, 1);
@@ -254,7 +307,7 @@ void BpeModel::merge_large(std::string_view text, std::vector<Symbol>& syms) con
     uint32_t right = next[left];
     if (right >= n) return;
     uint32_t merged;
-    uint32_t rank = pair_rank(text, syms[left], syms[right], &merged);
+    uint32_t rank = pair_rank(hot, syms[left], syms[right], &merged);
     if (rank != kNone) heap.push(Candidate{rank, left, syms[right].id, syms[left].id, merged});
   };
   for (uint32_t i = 0; i + 1 < n; ++i) consider(i);
@@ -296,10 +349,11 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
   thread_local std::vector<Symbol> syms;
   bool has_unk;
   initial_symbols(text, start, end, syms, &has_unk);
+  HotPairs& hot = hot_pairs();
   if (syms.size() <= kSmallPiece) {
-    merge_small(text, syms);
+    merge_small(hot, syms);
   } else {
-    merge_large(text, syms);
+    merge_large(hot, syms);
   }
   size_t first = out.size();
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});

@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Union
+import contextlib
+from typing import BinaryIO, Iterator, Union
 
 from ciyuan.errors import InvalidInputError
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "read_utf8", "decode_utf8"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_output", "read_utf8", "decode_utf8"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -22,6 +23,25 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@contextlib.contextmanager
+def atomic_output(path: PathLike) -> Iterator[BinaryIO]:
+    """A binary file to stream into; it replaces ``path`` only if the block finishes."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

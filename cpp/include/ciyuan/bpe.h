@@ -89,12 +89,16 @@ class BpeModel {
     uint32_t start;  // byte span of the input
     uint32_t end;
   };
+  // A per-thread, direct-mapped cache in front of pairs_: the full table is megabytes (a cache
+  // miss per lookup), while text keeps reusing a few thousand pairs.
+  struct HotPairs;
+  HotPairs& hot_pairs() const;
   // Rank of merging a and b (kNone if they cannot merge); sets the merged id.
-  uint32_t pair_rank(std::string_view text, const Symbol& a, const Symbol& b, uint32_t* merged) const;
+  uint32_t pair_rank(HotPairs& hot, const Symbol& a, const Symbol& b, uint32_t* merged) const;
   void initial_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms,
                        bool* has_unk) const;
-  void merge_small(std::string_view text, std::vector<Symbol>& syms) const;
-  void merge_large(std::string_view text, std::vector<Symbol>& syms) const;
+  void merge_small(HotPairs& hot, std::vector<Symbol>& syms) const;
+  void merge_large(HotPairs& hot, std::vector<Symbol>& syms) const;
   uint32_t whole_piece_id(std::string_view text, size_t start, size_t end) const;
   [[noreturn]] void unknown_symbol(std::string_view text, size_t at, size_t len) const;
 
@@ -106,7 +110,18 @@ class BpeModel {
   PairMap pairs_;
   uint32_t byte_ids_[256];
   size_t max_token_bytes_ = 0;
+  // A blocked Bloom filter over pairs_: most pairs looked up (e.g. two adjacent CJK
+  // characters) cannot merge, and the filter says so from L2 instead of a miss in pairs_.
+  std::vector<uint64_t> pair_filter_;
+  uint64_t pair_filter_mask_ = 0;
+  void build_pair_filter(const std::vector<uint64_t>& keys);
+  bool maybe_pair(uint64_t key) const {
+    uint64_t h = hash_u64(key);
+    uint64_t bits = (1ULL << (h >> 58)) | (1ULL << ((h >> 52) & 63));
+    return (pair_filter_[h & pair_filter_mask_] & bits) == bits;
+  }
   std::unique_ptr<PieceCache> cache_;
+  uint64_t instance_;  // tells the per-thread pair caches of different models apart
 };
 
 }  // namespace ciyuan

@@ -112,7 +112,8 @@ class BytesMap {
   size_t count_ = 0;
 };
 
-// Maps uint64 keys to a pair of uint32 values (used for merge pairs -> (rank, new id)).
+// Maps uint64 keys to a pair of uint32 values (merge pairs -> (rank, new id)). Key and value
+// share one 16-byte slot so that a probe touches one cache line.
 class PairMap {
  public:
   struct Value {
@@ -129,42 +130,41 @@ class PairMap {
   }
 
   bool insert(uint64_t k, Value v) {
-    if ((count_ + 1) * 2 > keys_.size()) rehash(keys_.size() * 2);
-    size_t mask = keys_.size() - 1;
+    if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
+    size_t mask = slots_.size() - 1;
     for (size_t i = hash_u64(k) & mask;; i = (i + 1) & mask) {
-      if (keys_[i] == kEmpty) {
-        keys_[i] = k;
-        values_[i] = v;
+      if (slots_[i].key == kEmpty) {
+        slots_[i] = Slot{k, v};
         ++count_;
         return true;
       }
-      if (keys_[i] == k) return false;
+      if (slots_[i].key == k) return false;
     }
   }
 
   const Value* find(uint64_t k) const {
-    size_t mask = keys_.size() - 1;
+    size_t mask = slots_.size() - 1;
     for (size_t i = hash_u64(k) & mask;; i = (i + 1) & mask) {
-      if (keys_[i] == k) return &values_[i];
-      if (keys_[i] == kEmpty) return nullptr;
+      if (slots_[i].key == k) return &slots_[i].value;
+      if (slots_[i].key == kEmpty) return nullptr;
     }
   }
 
  private:
+  struct Slot {
+    uint64_t key;
+    Value value;
+  };
   void rehash(size_t n) {
-    std::vector<uint64_t> old_keys;
-    std::vector<Value> old_values;
-    old_keys.swap(keys_);
-    old_values.swap(values_);
-    keys_.assign(n, kEmpty);
-    values_.assign(n, Value{0, 0});
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(n, Slot{kEmpty, Value{0, 0}});
     count_ = 0;
-    for (size_t i = 0; i < old_keys.size(); ++i)
-      if (old_keys[i] != kEmpty) insert(old_keys[i], old_values[i]);
+    for (const Slot& s : old)
+      if (s.key != kEmpty) insert(s.key, s.value);
   }
 
-  std::vector<uint64_t> keys_;
-  std::vector<Value> values_;
+  std::vector<Slot> slots_;
   size_t count_ = 0;
 };
 
