@@ -47,9 +47,9 @@ def load_tiktoken_ranks(path: PathLike) -> Dict[bytes, int]:
     for number, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
-        parts = line.split()
+        parts = [p.decode("ascii", "replace") for p in line.split()]
         if len(parts) != 2:
-            raise_file_error(path, number, f"expected 'base64-token rank', got {line[:80]!r}")
+            raise_file_error(path, number, f"expected 'base64-token rank', got {line[:80].decode('utf-8', 'replace')!r}")
         try:
             token = base64.b64decode(parts[0], validate=True)
         except (binascii.Error, ValueError):

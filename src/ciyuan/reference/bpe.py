@@ -18,7 +18,14 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import regex
 
-__all__ = ["encode_piece_by_token_rank", "encode_piece_by_merges", "encode", "decode"]
+__all__ = [
+    "encode_piece_by_token_rank",
+    "encode_piece_by_merges",
+    "encode_word_by_merges",
+    "encode_longest_match",
+    "encode",
+    "decode",
+]
 
 
 def _merge_loop(parts: List[bytes], rank_of) -> List[bytes]:
@@ -49,6 +56,39 @@ def encode_piece_by_merges(
     """The merges-list rule: ``merge_ranks`` maps (left, right) to the merge's position."""
     parts = _merge_loop([bytes([b]) for b in piece], lambda a, b: merge_ranks.get((a, b)))
     return [vocab[p] for p in parts]
+
+
+def encode_word_by_merges(word: str, merges: Sequence[Tuple[str, str]], suffix: str = "") -> List[str]:
+    """Character-level BPE as the classic tutorials teach it: start from the characters, the
+    last one carrying the end-of-word ``suffix`` (e.g. ``</w>``), and apply the merges by rank."""
+    merge_ranks = {pair: i for i, pair in reversed(list(enumerate(merges)))}
+    symbols = list(word)
+    if suffix and symbols:
+        symbols[-1] += suffix
+    while len(symbols) > 1:
+        ranked = [(merge_ranks.get((a, b)), i) for i, (a, b) in enumerate(zip(symbols, symbols[1:]))]
+        ranked = [(r, i) for r, i in ranked if r is not None]
+        if not ranked:
+            break
+        _, i = min(ranked)  # lowest rank, then leftmost
+        symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
+    return symbols
+
+
+def encode_longest_match(piece: bytes, vocab: Dict[bytes, int], longest: int = 0) -> List[int]:
+    """The textbook greedy alternative to BPE: take the longest prefix that is a token, repeat.
+    ``longest`` is the longest token's length (computed when 0)."""
+    longest = longest or max(len(t) for t in vocab)
+    ids, i = [], 0
+    while i < len(piece):
+        for j in range(min(len(piece), i + longest), i, -1):
+            if piece[i:j] in vocab:
+                ids.append(vocab[piece[i:j]])
+                i = j
+                break
+        else:
+            raise KeyError(f"byte {piece[i]:#x} has no token")
+    return ids
 
 
 def encode(

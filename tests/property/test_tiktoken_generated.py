@@ -1,0 +1,48 @@
+"""Ids identical to tiktoken on generated text; round trips and offsets everywhere."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import ENCODINGS
+
+# Text biased towards what the splitting rules care about, plus anything Unicode has.
+TRICKY = list("'sStTdDmMlLvVrReE ſK\t\n\r\x0b\x0c\x85\u00a0\u2028\u3000/0123456789١٢")
+TRICKY += ["a", "Z", "é", "\u0301", "ǅ", "ʰ", "中", "文", "。", "，", "😀", "\u200d", "ß", "İ", "!", "?", "."]
+texts = st.one_of(
+    st.text(),
+    st.text(alphabet=st.sampled_from(TRICKY), max_size=60),
+    st.lists(st.sampled_from(TRICKY + ["hello", " world", "'ll", "  ", "\r\n", "123456"]), max_size=30).map("".join),
+)
+
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@SETTINGS
+@given(text=texts)
+def test_same_ids_as_tiktoken(ciyuan_tokenizers, tiktoken_encodings, name, text):
+    tok, enc = ciyuan_tokenizers[name], tiktoken_encodings[name]
+    expected = enc.encode(text, disallowed_special=())
+    encoding = tok.encode(text, disallowed_special=())
+    assert encoding.ids == expected
+    # tiktoken turns lone surrogates into U+FFFD; so do we, one character for one.
+    clean = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    assert tok.decode(encoding.ids) == clean
+    check_offsets(tok, clean, encoding)
+
+
+def check_offsets(tok, text, encoding) -> None:
+    """Offsets cover the text in order, and each token's bytes come from its span."""
+    offsets = encoding.offsets
+    assert len(offsets) == len(encoding.ids)
+    end = 0
+    for token_id, (s, e) in zip(encoding.ids, offsets):
+        assert 0 <= s < e <= len(text)
+        assert s <= end  # no gaps: byte-level pieces are contiguous
+        assert s >= end - 1  # at most one shared character (a character split over tokens)
+        assert tok.decode_bytes([token_id]) in text[s:e].encode("utf-8")
+        end = e
+    assert end == len(text)

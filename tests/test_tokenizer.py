@@ -1,0 +1,189 @@
+"""The Tokenizer pipeline: special tokens, batches, offsets, decoding, persistence."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import ciyuan
+from ciyuan import normalizers
+from ciyuan.models import BPE
+from ciyuan.pre_tokenizers import Split, WordPunct
+
+
+@pytest.fixture(scope="module")
+def cl100k(ciyuan_tokenizers):
+    return ciyuan_tokenizers["cl100k_base"]
+
+
+def test_encode_returns_ids_tokens_offsets(cl100k):
+    enc = cl100k.encode("Hello world")
+    assert enc.ids == [9906, 1917]
+    assert enc.tokens == ["Hello", "Ġworld"]
+    assert enc.offsets == [(0, 5), (5, 11)]
+    assert enc.attention_mask == [1, 1]
+    assert len(enc) == 2
+    assert cl100k.tokenize("Hello world") == ["Hello", "Ġworld"]
+
+
+def test_offsets_of_split_characters(cl100k):
+    # 词 is split over two byte-level tokens: both point at the whole character.
+    text = "a 词元"
+    enc = cl100k.encode(text)
+    assert cl100k.decode(enc.ids) == text
+    for token_id, (s, e) in zip(enc.ids, enc.offsets):
+        assert cl100k.decode_bytes([token_id]) in text[s:e].encode()
+    assert enc.offsets[0] == (0, 1)
+    assert enc.offsets[-1][1] == len(text)
+
+
+def test_special_tokens_follow_tiktoken(cl100k):
+    text = "hi<|endoftext|>there"
+    with pytest.raises(ciyuan.DisallowedSpecialTokenError, match="allowed_special"):
+        cl100k.encode(text)
+    assert cl100k.encode(text, allowed_special="all").ids == [6151, 100257, 19041]
+    assert cl100k.encode(text, allowed_special={"<|endoftext|>"}).offsets[1] == (2, 15)
+    as_text = cl100k.encode(text, disallowed_special=()).ids
+    assert 100257 not in as_text and cl100k.decode(as_text) == text
+    # Only the listed ones are refused.
+    assert cl100k.encode("<|fim_prefix|>", disallowed_special={"<|endoftext|>"}).ids == cl100k.encode(
+        "<|fim_prefix|>", disallowed_special=()).ids
+    with pytest.raises(ciyuan.InvalidInputError, match="not special tokens"):
+        cl100k.encode("x", allowed_special={"<|nope|>"})
+    assert cl100k.decode([6151, 100257, 19041], skip_special_tokens=True) == "hithere"
+    assert cl100k.token_to_id("<|endoftext|>") == 100257
+    assert cl100k.id_to_token(100257) == "<|endoftext|>"
+
+
+def test_batches_equal_single_encodes_whatever_the_threads(cl100k):
+    texts = ["", "a", "Hello world", "中文 text", "x" * 5000, " \n\n  "] * 50
+    single = [cl100k.encode_ids(t) for t in texts]
+    for threads in (None, 1, 2, 7):
+        assert cl100k.encode_batch_ids(texts, threads=threads) == single
+        assert [e.ids for e in cl100k.encode_batch(texts, threads=threads)] == single
+    assert [e.offsets for e in cl100k.encode_batch(texts[:6])] == [cl100k.encode(t).offsets for t in texts[:6]]
+    with pytest.raises(ciyuan.InvalidInputError, match="threads"):
+        cl100k.encode_batch_ids(texts, threads=0)
+
+
+def test_empty_and_surrogates(cl100k):
+    assert cl100k.encode("").ids == []
+    assert cl100k.decode([]) == ""
+    # A lone surrogate cannot be UTF-8: it is encoded as U+FFFD, as tiktoken does.
+    assert cl100k.encode("a\ud800b").ids == cl100k.encode("a\ufffdb").ids
+    assert cl100k.encode_batch_ids(["\udfff"]) == [cl100k.encode_ids("\ufffd")]
+    with pytest.raises(TypeError):
+        cl100k.encode(b"bytes")  # type: ignore[arg-type]
+
+
+def test_decode_errors_name_the_id(cl100k):
+    with pytest.raises(ciyuan.UnknownIdError, match="id 100261 at position 1"):
+        cl100k.decode([1, 100261])
+    with pytest.raises(ciyuan.UnknownIdError, match="id -1 at position 0"):
+        cl100k.decode([-1])
+    with pytest.raises(ciyuan.UnknownIdError, match="id 1099511627776 at position 0"):
+        cl100k.decode([2**40])
+    with pytest.raises(TypeError, match="position 0"):
+        cl100k.decode(["1"])  # type: ignore[list-item]
+    with pytest.raises(ciyuan.UnknownIdError):
+        cl100k.id_to_token(10**9)
+    # Invalid UTF-8 from partial tokens is replaced, like tiktoken; decode_bytes is exact.
+    ids = cl100k.encode("词").ids
+    assert cl100k.decode(ids[:1]) == "\ufffd"
+    assert cl100k.decode_bytes(ids) == "词".encode()
+
+
+def test_vocab(cl100k):
+    assert cl100k.vocab_size == 100256 + 5
+    vocab = cl100k.get_vocab()
+    assert vocab["Hello"] == 9906 and vocab["<|endoftext|>"] == 100257
+    assert cl100k.token_to_id("Ġworld") == 1917
+    assert cl100k.token_to_id("no such token") is None
+
+
+def test_save_and_load_round_trip(tmp_path, ciyuan_tokenizers):
+    text = "Round trip: 词元, émoji 😀 and <|endoftext|>."
+    for name, tok in ciyuan_tokenizers.items():
+        path = tmp_path / f"{name}.json"
+        tok.save(path)
+        again = ciyuan.Tokenizer.from_file(path)
+        assert again.encode(text, allowed_special="all").ids == tok.encode(text, allowed_special="all").ids
+        assert again.to_dict() == tok.to_dict()
+
+
+def test_corrupt_json_files(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"type": "Tokenizer",\n "ciyuan": 1,\n')
+    with pytest.raises(ciyuan.FileFormatError, match="bad.json:3: not valid JSON"):
+        ciyuan.Tokenizer.from_file(bad)
+    bad.write_text(json.dumps({"type": "Tokenizer", "ciyuan": 1, "model": {"type": "BPE"}}))
+    with pytest.raises(ciyuan.FileFormatError, match="lacks the key 'vocab'"):
+        ciyuan.Tokenizer.from_file(bad)
+    bad.write_text(json.dumps({"type": "Tokenizer", "ciyuan": 99}))
+    with pytest.raises(ciyuan.FileFormatError, match="version"):
+        ciyuan.Tokenizer.from_file(bad)
+    bad.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(ciyuan.InvalidInputError, match="invalid UTF-8 at byte 7"):
+        ciyuan.Tokenizer.from_file(bad)
+
+
+def test_save_is_atomic(tmp_path, cl100k, monkeypatch):
+    path = tmp_path / "tok.json"
+    path.write_text("old")
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("os.replace", boom)
+    with pytest.raises(OSError):
+        cl100k.save(path)
+    assert path.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["tok.json"]
+
+
+def test_normalizer_path_keeps_offsets():
+    # Python stages (normalizer + any regex) and the native model: offsets into the original.
+    vocab = {c: i for i, c in enumerate("abcdefghijklmnopqrstuvwxyz")}
+    vocab.update({"ab": 26, "<unk>": 27})
+    tok = ciyuan.Tokenizer(
+        BPE(vocab, [("a", "b")], unk_token="<unk>"),
+        normalizer=normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()]),
+        pre_tokenizer=Split(r"\p{L}+"),
+    )
+    text = "ＡＢc, ﬁx Ab"
+    enc = tok.encode(text)
+    assert enc.tokens == ["ab", "c", "f", "i", "x", "ab"]
+    assert enc.offsets == [(0, 2), (2, 3), (5, 6), (5, 6), (6, 7), (8, 10)]
+    assert tok.encode_batch([text])[0].ids == enc.ids
+
+
+def test_native_and_python_paths_agree(cl100k):
+    # The same pattern through the regex module (Python path) and the native scanner.
+    from ciyuan.pre_tokenizers.patterns import CL100K_PATTERN
+
+    slow = ciyuan.Tokenizer(cl100k.model, pre_tokenizer=Split(CL100K_PATTERN + "|(?!)"),
+                            special_tokens=cl100k.special_tokens)
+    assert slow.pre_tokenizer.native_pattern is None
+    text = "Mixed 中文 text's  spaces\n\n and <|endoftext|> 123456!"
+    for kwargs in ({"allowed_special": "all"}, {"disallowed_special": ()}):
+        a, b = cl100k.encode(text, **kwargs), slow.encode(text, **kwargs)
+        assert a.ids == b.ids and a.offsets == b.offsets
+    with pytest.raises(ciyuan.DisallowedSpecialTokenError):
+        slow.encode(text)
+
+
+def test_word_punct_pretokenizer_and_repr():
+    assert WordPunct().pre_tokenize_str("Hi, 你好!") == [("Hi", (0, 2)), (",", (2, 3)), ("你好", (4, 6)), ("!", (6, 7))]
+    tok = ciyuan.Tokenizer(BPE({"a": 0}))
+    assert "BPE(character-level, 1 tokens" in repr(tok)
+
+
+def test_special_token_validation():
+    model = BPE({"a": 0, "b": 1})
+    with pytest.raises(ciyuan.ModelError, match="uses for 'b'"):
+        ciyuan.Tokenizer(model, special_tokens={"<s>": 1})
+    with pytest.raises(ciyuan.ModelError, match="share an id"):
+        ciyuan.Tokenizer(model, special_tokens={"<s>": 5, "</s>": 5})
+    with pytest.raises(ciyuan.ModelError, match="non-empty"):
+        ciyuan.Tokenizer(model, special_tokens={"": 5})
