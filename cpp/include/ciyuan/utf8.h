@@ -1,0 +1,120 @@
+// Small UTF-8 helpers: decode one code point, validate a buffer, encode.
+//
+// decode() is strict (rejects overlong forms, surrogates and values above U+10FFFF) and never
+// reads past `end`, so scanners stay in bounds even when handed invalid text: an invalid or
+// truncated sequence decodes as U+FFFD with length 1.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ciyuan {
+namespace utf8 {
+
+constexpr uint32_t kReplacement = 0xFFFD;
+
+// Decodes the code point starting at p (requires p < end); stores it in *cp and returns its
+// length in bytes (1..4).
+inline size_t decode(const unsigned char* p, const unsigned char* end, uint32_t* cp) {
+    const unsigned b0 = p[0];
+    if (b0 < 0x80) {
+        *cp = b0;
+        return 1;
+    }
+    const size_t avail = static_cast<size_t>(end - p);
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+        if (avail >= 2 && (p[1] & 0xC0) == 0x80) {
+            *cp = ((b0 & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+            return 2;
+        }
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+        if (avail >= 3 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80) {
+            const uint32_t c = ((b0 & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+            if (c >= 0x800 && (c < 0xD800 || c > 0xDFFF)) {
+                *cp = c;
+                return 3;
+            }
+        }
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+        if (avail >= 4 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 && (p[3] & 0xC0) == 0x80) {
+            const uint32_t c = ((b0 & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) |
+                               (p[3] & 0x3Fu);
+            if (c >= 0x10000 && c <= 0x10FFFF) {
+                *cp = c;
+                return 4;
+            }
+        }
+    }
+    *cp = kReplacement;
+    return 1;
+}
+
+inline size_t decode(const char* p, const char* end, uint32_t* cp) {
+    return decode(reinterpret_cast<const unsigned char*>(p), reinterpret_cast<const unsigned char*>(end), cp);
+}
+
+// Returns the offset of the first byte that does not start a valid UTF-8 sequence, or n when
+// the whole buffer is valid.
+inline size_t validate(const char* data, size_t n) {
+    const unsigned char* s = reinterpret_cast<const unsigned char*>(data);
+    const unsigned char* end = s + n;
+    const unsigned char* p = s;
+    while (p < end) {
+        // ASCII fast path, 8 bytes at a time.
+        while (static_cast<size_t>(end - p) >= 8) {
+            uint64_t w;
+            std::memcpy(&w, p, 8);
+            if (w & 0x8080808080808080ull) break;
+            p += 8;
+        }
+        if (p >= end) break;
+        if (*p < 0x80) {
+            ++p;
+            continue;
+        }
+        uint32_t cp;
+        const size_t len = decode(p, end, &cp);
+        if (cp == kReplacement && len == 1) return static_cast<size_t>(p - s);
+        p += len;
+    }
+    return n;
+}
+
+// Number of bytes encode() writes for cp (0 when cp is a surrogate or above U+10FFFF).
+inline size_t encoded_length(uint32_t cp) {
+    if (cp < 0x80) return 1;
+    if (cp < 0x800) return 2;
+    if (cp < 0x10000) return (cp >= 0xD800 && cp <= 0xDFFF) ? 0 : 3;
+    return cp <= 0x10FFFF ? 4 : 0;
+}
+
+// Writes the UTF-8 form of cp to out (room for 4 bytes); returns the byte count, 0 for a
+// surrogate or a value above U+10FFFF (nothing written).
+inline size_t encode(uint32_t cp, char* out) {
+    switch (encoded_length(cp)) {
+        case 1:
+            out[0] = static_cast<char>(cp);
+            return 1;
+        case 2:
+            out[0] = static_cast<char>(0xC0 | (cp >> 6));
+            out[1] = static_cast<char>(0x80 | (cp & 0x3F));
+            return 2;
+        case 3:
+            out[0] = static_cast<char>(0xE0 | (cp >> 12));
+            out[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out[2] = static_cast<char>(0x80 | (cp & 0x3F));
+            return 3;
+        case 4:
+            out[0] = static_cast<char>(0xF0 | (cp >> 18));
+            out[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+            out[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out[3] = static_cast<char>(0x80 | (cp & 0x3F));
+            return 4;
+        default:
+            return 0;
+    }
+}
+
+}  // namespace utf8
+}  // namespace ciyuan

@@ -1,0 +1,478 @@
+// Pre-tokenizer scanners: hand-written equivalents of the gpt2 / cl100k_base / o200k_base
+// split patterns and of \w+|[^\w\s]+ and \S+ (see pretokenize.h for the patterns).
+//
+// Each scanner decides, at a position, which alternative of the pattern the `regex` module
+// would take there and where that match ends, reasoning about the backtracking once instead
+// of performing it. Every decision needs at most one forward pass over a run of one class
+// (letters, digits, other, whitespace) from the position, and that run is consumed or rescanned
+// at most once more, so the cost is linear in the text. ASCII goes through a 128-entry table
+// (runs of one class are skipped 16 bytes at a time with SSE2 where available); other code
+// points through the two-stage tables of unicode_tables.cc.
+//
+// Semantics worth knowing (all verified against `regex` and tiktoken by the tests):
+// * `\s+(?!\S)` before a non-space keeps all but the last whitespace character, which can then
+//   prefix the next word (" ?\p{L}+" etc.); `\s++$` / `\s+(?!\S)` at the end take everything.
+// * `\s*[\r\n]` (cl100k) and `\s*[\r\n]+` (o200k) end at the last \r or \n of the run.
+// * o200k's first alternative backtracks: [Up]*[Lo]+ where Lm, Lo and marks are in both
+//   classes. [Up]* takes the maximal run; if the character after it is not in [Lo], the match
+//   ends just after the last character of the run that is in both classes (e.g. "中A" -> "中",
+//   "A"). A mark cannot start a letter run but is both in the prefix class and in [Lo].
+// * (?i) contractions use simple case folding: 'S, 'ſ (U+017F) count as 's.
+#include "ciyuan/pretokenize.h"
+
+#include <stdexcept>
+
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#include <emmintrin.h>
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#endif
+#define CIYUAN_SSE2 1
+#else
+#define CIYUAN_SSE2 0
+#endif
+
+#include "ciyuan/unicode_tables.h"
+#include "ciyuan/utf8.h"
+
+namespace ciyuan {
+namespace {
+
+using u8 = unsigned char;
+using unicode::kAsciiFlags;
+
+constexpr uint8_t kL = unicode::kLetter;
+constexpr uint8_t kN = unicode::kNumber;
+constexpr uint8_t kS = unicode::kSpace;
+constexpr uint8_t kW = unicode::kWord;
+constexpr uint8_t kUp = unicode::kO200kUpper;
+constexpr uint8_t kLo = unicode::kO200kLower;
+constexpr uint8_t kSLN = kS | kL | kN;
+
+// Flags of the character at p (p < e) and its length. TK selects tiktoken's view of Unicode.
+template <bool TK>
+inline uint8_t cls(const u8* p, const u8* e, size_t* len) {
+    const u8 b = *p;
+    if (b < 0x80) {
+        *len = 1;
+        return kAsciiFlags[b];
+    }
+    uint32_t cp;
+    *len = utf8::decode(p, e, &cp);
+    return TK ? unicode::tiktoken_flags(cp) : unicode::flags(cp);
+}
+
+// ASCII fast path: a character class is a flags predicate plus, with SSE2, the 16-byte mask of
+// the ASCII bytes in the class (bytes >= 0x80 are never set: the slow path decodes them). Runs
+// then end at a count-trailing-zeros instead of a hard-to-predict per-byte branch.
+#if CIYUAN_SSE2
+using V = __m128i;
+inline V vload(const u8* p) { return _mm_loadu_si128(reinterpret_cast<const V*>(p)); }
+inline V vset(char c) { return _mm_set1_epi8(c); }
+inline V vrange(V v, char lo, char hi) {  // lo <= v <= hi (signed: bytes >= 0x80 are below)
+    return _mm_and_si128(_mm_cmpgt_epi8(v, vset(static_cast<char>(lo - 1))),
+                         _mm_cmplt_epi8(v, vset(static_cast<char>(hi + 1))));
+}
+inline V vletter(V v) { return vrange(_mm_or_si128(v, vset(0x20)), 'a', 'z'); }
+inline V vdigit(V v) { return vrange(v, '0', '9'); }
+inline V vspace(V v) { return _mm_or_si128(_mm_cmpeq_epi8(v, vset(' ')), vrange(v, '\t', '\r')); }
+inline V vascii(V v) { return _mm_cmpgt_epi8(v, vset(-1)); }
+inline uint32_t vmask(V v) { return static_cast<uint32_t>(_mm_movemask_epi8(v)); }
+inline unsigned ctz32(uint32_t x) {  // x != 0
+#if defined(_MSC_VER) && !defined(__clang__)
+    unsigned long i;
+    _BitScanForward(&i, x);
+    return static_cast<unsigned>(i);
+#else
+    return static_cast<unsigned>(__builtin_ctz(x));
+#endif
+}
+#define CIYUAN_MASK(expr) \
+    static uint32_t mask(V v) { return vmask(expr); }
+#else
+#define CIYUAN_MASK(expr)
+#endif
+
+struct IsL {  // \p{L}
+    static bool test(uint8_t f) { return f & kL; }
+    CIYUAN_MASK(vletter(v))
+};
+struct IsN {  // \p{N}
+    static bool test(uint8_t f) { return f & kN; }
+    CIYUAN_MASK(vdigit(v))
+};
+struct IsLo {  // o200k's [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+    static bool test(uint8_t f) { return f & kLo; }
+    CIYUAN_MASK(vrange(v, 'a', 'z'))
+};
+struct IsOther {  // [^\s\p{L}\p{N}]
+    static bool test(uint8_t f) { return !(f & kSLN); }
+    CIYUAN_MASK(_mm_andnot_si128(_mm_or_si128(_mm_or_si128(vletter(v), vdigit(v)), vspace(v)), vascii(v)))
+};
+struct IsWord {  // \w
+    static bool test(uint8_t f) { return f & kW; }
+    CIYUAN_MASK(_mm_or_si128(_mm_or_si128(vletter(v), vdigit(v)), _mm_cmpeq_epi8(v, vset('_'))))
+};
+struct IsWordPunct {  // [^\w\s]
+    static bool test(uint8_t f) { return !(f & (kW | kS)); }
+    CIYUAN_MASK(_mm_andnot_si128(
+        _mm_or_si128(_mm_or_si128(_mm_or_si128(vletter(v), vdigit(v)), _mm_cmpeq_epi8(v, vset('_'))), vspace(v)),
+        vascii(v)))
+};
+struct IsSpace {  // \s
+    static bool test(uint8_t f) { return f & kS; }
+    CIYUAN_MASK(vspace(v))
+};
+struct IsNonSpace {  // \S
+    static bool test(uint8_t f) { return !(f & kS); }
+    CIYUAN_MASK(_mm_andnot_si128(vspace(v), vascii(v)))
+};
+
+// Skips the characters of class C; returns the first position that is not in it.
+template <bool TK, class C>
+inline const u8* run(const u8* p, const u8* e) {
+    for (;;) {
+#if CIYUAN_SSE2
+        for (;;) {
+            if (e - p < 16) {
+                while (p < e && *p < 0x80 && C::test(kAsciiFlags[*p])) ++p;
+                break;
+            }
+            const uint32_t m = C::mask(vload(p));
+            if (m != 0xFFFF) {
+                p += ctz32(~m);
+                break;
+            }
+            p += 16;
+        }
+#else
+        while (p < e && *p < 0x80 && C::test(kAsciiFlags[*p])) ++p;
+#endif
+        if (p >= e || *p < 0x80) return p;
+        do {  // stay on the slow path while the text stays non-ASCII
+            size_t l;
+            if (!C::test(cls<TK>(p, e, &l))) return p;
+            p += l;
+        } while (p < e && *p >= 0x80);
+    }
+}
+
+// The contraction letter the character at p stands for (lowercase ASCII), or 0. Without CI
+// only the character itself; with CI, its simple case folding (ASCII case, U+017F -> 's').
+template <bool CI>
+inline char contraction_letter(const u8* p, const u8* e, size_t* len) {
+    u8 b = *p;
+    if (b < 0x80) {
+        *len = 1;
+        if (CI && b >= 'A' && b <= 'Z') b |= 0x20;
+        return static_cast<char>(b);
+    }
+    *len = 1;
+    if (!CI) return 0;
+    uint32_t cp;
+    *len = utf8::decode(p, e, &cp);
+    for (size_t i = 0; i < unicode::kContractionFoldCount; ++i)
+        if (unicode::kContractionFolds[i].cp == cp) return unicode::kContractionFolds[i].letter;
+    return 0;
+}
+
+// Byte length of 's 't 're 've 'm 'll 'd at p, or 0.
+template <bool CI>
+inline size_t contraction(const u8* p, const u8* e) {
+    if (p >= e || *p != '\'' || p + 1 >= e) return 0;
+    size_t l1;
+    const char c1 = contraction_letter<CI>(p + 1, e, &l1);
+    switch (c1) {
+        case 's':
+        case 't':
+        case 'm':
+        case 'd':
+            return 1 + l1;
+        case 'r':
+        case 'v':
+        case 'l': {
+            const u8* q = p + 1 + l1;
+            if (q >= e) return 0;
+            size_t l2;
+            const char c2 = contraction_letter<CI>(q, e, &l2);
+            return c2 == (c1 == 'l' ? 'l' : 'e') ? 1 + l1 + l2 : 0;
+        }
+        default:
+            return 0;
+    }
+}
+
+// Up to three \p{N} characters (p is at one).
+inline const u8* digits3(const u8* p, size_t l0, const u8* e) {
+    p += l0;
+    for (int i = 1; i < 3 && p < e; ++i) {
+        size_t l;
+        if (!(cls<true>(p, e, &l) & kN)) break;
+        p += l;
+    }
+    return p;
+}
+
+// A whitespace run starting at p.
+struct WsRun {
+    const u8* end;      // first non-space position (or e)
+    const u8* last;     // start of the run's last character
+    const u8* nl_end;   // just after the run's last \r or \n; nullptr if none
+    bool single;        // the run is one character
+};
+
+inline WsRun ws_run(const u8* p, const u8* e) {
+    WsRun w{p, p, nullptr, true};
+    const u8* r = p;
+    size_t k = 0;
+    while (r < e) {
+        const u8 b = *r;
+        size_t l;
+        if (b < 0x80) {
+            if (!(kAsciiFlags[b] & kS)) break;
+            if (b == '\n' || b == '\r') w.nl_end = r + 1;
+            l = 1;
+        } else if (!(cls<true>(r, e, &l) & kS)) {
+            break;
+        }
+        w.last = r;
+        r += l;
+        ++k;
+    }
+    w.end = r;
+    w.single = k <= 1;
+    return w;
+}
+
+// ---- gpt2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ ------------
+inline const u8* gpt2_end(const u8* p, const u8* e) {
+    const u8 b = *p;
+    if (b == '\'') {
+        if (size_t c = contraction<false>(p, e)) return p + c;
+    }
+    size_t l;
+    uint8_t f = cls<true>(p, e, &l);
+    const u8* q = p + l;
+    if (b == ' ' && q < e) {  // " ?X": the space joins a following non-space
+        size_t l1;
+        const uint8_t f1 = cls<true>(q, e, &l1);
+        if (!(f1 & kS)) {
+            f = f1;
+            q += l1;
+        }
+    }
+    if (f & kL) return run<true, IsL>(q, e);
+    if (f & kN) return run<true, IsN>(q, e);
+    if (!(f & kS)) return run<true, IsOther>(q, e);
+    const WsRun w = ws_run(p, e);
+    if (w.end == e) return e;         // \s+(?!\S) to the end
+    if (!w.single) return w.last;     // \s+(?!\S) gives back the last one
+    return w.end;                     // \s+ (one character)
+}
+
+// ---- cl100k_base ------------------------------------------------------------------------------
+inline const u8* cl100k_end(const u8* p, const u8* e) {
+    const u8 b = *p;
+    if (b == '\'') {
+        if (size_t c = contraction<true>(p, e)) return p + c;
+    }
+    size_t l0;
+    const uint8_t f0 = cls<true>(p, e, &l0);
+    const u8* p1 = p + l0;
+    if (f0 & kL) return run<true, IsL>(p1, e);  // \p{L}++
+    size_t l1 = 0;
+    uint8_t f1 = 0;
+    if (p1 < e) f1 = cls<true>(p1, e, &l1);
+    // [^\r\n\p{L}\p{N}]?+\p{L}++
+    if (p1 < e && (f1 & kL) && !(f0 & kN) && b != '\r' && b != '\n') return run<true, IsL>(p1 + l1, e);
+    if (f0 & kN) return digits3(p, l0, e);  // \p{N}{1,3}+
+    // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
+    const u8* q = nullptr;
+    if (b == ' ' && p1 < e && !(f1 & kSLN)) q = p1 + l1;
+    else if (!(f0 & kSLN)) q = p1;
+    if (q) {
+        q = run<true, IsOther>(q, e);
+        while (q < e && (*q == '\r' || *q == '\n')) ++q;
+        return q;
+    }
+    const WsRun w = ws_run(p, e);
+    if (w.end == e) return e;         // \s++$
+    if (w.nl_end) return w.nl_end;    // \s*[\r\n]
+    if (!w.single) return w.last;     // \s+(?!\S)
+    return w.end;                     // \s
+}
+
+// ---- o200k_base -------------------------------------------------------------------------------
+// [Up]*[Lo]+ at q (no prefix). On success *match_end is where [Lo]+ stops; *up_end is always the
+// end of the maximal [Up] run at q (what [Up]+ of the second alternative takes).
+inline bool o200k_core(const u8* q, const u8* e, const u8** match_end, const u8** up_end) {
+    const u8* r = q;
+    const u8* last_both = nullptr;  // just after the last char of the run that is also in [Lo]
+    uint8_t f = 0;
+    size_t l = 0;
+    while (r < e) {
+        f = cls<true>(r, e, &l);
+        if (!(f & kUp)) break;
+        r += l;
+        if (f & kLo) last_both = r;
+    }
+    *up_end = r;
+    if (r < e && (f & kLo)) {
+        *match_end = run<true, IsLo>(r + l, e);
+        return true;
+    }
+    if (last_both) {  // backtrack [Up]* to before that char; [Lo]+ takes it alone
+        *match_end = last_both;
+        return true;
+    }
+    return false;
+}
+
+inline const u8* o200k_end(const u8* p, const u8* e) {
+    const u8 b = *p;
+    size_t l0;
+    const uint8_t f0 = cls<true>(p, e, &l0);
+    const u8* p1 = p + l0;
+    const u8* me;
+    const u8* ue;
+    if (f0 & kL) {
+        if (o200k_core(p, e, &me, &ue)) return me + contraction<true>(me, e);
+        return ue + contraction<true>(ue, e);  // [Up]+ (p is Lu/Lt)
+    }
+    if (!(f0 & kN) && b != '\r' && b != '\n') {  // [^\r\n\p{L}\p{N}]? can take p
+        if (o200k_core(p1, e, &me, &ue)) return me + contraction<true>(me, e);
+        if (f0 & kLo) return p1 + contraction<true>(p1, e);  // a mark: no prefix, [Lo]+ is it
+        if (ue > p1) return ue + contraction<true>(ue, e);   // prefix + [Up]+
+    }
+    if (f0 & kN) return digits3(p, l0, e);  // \p{N}{1,3}
+    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+    const u8* q = nullptr;
+    if (b == ' ') {
+        size_t l1;
+        if (p1 < e && !(cls<true>(p1, e, &l1) & kSLN)) q = p1 + l1;
+    } else if (!(f0 & kSLN)) {
+        q = p1;
+    }
+    if (q) {
+        q = run<true, IsOther>(q, e);
+        while (q < e && (*q == '\r' || *q == '\n' || *q == '/')) ++q;
+        return q;
+    }
+    const WsRun w = ws_run(p, e);
+    if (w.nl_end) return w.nl_end;    // \s*[\r\n]+
+    if (w.end == e) return e;         // \s+(?!\S) at the end
+    if (!w.single) return w.last;     // \s+(?!\S)
+    return w.end;                     // \s+ (one character)
+}
+
+// ---- \w+|[^\w\s]+ and \S+ -------------------------------------------------------------------------
+inline bool wordpunct_next(const u8* p, const u8* e, const u8** start, const u8** end) {
+    while (p < e) {
+        size_t l;
+        const uint8_t f = cls<false>(p, e, &l);
+        if (f & kW) {
+            *start = p;
+            *end = run<false, IsWord>(p + l, e);
+            return true;
+        }
+        if (!(f & kS)) {
+            *start = p;
+            *end = run<false, IsWordPunct>(p + l, e);
+            return true;
+        }
+        p += l;
+    }
+    return false;
+}
+
+inline bool whitespace_next(const u8* p, const u8* e, const u8** start, const u8** end) {
+    p = run<false, IsSpace>(p, e);
+    if (p >= e) return false;
+    *start = p;
+    *end = run<false, IsNonSpace>(p, e);
+    return true;
+}
+
+template <PreTokPattern P>
+inline bool next_impl(const u8* p, const u8* e, const u8** start, const u8** end) {
+    if (P == PreTokPattern::WORD_PUNCT) return wordpunct_next(p, e, start, end);
+    if (P == PreTokPattern::WHITESPACE) return whitespace_next(p, e, start, end);
+    if (p >= e) return false;
+    *start = p;
+    if (P == PreTokPattern::GPT2) *end = gpt2_end(p, e);
+    else if (P == PreTokPattern::CL100K) *end = cl100k_end(p, e);
+    else *end = o200k_end(p, e);
+    return true;
+}
+
+template <PreTokPattern P>
+void split_impl(const u8* s, const u8* e, std::vector<std::pair<uint32_t, uint32_t>>& out) {
+    const u8* p = s;
+    const u8* start;
+    const u8* end;
+    while (next_impl<P>(p, e, &start, &end)) {
+        out.emplace_back(static_cast<uint32_t>(start - s), static_cast<uint32_t>(end - s));
+        p = end;
+    }
+}
+
+}  // namespace
+
+bool next_piece(PreTokPattern p, std::string_view text, size_t pos, size_t* start, size_t* end) {
+    if (pos >= text.size()) return false;
+    const u8* s = reinterpret_cast<const u8*>(text.data());
+    const u8* e = s + text.size();
+    const u8* b;
+    const u8* en;
+    bool ok = false;
+    switch (p) {
+        case PreTokPattern::GPT2: ok = next_impl<PreTokPattern::GPT2>(s + pos, e, &b, &en); break;
+        case PreTokPattern::CL100K: ok = next_impl<PreTokPattern::CL100K>(s + pos, e, &b, &en); break;
+        case PreTokPattern::O200K: ok = next_impl<PreTokPattern::O200K>(s + pos, e, &b, &en); break;
+        case PreTokPattern::WORD_PUNCT: ok = next_impl<PreTokPattern::WORD_PUNCT>(s + pos, e, &b, &en); break;
+        case PreTokPattern::WHITESPACE: ok = next_impl<PreTokPattern::WHITESPACE>(s + pos, e, &b, &en); break;
+    }
+    if (!ok) return false;
+    *start = static_cast<size_t>(b - s);
+    *end = static_cast<size_t>(en - s);
+    return true;
+}
+
+void split_pieces(PreTokPattern p, std::string_view text, std::vector<std::pair<uint32_t, uint32_t>>& out) {
+    out.clear();
+    if (text.size() > UINT32_MAX) throw std::length_error("split_pieces: text of 4 GiB or more");
+    out.reserve(text.size() / 4 + 16);
+    const u8* s = reinterpret_cast<const u8*>(text.data());
+    const u8* e = s + text.size();
+    switch (p) {
+        case PreTokPattern::GPT2: split_impl<PreTokPattern::GPT2>(s, e, out); break;
+        case PreTokPattern::CL100K: split_impl<PreTokPattern::CL100K>(s, e, out); break;
+        case PreTokPattern::O200K: split_impl<PreTokPattern::O200K>(s, e, out); break;
+        case PreTokPattern::WORD_PUNCT: split_impl<PreTokPattern::WORD_PUNCT>(s, e, out); break;
+        case PreTokPattern::WHITESPACE: split_impl<PreTokPattern::WHITESPACE>(s, e, out); break;
+    }
+}
+
+bool pattern_from_name(std::string_view name, PreTokPattern* out) {
+    static const struct {
+        std::string_view name;
+        PreTokPattern pattern;
+    } kNames[] = {
+        {"gpt2", PreTokPattern::GPT2},
+        {"r50k_base", PreTokPattern::GPT2},
+        {"p50k_base", PreTokPattern::GPT2},
+        {"cl100k_base", PreTokPattern::CL100K},
+        {"o200k_base", PreTokPattern::O200K},
+        {"wordpunct", PreTokPattern::WORD_PUNCT},
+        {"whitespace", PreTokPattern::WHITESPACE},
+    };
+    for (const auto& n : kNames) {
+        if (n.name == name) {
+            *out = n.pattern;
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace ciyuan
