@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <atomic>
 #include <queue>
 
@@ -187,7 +188,7 @@ BpeModel::HotPairs& BpeModel::hot_pairs() const {
   return *hot;
 }
 
-uint32_t BpeModel::pair_rank(HotPairs& hot, const Symbol& a, const Symbol& b, uint32_t* merged) const {
+inline uint32_t BpeModel::pair_rank(HotPairs& hot, const Symbol& a, const Symbol& b, uint32_t* merged) const {
   uint64_t key = PairMap::key(a.id, b.id);
   if (!maybe_pair(key)) return kNone;
   HotPairs::Entry& e = hot.entries[(key * 0x9E3779B97F4A7C15ULL) >> (64 - HotPairs::kBits)];
@@ -255,32 +256,29 @@ void BpeModel::initial_symbols(std::string_view text, size_t start, size_t end,
 }
 
 // O(n^2) but with tiny constants: find the best pair, merge it, rescore its two neighbours.
+// Arrays stay compact (memmove) so the min-scan is a short vectorizable loop.
 void BpeModel::merge_small(HotPairs& hot, std::vector<Symbol>& syms) const {
   size_t n = syms.size();
   if (n < 2) return;
   uint32_t ranks[kSmallPiece];
   uint32_t merged_ids[kSmallPiece];
-  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(hot, syms[i], syms[i + 1], &merged_ids[i]);
+  Symbol* sym = syms.data();
+  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(hot, sym[i], sym[i + 1], &merged_ids[i]);
   while (n > 1) {
     uint32_t best = kNone;
-    size_t at = 0;
-    for (size_t i = 0; i + 1 < n; ++i) {
-      if (ranks[i] < best) {
-        best = ranks[i];
-        at = i;
-      }
-    }
+    for (size_t i = 0; i + 1 < n; ++i) best = std::min(best, ranks[i]);
     if (best == kNone) break;
-    syms[at].id = merged_ids[at];
-    syms[at].end = syms[at + 1].end;
-    for (size_t i = at + 1; i + 1 < n; ++i) {
-      syms[i] = syms[i + 1];
-      ranks[i] = ranks[i + 1];
-      merged_ids[i] = merged_ids[i + 1];
-    }
+    size_t at = 0;
+    while (ranks[at] != best) ++at;  // the leftmost pair with the best rank
+    sym[at].id = merged_ids[at];
+    sym[at].end = sym[at + 1].end;
+    size_t tail = n - at - 2;  // pairs right of the merged one
+    std::memmove(sym + at + 1, sym + at + 2, tail * sizeof(Symbol));
+    std::memmove(ranks + at + 1, ranks + at + 2, tail * sizeof(uint32_t));
+    std::memmove(merged_ids + at + 1, merged_ids + at + 2, tail * sizeof(uint32_t));
     --n;
-    if (at + 1 < n) ranks[at] = pair_rank(hot, syms[at], syms[at + 1], &merged_ids[at]);
-    if (at > 0) ranks[at - 1] = pair_rank(hot, syms[at - 1], syms[at], &merged_ids[at - 1]);
+    if (at + 1 < n) ranks[at] = pair_rank(hot, sym[at], sym[at + 1], &merged_ids[at]);
+    if (at > 0) ranks[at - 1] = pair_rank(hot, sym[at - 1], sym[at], &merged_ids[at - 1]);
   }
   syms.resize(n);
 }

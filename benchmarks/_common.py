@@ -1,0 +1,60 @@
+"""Shared helpers for the benchmark scripts: data location, timing, peak memory."""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, List, Tuple
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("CIYUAN_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+def read_prefix(path: Path, limit: int) -> str:
+    """The first `limit` bytes of a UTF-8 file, cut at a line end."""
+    with open(path, "rb") as f:
+        data = f.read(limit)
+    return data[: data.rfind(b"\n") + 1].decode("utf-8")
+
+
+def median_seconds(fn: Callable[[], object], repeats: int) -> Tuple[float, List[float]]:
+    """Median wall time of `repeats` runs of fn (after one warm-up run)."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), times
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def run_worker(script: Path, args: List[str], env_extra: dict) -> str:
+    """Run `script --worker args` in a fresh process (for a clean peak RSS); its stdout."""
+    env = dict(os.environ, **env_extra)
+    out = subprocess.run([sys.executable, str(script), "--worker", *args], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise RuntimeError(f"worker {args} failed:\n{out.stderr}")
+    return out.stdout.strip().splitlines()[-1]
