@@ -7,14 +7,16 @@
 #include <queue>
 
 #include "ciyuan/errors.h"
+#include "ciyuan/utf8.h"
 
 namespace ciyuan {
 
 namespace {
 // Pieces with more initial symbols than this use the heap-based merge loop.
 constexpr size_t kSmallPiece = 48;
-// Pieces longer than this are never cached (they are rare and would crowd out the rest).
-constexpr size_t kMaxCachedBytes = 256;
+// The piece cache keeps pieces of up to this many bytes and tokens inline in its entries.
+constexpr size_t kMaxCachedBytes = 30;
+constexpr size_t kMaxCachedTokens = 8;
 
 // Length of the UTF-8 sequence whose lead byte is at text[i] (1 for a stray byte).
 size_t utf8_char_length(std::string_view text, size_t i) {
@@ -45,46 +47,6 @@ std::atomic<uint64_t> next_instance{1};
 
 
 // ---------------------------------------------------------------------------------------------
-// PieceCache
-
-PieceCache::PieceCache(size_t capacity)
-    : capacity_per_shard_(capacity / kShards + 1), shards_(new Shard[kShards]) {}
-
-bool PieceCache::lookup(const char* p, size_t n, uint32_t base, std::vector<Token>& out) const {
-  const Shard& s = shards_[hash_bytes(p, n) % kShards];
-  std::lock_guard<std::mutex> lock(s.mutex);
-  uint32_t entry = s.index.find(p, n);
-  if (entry == BytesMap::kMissing) return false;
-  const uint32_t* d = s.data.data() + s.entries[entry];
-  uint32_t count = d[0];
-  uint32_t at = base;
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t len = d[2 + 2 * i];
-    out.push_back(Token{d[1 + 2 * i], at, at + len});
-    at += len;
-  }
-  return true;
-}
-
-void PieceCache::store(const char* p, size_t n, const Token* tokens, size_t count, uint32_t base) {
-  (void)base;
-  Shard& s = shards_[hash_bytes(p, n) % kShards];
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (s.entries.size() >= capacity_per_shard_) {  // full: start over (cheap, and rare)
-    s.index = BytesMap();
-    s.entries.clear();
-    s.data.clear();
-  }
-  if (!s.index.insert(std::string_view(p, n), static_cast<uint32_t>(s.entries.size()))) return;
-  s.entries.push_back(static_cast<uint32_t>(s.data.size()));
-  s.data.push_back(static_cast<uint32_t>(count));
-  for (size_t i = 0; i < count; ++i) {
-    s.data.push_back(tokens[i].id);
-    s.data.push_back(tokens[i].end - tokens[i].start);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // BpeModel
 
 BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present,
@@ -93,6 +55,10 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
       config_(std::move(config)), instance_(next_instance.fetch_add(1)) {
   if (present_.size() != tokens_.size())
     throw Error(ErrorKind::kModel, "tokens and present flags differ in length");
+  if (config_.cache_capacity) {
+    piece_slots_ = 1;
+    while (piece_slots_ < std::min<size_t>(config_.cache_capacity, 1 << 16)) piece_slots_ *= 2;
+  }
   for (size_t id = 0; id < tokens_.size(); ++id) {
     if (!present_[id]) continue;
     if (tokens_[id].empty())
@@ -146,7 +112,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
     }
   }
   build_pair_filter(pair_keys);
-  if (config_.cache_capacity) cache_.reset(new PieceCache(config_.cache_capacity));
+  if (config_.byte_level) build_char_first(pair_keys);
 }
 
 void BpeModel::unknown_symbol(std::string_view text, size_t at, size_t len) const {
@@ -167,31 +133,49 @@ void BpeModel::build_pair_filter(const std::vector<uint64_t>& keys) {
   }
 }
 
-struct BpeModel::HotPairs {
-  static constexpr int kBits = 13;  // 8K entries of 16 bytes: 128 KB, stays in L2
-  struct Entry {
+struct BpeModel::ThreadCache {
+  static constexpr int kPairBits = 13;  // 8K pairs of 16 bytes: 128 KB, stays in L2
+  struct PairEntry {
     uint64_t key;
     PairMap::Value value;
   };
+  struct PieceEntry {  // 80 bytes
+    uint64_t hash;     // 0: empty
+    uint8_t length;
+    uint8_t count;
+    char bytes[kMaxCachedBytes];
+    uint8_t token_length[kMaxCachedTokens];
+    uint32_t ids[kMaxCachedTokens];
+  };
   uint64_t owner = 0;
-  Entry entries[1 << kBits];
-  void reset(uint64_t new_owner) {
+  PairEntry pairs[1 << kPairBits];
+  std::vector<PieceEntry> pieces;
+
+  void reset(uint64_t new_owner, size_t piece_slots) {
     owner = new_owner;
-    for (Entry& e : entries) e.key = PairMap::kEmpty;
+    for (PairEntry& e : pairs) e.key = PairMap::kEmpty;
+    pieces.assign(piece_slots, PieceEntry{});
   }
 };
 
-BpeModel::HotPairs& BpeModel::hot_pairs() const {
-  thread_local std::unique_ptr<HotPairs> hot;
-  if (!hot) hot.reset(new HotPairs());
-  if (hot->owner != instance_) hot->reset(instance_);
-  return *hot;
+// Each thread keeps caches for the last few models it used, so that alternating between two
+// tokenizers does not wipe them on every call.
+BpeModel::ThreadCache& BpeModel::thread_cache() const {
+  constexpr size_t kModels = 4;
+  thread_local std::unique_ptr<ThreadCache> caches[kModels];
+  thread_local size_t victim = 0;
+  for (auto& c : caches)
+    if (c && c->owner == instance_) return *c;
+  std::unique_ptr<ThreadCache>& c = caches[victim++ % kModels];
+  if (!c) c.reset(new ThreadCache());
+  c->reset(instance_, piece_slots_);
+  return *c;
 }
 
-inline uint32_t BpeModel::pair_rank(HotPairs& hot, const Symbol& a, const Symbol& b, uint32_t* merged) const {
+inline uint32_t BpeModel::pair_rank(ThreadCache& cache, const Symbol& a, const Symbol& b, uint32_t* merged) const {
   uint64_t key = PairMap::key(a.id, b.id);
   if (!maybe_pair(key)) return kNone;
-  HotPairs::Entry& e = hot.entries[(key * 0x9E3779B97F4A7C15ULL) >> (64 - HotPairs::kBits)];
+  ThreadCache::PairEntry& e = cache.pairs[(key * 0x9E3779B97F4A7C15ULL) >> (64 - ThreadCache::kPairBits)];
   if (e.key != key) {
     const PairMap::Value* v = pairs_.find(key);
     e.key = key;
@@ -257,13 +241,13 @@ void BpeModel::initial_symbols(std::string_view text, size_t start, size_t end,
 
 // O(n^2) but with tiny constants: find the best pair, merge it, rescore its two neighbours.
 // Arrays stay compact (memmove) so the min-scan is a short vectorizable loop.
-void BpeModel::merge_small(HotPairs& hot, std::vector<Symbol>& syms) const {
+void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms) const {
   size_t n = syms.size();
   if (n < 2) return;
   uint32_t ranks[kSmallPiece];
   uint32_t merged_ids[kSmallPiece];
   Symbol* sym = syms.data();
-  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(hot, sym[i], sym[i + 1], &merged_ids[i]);
+  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(cache, sym[i], sym[i + 1], &merged_ids[i]);
   while (n > 1) {
     uint32_t best = kNone;
     for (size_t i = 0; i + 1 < n; ++i) best = std::min(best, ranks[i]);
@@ -277,8 +261,8 @@ void BpeModel::merge_small(HotPairs& hot, std::vector<Symbol>& syms) const {
     std::memmove(ranks + at + 1, ranks + at + 2, tail * sizeof(uint32_t));
     std::memmove(merged_ids + at + 1, merged_ids + at + 2, tail * sizeof(uint32_t));
     --n;
-    if (at + 1 < n) ranks[at] = pair_rank(hot, sym[at], sym[at + 1], &merged_ids[at]);
-    if (at > 0) ranks[at - 1] = pair_rank(hot, sym[at - 1], sym[at], &merged_ids[at - 1]);
+    if (at + 1 < n) ranks[at] = pair_rank(cache, sym[at], sym[at + 1], &merged_ids[at]);
+    if (at > 0) ranks[at - 1] = pair_rank(cache, sym[at - 1], sym[at], &merged_ids[at - 1]);
   }
   syms.resize(n);
 }
@@ -286,7 +270,7 @@ void BpeModel::merge_small(HotPairs& hot, std::vector<Symbol>& syms) const {
 // O(n log n): a min-heap of candidate merges keyed by (rank, position) over a linked list of
 // symbols. Entries go stale when a neighbour merges; they are checked and skipped when popped.
 // Because positions are the original index of a symbol's first part, ties still go leftmost.
-void BpeModel::merge_large(HotPairs& hot, std::vector<Symbol>& syms) const {
+void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms) const {
   size_t n = syms.size();
   std::vector<uint32_t> next(n), prev(n);
   std::vector<uint8_t> alive(n, 1);
@@ -305,7 +289,7 @@ void BpeModel::merge_large(HotPairs& hot, std::vector<Symbol>& syms) const {
     uint32_t right = next[left];
     if (right >= n) return;
     uint32_t merged;
-    uint32_t rank = pair_rank(hot, syms[left], syms[right], &merged);
+    uint32_t rank = pair_rank(cache, syms[left], syms[right], &merged);
     if (rank != kNone) heap.push(Candidate{rank, left, syms[right].id, syms[left].id, merged});
   };
   for (uint32_t i = 0; i + 1 < n; ++i) consider(i);
@@ -329,6 +313,153 @@ void BpeModel::merge_large(HotPairs& hot, std::vector<Symbol>& syms) const {
   syms.resize(k);
 }
 
+// Character-first encoding of byte-level pieces.
+//
+// Byte-level BPE spends most of its merges on CJK text re-assembling each 3-byte character.
+// Instead, start from each character's own encoding (precomputed) and run the merge loop on
+// those symbols - about a third as many. This is exactly BPE when no merge can cross a
+// character boundary while a merge inside a character is still pending: the lowest-rank-first
+// loop then completes every character before any cross merge, so the state it reaches equals
+// the character-first state. A merge across boundary B makes a token that contains the two
+// bytes straddling B. Such a merge can come early only if (a) a character beside the junction
+// is partial in the token it makes, or (b) the characters beside the junction are whole but
+// the merge ranks below an inner merge of one of them (then it could win the competition for a
+// character before its neighbour is complete). crossing_rank_ holds, per
+// straddling byte pair, the lowest rank of any merge of kind (a) or (b); a piece takes the fast
+// path only if at each boundary that rank is above the inner ranks of both characters.
+// Otherwise (or for characters never seen in a token) the piece starts from its bytes.
+void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
+  for (int b = 0; b < 256; ++b)
+    if (byte_ids_[b] == BytesMap::kMissing) return;  // unknown bytes: keep the plain path
+  char_index_bmp_.assign(0x10000, kNone);
+  ThreadCache& cache = thread_cache();
+  std::vector<Symbol> syms;
+  // The encoding of one character on its own, and the highest rank merged on the way.
+  auto add_char = [&](uint32_t cp) {
+    char bytes[4];
+    size_t len = utf8::encode(cp, bytes);
+    syms.clear();
+    for (size_t k = 0; k < len; ++k)
+      syms.push_back(Symbol{byte_ids_[static_cast<unsigned char>(bytes[k])], static_cast<uint32_t>(k),
+                            static_cast<uint32_t>(k + 1)});
+    CharEncoding enc{0, 0, {0, 0, 0, 0}};
+    while (syms.size() > 1) {
+      uint32_t best = kNone, merged = 0, m;
+      size_t at = 0;
+      for (size_t k = 0; k + 1 < syms.size(); ++k) {
+        uint32_t r = pair_rank(cache, syms[k], syms[k + 1], &m);
+        if (r < best) best = r, at = k, merged = m;
+      }
+      if (best == kNone) break;
+      enc.max_rank_plus_one = std::max(enc.max_rank_plus_one, best + 1);
+      syms[at].id = merged;
+      syms[at].end = syms[at + 1].end;
+      syms.erase(syms.begin() + at + 1);
+    }
+    enc.count = static_cast<uint32_t>(syms.size());
+    for (size_t k = 0; k < syms.size(); ++k) enc.ids[k] = syms[k].id;
+    uint32_t index = static_cast<uint32_t>(char_encodings_.size());
+    char_encodings_.push_back(enc);
+    if (cp < 0x10000) {
+      char_index_bmp_[cp] = index;
+    } else {
+      char_index_astral_.insert(cp, PairMap::Value{index, 0});
+    }
+  };
+  // Every multi-byte character of the Basic Multilingual Plane, and any other that a token holds.
+  char_encodings_.reserve(0x10000);
+  for (uint32_t cp = 0x80; cp < 0x10000; ++cp)
+    if (cp < 0xD800 || cp > 0xDFFF) add_char(cp);
+  for (size_t id = 0; id < tokens_.size(); ++id) {
+    if (!present_[id]) continue;
+    const std::string& t = tokens_[id];
+    for (size_t i = 0; i < t.size();) {
+      uint32_t cp;
+      size_t len = utf8::decode(t.data() + i, t.data() + t.size(), &cp);
+      if (len == 4 && !char_encoding(cp)) add_char(cp);
+      i += len;
+    }
+  }
+  auto inner_rank = [&](const std::string& t, size_t from, size_t len) -> uint32_t {
+    if (len == 1) return 0;  // ASCII: nothing merges inside
+    uint32_t cp;
+    utf8::decode(t.data() + from, t.data() + t.size(), &cp);
+    const CharEncoding* e = char_encoding(cp);
+    return e ? e->max_rank_plus_one : kNone;
+  };
+  crossing_rank_.assign(1 << 16, kNone);
+  for (uint64_t key : pair_keys) {
+    const PairMap::Value* v = pairs_.find(key);
+    if (!v) continue;
+    const std::string& t = tokens_[v->id];
+    size_t j = tokens_[static_cast<uint32_t>(key >> 32)].size();  // the junction
+    unsigned char right = static_cast<unsigned char>(t[j]);
+    if ((right & 0xC0) == 0x80) continue;  // inside a character: an inner merge
+    // The characters on either side of the junction, and whether the token holds them whole.
+    size_t k = j - 1;
+    while (k > 0 && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) --k;
+    uint32_t cp;
+    size_t left_len = utf8::decode(t.data() + k, t.data() + t.size(), &cp);
+    bool left_whole = cp != utf8::kReplacement && k + left_len == j;
+    size_t right_len = utf8::decode(t.data() + j, t.data() + t.size(), &cp);
+    bool right_whole = cp != utf8::kReplacement;
+    uint32_t& slot = crossing_rank_[(static_cast<unsigned char>(t[j - 1]) << 8) | right];
+    bool early = !left_whole || !right_whole;
+    if (!early) {
+      uint32_t inner = std::max(inner_rank(t, k, left_len), inner_rank(t, j, right_len));
+      early = v->rank < inner;  // (b): it outranks an inner merge of its characters
+    }
+    if (early) slot = std::min(slot, v->rank);
+  }
+  char_first_ = true;
+}
+
+const BpeModel::CharEncoding* BpeModel::char_encoding(uint32_t cp) const {
+  uint32_t index;
+  if (cp < 0x10000) {
+    if (char_index_bmp_.empty()) return nullptr;
+    index = char_index_bmp_[cp];
+  } else {
+    const PairMap::Value* v = char_index_astral_.find(cp);
+    index = v ? v->rank : kNone;
+  }
+  return index == kNone ? nullptr : &char_encodings_[index];
+}
+
+// The character-first symbols of a piece, or false when the piece must start from bytes.
+bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t end,
+                                  std::vector<Symbol>& syms) const {
+  syms.clear();
+  uint32_t prev_inner = 0;
+  unsigned char prev_last = 0;
+  for (size_t i = start; i < end;) {
+    unsigned char lead = static_cast<unsigned char>(text[i]);
+    uint32_t inner = 0;
+    size_t len = 1;
+    if (lead < 0x80) {
+      if (i > start && crossing_rank_[(prev_last << 8) | lead] < prev_inner) return false;
+      syms.push_back(Symbol{byte_ids_[lead], static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1)});
+    } else {
+      uint32_t cp;
+      len = utf8::decode(text.data() + i, text.data() + end, &cp);
+      const CharEncoding* e = len >= 2 ? char_encoding(cp) : nullptr;
+      if (!e) return false;
+      inner = e->max_rank_plus_one;
+      if (i > start && crossing_rank_[(prev_last << 8) | lead] < std::max(prev_inner, inner)) return false;
+      uint32_t at = static_cast<uint32_t>(i);
+      for (uint32_t k = 0; k < e->count; ++k) {
+        uint32_t next = at + static_cast<uint32_t>(tokens_[e->ids[k]].size());
+        syms.push_back(Symbol{e->ids[k], at, next});
+        at = next;
+      }
+    }
+    i += len;
+    prev_last = static_cast<unsigned char>(text[i - 1]);
+    prev_inner = inner;
+  }
+  return true;
+}
+
 void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
                             std::vector<Token>& out) const {
   if (start >= end) return;
@@ -339,23 +470,42 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
       return;
     }
   }
-  const char* p = text.data() + start;
   size_t n = end - start;
-  bool cacheable = cache_ && n <= kMaxCachedBytes;
-  if (cacheable && cache_->lookup(p, n, static_cast<uint32_t>(start), out)) return;
+  ThreadCache& cache = thread_cache();
+  ThreadCache::PieceEntry* slot = nullptr;
+  uint64_t hash = 0;
+  if (!cache.pieces.empty() && n <= kMaxCachedBytes) {
+    hash = hash_bytes(text.data() + start, n) | 1;
+    slot = &cache.pieces[hash & (cache.pieces.size() - 1)];
+    if (slot->hash == hash && slot->length == n && std::memcmp(slot->bytes, text.data() + start, n) == 0) {
+      uint32_t at = static_cast<uint32_t>(start);
+      for (size_t k = 0; k < slot->count; ++k) {
+        out.push_back(Token{slot->ids[k], at, at + slot->token_length[k]});
+        at += slot->token_length[k];
+      }
+      return;
+    }
+  }
 
   thread_local std::vector<Symbol> syms;
-  bool has_unk;
-  initial_symbols(text, start, end, syms, &has_unk);
-  HotPairs& hot = hot_pairs();
+  bool has_unk = false;
+  if (!char_first_ || !char_first_symbols(text, start, end, syms)) initial_symbols(text, start, end, syms, &has_unk);
   if (syms.size() <= kSmallPiece) {
-    merge_small(hot, syms);
+    merge_small(cache, syms);
   } else {
-    merge_large(hot, syms);
+    merge_large(cache, syms);
   }
-  size_t first = out.size();
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
-  if (cacheable && !has_unk) cache_->store(p, n, out.data() + first, syms.size(), 0);
+  if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
+    slot->hash = hash;
+    slot->length = static_cast<uint8_t>(n);
+    slot->count = static_cast<uint8_t>(syms.size());
+    std::memcpy(slot->bytes, text.data() + start, n);
+    for (size_t k = 0; k < syms.size(); ++k) {
+      slot->ids[k] = syms[k].id;
+      slot->token_length[k] = static_cast<uint8_t>(syms[k].end - syms[k].start);
+    }
+  }
 }
 
 void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t end,

@@ -14,7 +14,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,26 +36,7 @@ struct BpeConfig {
   std::string end_of_word_suffix;  // character-level: appended to a word's last character
   int64_t unk_id = -1;             // id for unknown symbols; -1 = unknown symbols are an error
   bool fuse_unk = false;           // consecutive unknown symbols become one unk token
-  size_t cache_capacity = 1 << 18; // cached pieces (0 disables the cache)
-};
-
-// A thread-safe, bounded map from piece bytes to its encoding (pairs of id, byte length).
-class PieceCache {
- public:
-  explicit PieceCache(size_t capacity);
-  bool lookup(const char* p, size_t n, uint32_t base, std::vector<Token>& out) const;
-  void store(const char* p, size_t n, const Token* tokens, size_t count, uint32_t base);
-
- private:
-  struct Shard {
-    mutable std::mutex mutex;
-    BytesMap index;                 // piece -> entry number
-    std::vector<uint32_t> entries;  // entry -> offset into data (data[offset] = count)
-    std::vector<uint32_t> data;     // count, then (id, length) pairs
-  };
-  static constexpr size_t kShards = 16;
-  size_t capacity_per_shard_;
-  std::unique_ptr<Shard[]> shards_;
+  size_t cache_capacity = 4096;    // cached pieces per thread (0 disables the cache)
 };
 
 class BpeModel {
@@ -89,17 +69,20 @@ class BpeModel {
     uint32_t start;  // byte span of the input
     uint32_t end;
   };
-  // A per-thread, direct-mapped cache in front of pairs_: the full table is megabytes (a cache
-  // miss per lookup), while text keeps reusing a few thousand pairs.
-  struct HotPairs;
-  HotPairs& hot_pairs() const;
+  // Per-thread caches (no locks): recent pair lookups in front of pairs_ (which is megabytes,
+  // a memory miss per lookup, while text keeps reusing a few thousand pairs), and recent pieces
+  // with their tokens.
+  struct ThreadCache;
+  ThreadCache& thread_cache() const;
   // Rank of merging a and b (kNone if they cannot merge); sets the merged id.
-  uint32_t pair_rank(HotPairs& hot, const Symbol& a, const Symbol& b, uint32_t* merged) const;
+  uint32_t pair_rank(ThreadCache& cache, const Symbol& a, const Symbol& b, uint32_t* merged) const;
   void initial_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms,
                        bool* has_unk) const;
-  void merge_small(HotPairs& hot, std::vector<Symbol>& syms) const;
-  void merge_large(HotPairs& hot, std::vector<Symbol>& syms) const;
+  void merge_small(ThreadCache& cache, std::vector<Symbol>& syms) const;
+  void merge_large(ThreadCache& cache, std::vector<Symbol>& syms) const;
   uint32_t whole_piece_id(std::string_view text, size_t start, size_t end) const;
+  bool char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms) const;
+  void build_char_first(const std::vector<uint64_t>& pair_keys);
   [[noreturn]] void unknown_symbol(std::string_view text, size_t at, size_t len) const;
 
   std::vector<std::string> tokens_;
@@ -120,8 +103,22 @@ class BpeModel {
     uint64_t bits = (1ULL << (h >> 58)) | (1ULL << ((h >> 52) & 63));
     return (pair_filter_[h & pair_filter_mask_] & bits) == bits;
   }
-  std::unique_ptr<PieceCache> cache_;
-  uint64_t instance_;  // tells the per-thread pair caches of different models apart
+  // Character-first encoding (byte-level models; see build_char_first): each multi-byte
+  // character's own encoding, and per straddling byte pair the lowest rank of a merge that could
+  // cross a character boundary before the characters are complete.
+  struct CharEncoding {
+    uint32_t max_rank_plus_one;  // highest rank merged inside the character, + 1 (0: none)
+    uint32_t count;              // tokens the character encodes to on its own (1..4)
+    uint32_t ids[4];
+  };
+  bool char_first_ = false;
+  std::vector<CharEncoding> char_encodings_;
+  std::vector<uint32_t> char_index_bmp_;  // code point < 0x10000 -> index into char_encodings_
+  PairMap char_index_astral_;             // code point -> {index, 0} for the other planes
+  std::vector<uint32_t> crossing_rank_;   // [last byte of left char][first byte of right char]
+  const CharEncoding* char_encoding(uint32_t cp) const;
+  size_t piece_slots_ = 0;  // per-thread piece cache size (a power of two, or 0)
+  uint64_t instance_;       // tells the per-thread caches of different models apart
 };
 
 }  // namespace ciyuan

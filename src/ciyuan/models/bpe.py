@@ -41,7 +41,8 @@ class BPE:
         unk_token: token for unknown characters or bytes; without one they raise an error.
         fuse_unk: consecutive unknown symbols become a single unknown token.
         encode_mode: ``"merges"`` (BPE) or ``"longest_match"`` (greedy longest prefix).
-        cache_capacity: how many distinct pieces to remember (0 disables the cache).
+        cache_capacity: how many recent pieces each thread remembers with their tokens (rounded
+            up to a power of two, at most 65536; 0 disables the cache).
 
     Example:
         >>> m = BPE({"l": 0, "o": 1, "w": 2, "lo": 3, "low": 4}, [("l", "o"), ("lo", "w")])
@@ -63,7 +64,7 @@ class BPE:
         unk_token: Optional[str] = None,
         fuse_unk: bool = False,
         encode_mode: str = "merges",
-        cache_capacity: int = 1 << 18,
+        cache_capacity: int = 4096,
     ) -> None:
         if encode_mode not in _ENCODE_MODES:
             raise ModelError(f"encode_mode must be one of {_ENCODE_MODES}, not {encode_mode!r}")
