@@ -316,18 +316,18 @@ void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms) const 
 // Character-first encoding of byte-level pieces.
 //
 // Byte-level BPE spends most of its merges on CJK text re-assembling each 3-byte character.
-// Instead, start from each character's own encoding (precomputed) and run the merge loop on
-// those symbols - about a third as many. This is exactly BPE when no merge can cross a
-// character boundary while a merge inside a character is still pending: the lowest-rank-first
-// loop then completes every character before any cross merge, so the state it reaches equals
-// the character-first state. A merge across boundary B makes a token that contains the two
-// bytes straddling B. Such a merge can come early only if (a) a character beside the junction
-// is partial in the token it makes, or (b) the characters beside the junction are whole but
-// the merge ranks below an inner merge of one of them (then it could win the competition for a
-// character before its neighbour is complete). crossing_rank_ holds, per
-// straddling byte pair, the lowest rank of any merge of kind (a) or (b); a piece takes the fast
-// path only if at each boundary that rank is above the inner ranks of both characters.
-// Otherwise (or for characters never seen in a token) the piece starts from its bytes.
+// Instead, a character may start as its own (precomputed) encoding - a third as many symbols -
+// whenever that cannot change the result: when no merge across either of its boundaries can
+// happen before its inner merges are done. The lowest-rank-first loop always has one of the
+// character's inner pairs available (rank <= its highest inner rank M) until the character is
+// complete, so a crossing merge comes first only if its rank is below M. A merge across
+// boundary B makes a token holding the two bytes that straddle B; crossing_rank_ keeps, per
+// such byte pair, the lowest rank of a merge that might come early: (a) one whose token holds
+// a character beside the junction only in part (it can form while that character is
+// incomplete), and (b) one joining whole characters that ranks below an inner merge of one of
+// them (pre-completing that character would let this merge win a neighbour it would lose in
+// plain BPE). A character starts pre-encoded iff at both its boundaries crossing_rank_ > M;
+// otherwise it starts as bytes, exactly as plain BPE. Cost: one table lookup per boundary.
 void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
   for (int b = 0; b < 256; ++b)
     if (byte_ids_[b] == BytesMap::kMissing) return;  // unknown bytes: keep the plain path
@@ -426,38 +426,42 @@ const BpeModel::CharEncoding* BpeModel::char_encoding(uint32_t cp) const {
   return index == kNone ? nullptr : &char_encodings_[index];
 }
 
-// The character-first symbols of a piece, or false when the piece must start from bytes.
-bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t end,
+// The initial symbols of a byte-level piece: each multi-byte character whose two boundaries
+// cannot be crossed before it is complete starts as its own encoding, the rest as bytes.
+void BpeModel::char_first_symbols(std::string_view text, size_t start, size_t end,
                                   std::vector<Symbol>& syms) const {
   syms.clear();
-  uint32_t prev_inner = 0;
-  unsigned char prev_last = 0;
   for (size_t i = start; i < end;) {
     unsigned char lead = static_cast<unsigned char>(text[i]);
-    uint32_t inner = 0;
+    const CharEncoding* e = nullptr;
     size_t len = 1;
-    if (lead < 0x80) {
-      if (i > start && crossing_rank_[(prev_last << 8) | lead] < prev_inner) return false;
-      syms.push_back(Symbol{byte_ids_[lead], static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1)});
-    } else {
+    if (lead >= 0x80) {
       uint32_t cp;
       len = utf8::decode(text.data() + i, text.data() + end, &cp);
-      const CharEncoding* e = len >= 2 ? char_encoding(cp) : nullptr;
-      if (!e) return false;
-      inner = e->max_rank_plus_one;
-      if (i > start && crossing_rank_[(prev_last << 8) | lead] < std::max(prev_inner, inner)) return false;
-      uint32_t at = static_cast<uint32_t>(i);
-      for (uint32_t k = 0; k < e->count; ++k) {
-        uint32_t next = at + static_cast<uint32_t>(tokens_[e->ids[k]].size());
-        syms.push_back(Symbol{e->ids[k], at, next});
-        at = next;
+      e = len >= 2 ? char_encoding(cp) : nullptr;
+      if (e) {
+        uint32_t inner = e->max_rank_plus_one;
+        bool left_ok = i == start || crossing_rank_[(static_cast<unsigned char>(text[i - 1]) << 8) | lead] >= inner;
+        size_t next = i + len;
+        bool right_ok = next == end || crossing_rank_[(static_cast<unsigned char>(text[next - 1]) << 8) |
+                                                      static_cast<unsigned char>(text[next])] >= inner;
+        if (!left_ok || !right_ok) e = nullptr;
       }
     }
+    if (e) {
+      uint32_t at = static_cast<uint32_t>(i);
+      for (uint32_t k = 0; k < e->count; ++k) {
+        uint32_t stop = at + static_cast<uint32_t>(tokens_[e->ids[k]].size());
+        syms.push_back(Symbol{e->ids[k], at, stop});
+        at = stop;
+      }
+    } else {
+      for (size_t k = i; k < i + len; ++k)
+        syms.push_back(Symbol{byte_ids_[static_cast<unsigned char>(text[k])], static_cast<uint32_t>(k),
+                              static_cast<uint32_t>(k + 1)});
+    }
     i += len;
-    prev_last = static_cast<unsigned char>(text[i - 1]);
-    prev_inner = inner;
   }
-  return true;
 }
 
 void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
@@ -489,7 +493,11 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
 
   thread_local std::vector<Symbol> syms;
   bool has_unk = false;
-  if (!char_first_ || !char_first_symbols(text, start, end, syms)) initial_symbols(text, start, end, syms, &has_unk);
+  if (char_first_) {
+    char_first_symbols(text, start, end, syms);
+  } else {
+    initial_symbols(text, start, end, syms, &has_unk);
+  }
   if (syms.size() <= kSmallPiece) {
     merge_small(cache, syms);
   } else {

@@ -81,7 +81,7 @@ class BpeModel {
   void merge_small(ThreadCache& cache, std::vector<Symbol>& syms) const;
   void merge_large(ThreadCache& cache, std::vector<Symbol>& syms) const;
   uint32_t whole_piece_id(std::string_view text, size_t start, size_t end) const;
-  bool char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms) const;
+  void char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms) const;
   void build_char_first(const std::vector<uint64_t>& pair_keys);
   [[noreturn]] void unknown_symbol(std::string_view text, size_t at, size_t len) const;
 
