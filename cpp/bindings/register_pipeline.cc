@@ -5,6 +5,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+
 #include "ciyuan/errors.h"
 #include "ciyuan/pipeline.h"
 #include "common.h"
@@ -23,11 +25,30 @@ struct EncodingData {
   std::vector<Token> tokens;
 };
 
+// Python int objects for ids, made once and shared: a list of millions of ids then costs an
+// INCREF per item instead of an allocation. Only touched with the GIL held.
+PyObject* id_object(uint32_t id) {
+  constexpr uint32_t kLimit = 1u << 21;  // ids above this are rare: allocate those
+  static std::vector<PyObject*> cache;
+  if (id >= kLimit) return PyLong_FromUnsignedLong(id);
+  if (id >= cache.size()) cache.resize(std::max<size_t>(id + 1, std::min<size_t>(cache.size() * 2, kLimit)), nullptr);
+  PyObject*& slot = cache[id];
+  if (!slot && !(slot = PyLong_FromUnsignedLong(id))) return nullptr;
+  Py_INCREF(slot);
+  return slot;
+}
+
 nb::list id_list(const std::vector<Token>& tokens) {
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(tokens.size()));
   if (!list) throw nb::python_error();
-  for (size_t i = 0; i < tokens.size(); ++i)
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), PyLong_FromUnsignedLong(tokens[i].id));
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    PyObject* item = id_object(tokens[i].id);
+    if (!item) {
+      Py_DECREF(list);
+      throw nb::python_error();
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+  }
   return nb::steal<nb::list>(list);
 }
 

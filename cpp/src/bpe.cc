@@ -342,7 +342,7 @@ void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
     for (size_t k = 0; k < len; ++k)
       syms.push_back(Symbol{byte_ids_[static_cast<unsigned char>(bytes[k])], static_cast<uint32_t>(k),
                             static_cast<uint32_t>(k + 1)});
-    CharEncoding enc{0, 0, {0, 0, 0, 0}};
+    CharEncoding enc{0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}};
     while (syms.size() > 1) {
       uint32_t best = kNone, merged = 0, m;
       size_t at = 0;
@@ -357,7 +357,10 @@ void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
       syms.erase(syms.begin() + at + 1);
     }
     enc.count = static_cast<uint32_t>(syms.size());
-    for (size_t k = 0; k < syms.size(); ++k) enc.ids[k] = syms[k].id;
+    for (size_t k = 0; k < syms.size(); ++k) {
+      enc.ids[k] = syms[k].id;
+      enc.lengths[k] = static_cast<uint8_t>(syms[k].end - syms[k].start);
+    }
     uint32_t index = static_cast<uint32_t>(char_encodings_.size());
     char_encodings_.push_back(enc);
     if (cp < 0x10000) {
@@ -436,9 +439,17 @@ void BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
     const CharEncoding* e = nullptr;
     size_t len = 1;
     if (lead >= 0x80) {
-      uint32_t cp;
-      len = utf8::decode(text.data() + i, text.data() + end, &cp);
-      e = len >= 2 ? char_encoding(cp) : nullptr;
+      // Text from a Python str is valid UTF-8; still never read past the piece.
+      len = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+      if (len == 1 || i + len > end) {
+        len = 1;
+      } else {
+        const unsigned char* p = reinterpret_cast<const unsigned char*>(text.data() + i);
+        uint32_t cp = len == 2 ? ((lead & 0x1Fu) << 6) | (p[1] & 0x3Fu)
+                    : len == 3 ? ((lead & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu)
+                               : ((lead & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+        e = char_encoding(cp);
+      }
       if (e) {
         uint32_t inner = e->max_rank_plus_one;
         bool left_ok = i == start || crossing_rank_[(static_cast<unsigned char>(text[i - 1]) << 8) | lead] >= inner;
@@ -451,9 +462,8 @@ void BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
     if (e) {
       uint32_t at = static_cast<uint32_t>(i);
       for (uint32_t k = 0; k < e->count; ++k) {
-        uint32_t stop = at + static_cast<uint32_t>(tokens_[e->ids[k]].size());
-        syms.push_back(Symbol{e->ids[k], at, stop});
-        at = stop;
+        syms.push_back(Symbol{e->ids[k], at, at + e->lengths[k]});
+        at += e->lengths[k];
       }
     } else {
       for (size_t k = i; k < i + len; ++k)

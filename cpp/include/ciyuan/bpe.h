@@ -110,6 +110,7 @@ class BpeModel {
     uint32_t max_rank_plus_one;  // highest rank merged inside the character, + 1 (0: none)
     uint32_t count;              // tokens the character encodes to on its own (1..4)
     uint32_t ids[4];
+    uint8_t lengths[4];          // their lengths in bytes
   };
   bool char_first_ = false;
   std::vector<CharEncoding> char_encodings_;

@@ -1,0 +1,90 @@
+"""``python -m ciyuan.demo`` (``make demo``): the main job end to end, with timings.
+
+Loads the GPT-4 (cl100k_base) and GPT-4o (o200k_base) vocabularies from ../shared/data,
+encodes and decodes real English and Chinese text, checks the ids against tiktoken when it is
+installed, and reports throughput.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import ciyuan
+
+SAMPLE = "ciyuan (词元) cuts text into tokens: \"Hello, world!\" -> ids -> text, exactly as tiktoken does."
+
+
+def find_shared_data() -> Optional[Path]:
+    """../shared/data next to the repository (or $CIYUAN_SHARED_DATA)."""
+    candidates = [os.environ.get("CIYUAN_SHARED_DATA", ""), Path.cwd().parent / "shared" / "data",
+                  Path.cwd() / ".." / ".." / "shared" / "data"]
+    for c in candidates:
+        if c and (Path(c) / "tokenizers" / "tiktoken").is_dir():
+            return Path(c).resolve()
+    return None
+
+
+def read_prefix(path: Path, limit: int) -> str:
+    with open(path, "rb") as f:
+        data = f.read(limit)
+    return data[: data.rfind(b"\n") + 1].decode("utf-8")
+
+
+def main() -> int:
+    data = find_shared_data()
+    if data is None:
+        print("ciyuan demo: ../shared/data (the tokenizer files and corpora) was not found; "
+              "set CIYUAN_SHARED_DATA to its path.", file=sys.stderr)
+        return 1
+    try:
+        import tiktoken
+        from tiktoken.load import load_tiktoken_bpe
+    except ImportError:
+        tiktoken = None
+    corpora = {
+        "English (Gutenberg)": data / "corpora" / "en" / "gutenberg_100mb.txt",
+        "Chinese (Jin Yong)": data / "corpora" / "zh" / "jinyong_16novels.txt",
+    }
+    texts = {name: read_prefix(path, 10_000_000) for name, path in corpora.items() if path.exists()}
+    for encoding in ("cl100k_base", "o200k_base"):
+        path = data / "tokenizers" / "tiktoken" / f"{encoding}.tiktoken"
+        start = time.perf_counter()
+        tok = ciyuan.Tokenizer.from_tiktoken(path, encoding)
+        print(f"\n== {encoding}: {tok.vocab_size:,} tokens, loaded in {time.perf_counter() - start:.2f} s")
+        enc = tok.encode(SAMPLE)
+        print(f"   text    : {SAMPLE}")
+        print(f"   tokens  : {enc.tokens[:16]} ...")
+        print(f"   ids     : {enc.ids[:16]} ...")
+        print(f"   offsets : {enc.offsets[:6]} ...")
+        assert tok.decode(enc.ids) == SAMPLE
+        reference = None
+        if tiktoken is not None:
+            reference = tiktoken.Encoding(encoding, pat_str=ciyuan.pre_tokenizers.NAMED_PATTERNS[encoding],
+                                          mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})
+        for name, text in texts.items():
+            mb = len(text.encode("utf-8")) / 1e6
+            start = time.perf_counter()
+            ids = tok.encode_ids(text)
+            seconds = time.perf_counter() - start
+            line = f"   {name}: {mb:.1f} MB -> {len(ids):,} tokens in {seconds:.2f} s ({mb / seconds:.1f} MB/s)"
+            assert tok.decode(ids) == text, "round trip failed"
+            line += ", decode(encode(x)) == x"
+            if reference is not None:
+                start = time.perf_counter()
+                same = reference.encode_ordinary(text) == ids
+                line += f", ids {'identical to' if same else 'DIFFERENT from'} tiktoken"
+                line += f" ({mb / (time.perf_counter() - start):.1f} MB/s)"
+                if not same:
+                    print(line)
+                    return 1
+            print(line)
+    print("\nDone. More: `ciyuan --help`, README.md, docs/.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
