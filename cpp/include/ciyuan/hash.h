@@ -11,6 +11,25 @@
 
 namespace ciyuan {
 
+// The first min(n, 8) bytes at p as a little-endian integer, without reading past p + n and
+// without a call to memcpy: overlapping fixed-size loads cover every length.
+inline uint64_t load_upto8(const char* p, size_t n) {
+  if (n >= 8) {
+    uint64_t k;
+    std::memcpy(&k, p, 8);
+    return k;
+  }
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return lo | (static_cast<uint64_t>(hi) << (8 * (n - 4)));
+  }
+  if (n == 0) return 0;
+  const unsigned char* u = reinterpret_cast<const unsigned char*>(p);
+  return u[0] | (static_cast<uint64_t>(u[n / 2]) << (8 * (n / 2))) | (static_cast<uint64_t>(u[n - 1]) << (8 * (n - 1)));
+}
+
 // A fast 64-bit hash of a byte string (8 bytes per step, murmur-style finaliser).
 inline uint64_t hash_bytes(const char* p, size_t n) {
   const uint64_t m = 0x9E3779B97F4A7C15ULL;
@@ -23,11 +42,7 @@ inline uint64_t hash_bytes(const char* p, size_t n) {
     p += 8;
     n -= 8;
   }
-  if (n) {
-    uint64_t k = 0;
-    std::memcpy(&k, p, n);
-    h = (h ^ (k * m)) * 0xBF58476D1CE4E5B9ULL;
-  }
+  if (n) h = (h ^ (load_upto8(p, n) * m)) * 0xBF58476D1CE4E5B9ULL;
   h ^= h >> 29;
   h *= 0x94D049BB133111EBULL;
   h ^= h >> 32;
@@ -43,7 +58,8 @@ inline uint64_t hash_u64(uint64_t x) {
   return x;
 }
 
-// Maps byte strings to uint32 values. Insert-only; keys live in one arena.
+// Maps byte strings to uint32 values. Insert-only; keys live in one arena. A slot keeps a key's
+// first 8 bytes, so short keys (most words) are checked without touching the arena.
 class BytesMap {
  public:
   static constexpr uint32_t kMissing = 0xFFFFFFFFu;
@@ -54,46 +70,46 @@ class BytesMap {
 
   // Inserts key -> value; returns false (and keeps the old value) when the key is present.
   bool insert(std::string_view key, uint32_t value) {
+    if (find(key) != kMissing) return false;
     if ((count_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
     uint64_t h = hash_bytes(key.data(), key.size());
     size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.value == kMissing) {
-        s.hash = h;
-        s.offset = arena_.size();
-        s.length = static_cast<uint32_t>(key.size());
-        s.value = value;
-        arena_.append(key.data(), key.size());
-        ++count_;
-        return true;
-      }
-      if (s.hash == h && view(s) == key) return false;
-    }
+    size_t i = h & mask;
+    while (slots_[i].value != kMissing) i = (i + 1) & mask;
+    Slot& s = slots_[i];
+    s.prefix = load_upto8(key.data(), key.size());
+    s.tag = static_cast<uint32_t>(h >> 32);
+    s.offset = static_cast<uint32_t>(arena_.size());
+    s.length = static_cast<uint32_t>(key.size());
+    s.value = value;
+    arena_.append(key.data(), key.size());
+    ++count_;
+    return true;
   }
 
   uint32_t find(const char* p, size_t n) const {
     uint64_t h = hash_bytes(p, n);
+    uint64_t prefix = load_upto8(p, n);
+    uint32_t tag = static_cast<uint32_t>(h >> 32);
     size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       const Slot& s = slots_[i];
       if (s.value == kMissing) return kMissing;
-      if (s.hash == h && s.length == n && std::memcmp(arena_.data() + s.offset, p, n) == 0)
+      if (s.tag == tag && s.length == n && s.prefix == prefix &&
+          (n <= 8 || std::memcmp(arena_.data() + s.offset + 8, p + 8, n - 8) == 0))
         return s.value;
     }
   }
   uint32_t find(std::string_view key) const { return find(key.data(), key.size()); }
 
  private:
-  struct Slot {
-    uint64_t hash = 0;
-    uint64_t offset = 0;
+  struct Slot {  // 24 bytes
+    uint64_t prefix = 0;
+    uint32_t tag = 0;
+    uint32_t offset = 0;
     uint32_t length = 0;
     uint32_t value = kMissing;
   };
-  std::string_view view(const Slot& s) const {
-    return std::string_view(arena_.data() + s.offset, s.length);
-  }
   void rehash(size_t n) {
     std::vector<Slot> old;
     old.swap(slots_);
@@ -101,7 +117,7 @@ class BytesMap {
     size_t mask = n - 1;
     for (const Slot& s : old) {
       if (s.value == kMissing) continue;
-      size_t i = s.hash & mask;
+      size_t i = hash_bytes(arena_.data() + s.offset, s.length) & mask;
       while (slots_[i].value != kMissing) i = (i + 1) & mask;
       slots_[i] = s;
     }
