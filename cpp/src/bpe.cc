@@ -477,21 +477,26 @@ void BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
 void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
                             std::vector<Token>& out) const {
   if (start >= end) return;
-  if (config_.ignore_merges) {
-    uint32_t id = whole_piece_id(text, start, end);
-    if (id != BytesMap::kMissing) {
-      out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
-      return;
-    }
-  }
   size_t n = end - start;
+  const char* p = text.data() + start;
+  bool simple_whole = config_.byte_level || config_.end_of_word_suffix.empty();
+  uint64_t hash = hash_bytes(p, n);
+  auto emit_whole = [&](uint32_t id) {
+    out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+  };
+  // Which lookup goes first only changes the cost: short pieces are mostly whole tokens (whose
+  // vocabulary slots stay warm), long ones rarely are (a memory miss in a megabyte table), so
+  // long ones ask the small per-thread cache first.
+  bool whole_first = n <= 8;
+  if (config_.ignore_merges && whole_first) {
+    uint32_t id = simple_whole ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
+    if (id != BytesMap::kMissing) return emit_whole(id);
+  }
   ThreadCache& cache = thread_cache();
   ThreadCache::PieceEntry* slot = nullptr;
-  uint64_t hash = 0;
   if (!cache.pieces.empty() && n <= kMaxCachedBytes) {
-    hash = hash_bytes(text.data() + start, n) | 1;
     slot = &cache.pieces[hash & (cache.pieces.size() - 1)];
-    if (slot->hash == hash && slot->length == n && std::memcmp(slot->bytes, text.data() + start, n) == 0) {
+    if (slot->hash == (hash | 1) && slot->length == n && std::memcmp(slot->bytes, p, n) == 0) {
       uint32_t at = static_cast<uint32_t>(start);
       for (size_t k = 0; k < slot->count; ++k) {
         out.push_back(Token{slot->ids[k], at, at + slot->token_length[k]});
@@ -499,6 +504,10 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
       }
       return;
     }
+  }
+  if (config_.ignore_merges && !whole_first) {
+    uint32_t id = simple_whole ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
+    if (id != BytesMap::kMissing) return emit_whole(id);
   }
 
   thread_local std::vector<Symbol> syms;
@@ -515,10 +524,10 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
   }
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
   if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
-    slot->hash = hash;
+    slot->hash = hash | 1;  // 0 marks an empty entry
     slot->length = static_cast<uint8_t>(n);
     slot->count = static_cast<uint8_t>(syms.size());
-    std::memcpy(slot->bytes, text.data() + start, n);
+    std::memcpy(slot->bytes, p, n);
     for (size_t k = 0; k < syms.size(); ++k) {
       slot->ids[k] = syms[k].id;
       slot->token_length[k] = static_cast<uint8_t>(syms[k].end - syms[k].start);

@@ -65,6 +65,9 @@ void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& po
                      std::vector<Token>& out) const {
   if (text.size() >= 0xFFFFFFFFull)  // token spans are 32-bit
     throw Error(ErrorKind::kInvalidInput, "a single text must be shorter than 4 GiB; split it (e.g. by lines)");
+  // Room for the usual number of tokens up front (a token per 2 bytes covers CJK text): growing
+  // the vector would copy it again and again. Reserved but untouched memory costs no RSS.
+  out.reserve(out.size() + text.size() / 2 + 16);
   bool any = false;
   for (SpecialPolicy p : policy) any |= p != SpecialPolicy::kOrdinary;
   if (!any || matcher_.empty()) {

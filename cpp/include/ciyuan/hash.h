@@ -87,8 +87,9 @@ class BytesMap {
     return true;
   }
 
-  uint32_t find(const char* p, size_t n) const {
-    uint64_t h = hash_bytes(p, n);
+  uint32_t find(const char* p, size_t n) const { return find_hashed(p, n, hash_bytes(p, n)); }
+  // find() for a caller that already has hash_bytes(p, n).
+  uint32_t find_hashed(const char* p, size_t n, uint64_t h) const {
     uint64_t prefix = load_upto8(p, n);
     uint32_t tag = static_cast<uint32_t>(h >> 32);
     size_t mask = slots_.size() - 1;

@@ -64,7 +64,7 @@ class BPE:
         unk_token: Optional[str] = None,
         fuse_unk: bool = False,
         encode_mode: str = "merges",
-        cache_capacity: int = 4096,
+        cache_capacity: int = 8192,
     ) -> None:
         if encode_mode not in _ENCODE_MODES:
             raise ModelError(f"encode_mode must be one of {_ENCODE_MODES}, not {encode_mode!r}")
