@@ -331,7 +331,7 @@ void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms) const 
 void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
   for (int b = 0; b < 256; ++b)
     if (byte_ids_[b] == BytesMap::kMissing) return;  // unknown bytes: keep the plain path
-  char_index_bmp_.assign(0x10000, kNone);
+  char_bmp_.assign(0x10000, CharEncoding{0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}});
   ThreadCache& cache = thread_cache();
   std::vector<Symbol> syms;
   // The encoding of one character on its own, and the highest rank merged on the way.
@@ -361,16 +361,14 @@ void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
       enc.ids[k] = syms[k].id;
       enc.lengths[k] = static_cast<uint8_t>(syms[k].end - syms[k].start);
     }
-    uint32_t index = static_cast<uint32_t>(char_encodings_.size());
-    char_encodings_.push_back(enc);
     if (cp < 0x10000) {
-      char_index_bmp_[cp] = index;
+      char_bmp_[cp] = enc;
     } else {
-      char_index_astral_.insert(cp, PairMap::Value{index, 0});
+      char_index_astral_.insert(cp, PairMap::Value{static_cast<uint32_t>(char_astral_.size()), 0});
+      char_astral_.push_back(enc);
     }
   };
   // Every multi-byte character of the Basic Multilingual Plane, and any other that a token holds.
-  char_encodings_.reserve(0x10000);
   for (uint32_t cp = 0x80; cp < 0x10000; ++cp)
     if (cp < 0xD800 || cp > 0xDFFF) add_char(cp);
   for (size_t id = 0; id < tokens_.size(); ++id) {
@@ -417,16 +415,13 @@ void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
   char_first_ = true;
 }
 
-const BpeModel::CharEncoding* BpeModel::char_encoding(uint32_t cp) const {
-  uint32_t index;
+inline const BpeModel::CharEncoding* BpeModel::char_encoding(uint32_t cp) const {
   if (cp < 0x10000) {
-    if (char_index_bmp_.empty()) return nullptr;
-    index = char_index_bmp_[cp];
-  } else {
-    const PairMap::Value* v = char_index_astral_.find(cp);
-    index = v ? v->rank : kNone;
+    const CharEncoding& e = char_bmp_[cp];
+    return e.count ? &e : nullptr;
   }
-  return index == kNone ? nullptr : &char_encodings_[index];
+  const PairMap::Value* v = char_index_astral_.find(cp);
+  return v ? &char_astral_[v->rank] : nullptr;
 }
 
 // The initial symbols of a byte-level piece: each multi-byte character whose two boundaries
@@ -434,8 +429,11 @@ const BpeModel::CharEncoding* BpeModel::char_encoding(uint32_t cp) const {
 void BpeModel::char_first_symbols(std::string_view text, size_t start, size_t end,
                                   std::vector<Symbol>& syms) const {
   syms.clear();
+  const unsigned char* u = reinterpret_cast<const unsigned char*>(text.data());
+  // The crossing rank of the boundary before the current character (none at the start).
+  uint32_t left_crossing = kNone;
   for (size_t i = start; i < end;) {
-    unsigned char lead = static_cast<unsigned char>(text[i]);
+    unsigned char lead = u[i];
     const CharEncoding* e = nullptr;
     size_t len = 1;
     if (lead >= 0x80) {
@@ -444,33 +442,27 @@ void BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
       if (len == 1 || i + len > end) {
         len = 1;
       } else {
-        const unsigned char* p = reinterpret_cast<const unsigned char*>(text.data() + i);
-        uint32_t cp = len == 2 ? ((lead & 0x1Fu) << 6) | (p[1] & 0x3Fu)
-                    : len == 3 ? ((lead & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu)
-                               : ((lead & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+        uint32_t cp = len == 2 ? ((lead & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)
+                    : len == 3 ? ((lead & 0x0Fu) << 12) | ((u[i + 1] & 0x3Fu) << 6) | (u[i + 2] & 0x3Fu)
+                               : ((lead & 0x07u) << 18) | ((u[i + 1] & 0x3Fu) << 12) | ((u[i + 2] & 0x3Fu) << 6) |
+                                     (u[i + 3] & 0x3Fu);
         e = char_encoding(cp);
       }
-      if (e) {
-        uint32_t inner = e->max_rank_plus_one;
-        bool left_ok = i == start || crossing_rank_[(static_cast<unsigned char>(text[i - 1]) << 8) | lead] >= inner;
-        size_t next = i + len;
-        bool right_ok = next == end || crossing_rank_[(static_cast<unsigned char>(text[next - 1]) << 8) |
-                                                      static_cast<unsigned char>(text[next])] >= inner;
-        if (!left_ok || !right_ok) e = nullptr;
-      }
     }
-    if (e) {
+    size_t next = i + len;
+    uint32_t right_crossing = next < end ? crossing_rank_[(u[next - 1] << 8) | u[next]] : kNone;
+    if (e && left_crossing >= e->max_rank_plus_one && right_crossing >= e->max_rank_plus_one) {
       uint32_t at = static_cast<uint32_t>(i);
       for (uint32_t k = 0; k < e->count; ++k) {
         syms.push_back(Symbol{e->ids[k], at, at + e->lengths[k]});
         at += e->lengths[k];
       }
     } else {
-      for (size_t k = i; k < i + len; ++k)
-        syms.push_back(Symbol{byte_ids_[static_cast<unsigned char>(text[k])], static_cast<uint32_t>(k),
-                              static_cast<uint32_t>(k + 1)});
+      for (size_t k = i; k < next; ++k)
+        syms.push_back(Symbol{byte_ids_[u[k]], static_cast<uint32_t>(k), static_cast<uint32_t>(k + 1)});
     }
-    i += len;
+    left_crossing = right_crossing;
+    i = next;
   }
 }
 

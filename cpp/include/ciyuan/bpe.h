@@ -113,9 +113,9 @@ class BpeModel {
     uint8_t lengths[4];          // their lengths in bytes
   };
   bool char_first_ = false;
-  std::vector<CharEncoding> char_encodings_;
-  std::vector<uint32_t> char_index_bmp_;  // code point < 0x10000 -> index into char_encodings_
-  PairMap char_index_astral_;             // code point -> {index, 0} for the other planes
+  std::vector<CharEncoding> char_bmp_;        // by code point < 0x10000 (count 0: none)
+  std::vector<CharEncoding> char_astral_;     // the other planes' characters found in tokens,
+  PairMap char_index_astral_;                 // by code point -> {index into char_astral_, 0}
   std::vector<uint32_t> crossing_rank_;   // [last byte of left char][first byte of right char]
   const CharEncoding* char_encoding(uint32_t cp) const;
   size_t piece_slots_ = 0;  // per-thread piece cache size (a power of two, or 0)
