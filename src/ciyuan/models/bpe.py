@@ -82,7 +82,7 @@ class BPE:
         self.cache_capacity = int(cache_capacity)
 
         self._tokens = self._tokens_by_id(vocab)
-        self._ids: Dict[bytes, int] = {t: i for i, t in enumerate(self._tokens) if t is not None}
+        self._ids_cache: Optional[Dict[bytes, int]] = None
         self._merges = [self._merge_ids(i, pair) for i, pair in enumerate(merges or ())]
         unk_id = -1
         if unk_token is not None:
@@ -94,6 +94,13 @@ class BPE:
             self._tokens, self._merges, self.byte_level, self.rank_by_token, self.ignore_merges,
             end_of_word_suffix, unk_id, self.fuse_unk, self.cache_capacity,
         )
+
+    @property
+    def _ids(self) -> Dict[bytes, int]:
+        # token bytes -> id, built on first use (loading a 200k vocabulary need not pay for it).
+        if self._ids_cache is None:
+            self._ids_cache = {t: i for i, t in enumerate(self._tokens) if t is not None}
+        return self._ids_cache
 
     # -- construction helpers -----------------------------------------------------------------
 
@@ -120,7 +127,7 @@ class BPE:
             raise ModelError("token ids must be non-negative")
         tokens: List[Optional[bytes]] = [None] * size
         for token, i in vocab.items():
-            data = self._token_bytes(token)
+            data = token if type(token) is bytes else self._token_bytes(token)
             if tokens[i] is not None:
                 raise ModelError(f"id {i} is given to both {tokens[i]!r} and {data!r}")
             tokens[i] = data
@@ -144,7 +151,7 @@ class BPE:
     @property
     def vocab_size(self) -> int:
         """Number of tokens (ids may have holes; see :attr:`id_limit`)."""
-        return len(self._ids)
+        return self.native.vocab_size
 
     @property
     def id_limit(self) -> int:
