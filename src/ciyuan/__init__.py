@@ -17,11 +17,15 @@ from ciyuan.errors import (
     UnknownIdError,
 )
 from ciyuan.tokenizer import Tokenizer
+from ciyuan import trainers
+from ciyuan import segment
+from ciyuan.textbook import BPETokenizer
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Tokenizer",
+    "BPETokenizer",
     "Encoding",
     "CiyuanError",
     "InvalidInputError",
@@ -35,4 +39,6 @@ __all__ = [
     "models",
     "normalizers",
     "pre_tokenizers",
+    "trainers",
+    "segment",
 ]

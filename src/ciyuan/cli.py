@@ -91,6 +91,13 @@ def _parser() -> argparse.ArgumentParser:
                                    "line) back to text, one output line per input line.")
     _add_common(p)
     p.add_argument("--skip-special-tokens", action="store_true", help="leave special tokens out of the text")
+
+    from ciyuan import _cli_train
+
+    _cli_train.add_commands(sub)
+    from ciyuan import _cli_segment
+
+    _cli_segment.add_commands(sub)
     return parser
 
 
@@ -194,6 +201,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``ciyuan`` command; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
+        from ciyuan import _cli_train
+
+        if args.command in _cli_train.COMMANDS:
+            _cli_train.run(args)
+            return 0
+        from ciyuan import _cli_segment
+
+        if args.command in _cli_segment.COMMANDS:
+            _cli_segment.run(args)
+            return 0
         from ciyuan.formats import load_tokenizer
 
         tok = load_tokenizer(args.tokenizer, args.pattern)

@@ -402,6 +402,72 @@ class Tokenizer:
         except (CiyuanError, KeyError, TypeError, ValueError) as e:
             raise FileFormatError(str(path), None, f"not a valid ciyuan tokenizer: {e}") from None
 
+    # -- training ------------------------------------------------------------------------------
+
+    def _train(
+        self_or_cls: Any,
+        source: Any,
+        trainer: Any = None,
+        *,
+        pre_tokenizer: Optional[Any] = "default",
+        normalizer: Optional[Normalizer] = None,
+        decoder: Optional[Decoder] = None,
+        errors: str = "strict",
+    ) -> "Tokenizer":
+        """Train a model on ``source`` and return the tokenizer that uses it.
+
+        Called on the class, it builds a new tokenizer; called on a tokenizer, it keeps that
+        tokenizer's normalizer and pre-tokenizer, replaces its model, and returns it.
+
+        Args:
+            source: a file path, a list of paths, an iterable of texts, or ``{word: count}``.
+            trainer: e.g. :class:`ciyuan.trainers.BpeTrainer` (default options if None).
+            pre_tokenizer: how to split text into words; by default ``Split("gpt2")`` for
+                byte-level training, else ``WordPunct()`` (Hugging Face's ``Whitespace``), or the
+                tokenizer's own when called on one. Any object with ``split(text) -> [(start,
+                end)]`` works; None makes each text (each line of a file) one word.
+            normalizer: optional normalizer applied before splitting.
+            decoder: default ``ByteLevel`` (byte-level) or ``BPESuffix`` (end-of-word suffix).
+            errors: invalid UTF-8 in files: ``"strict"`` (error naming file and byte) or ``"replace"``.
+
+        Example:
+            >>> from ciyuan import Tokenizer
+            >>> from ciyuan.trainers import BpeTrainer
+            >>> tok = Tokenizer.train("corpus.txt", BpeTrainer(vocab_size=32000, byte_level=True))  # doctest: +SKIP
+            >>> tok.save("tok.json")                                                                 # doctest: +SKIP
+        """
+        from ciyuan.trainers import BpeTrainer
+
+        trainer = trainer if trainer is not None else BpeTrainer()
+        if not isinstance(trainer, BpeTrainer):
+            raise TypeError(f"trainer must be a ciyuan.trainers.BpeTrainer, not {type(trainer).__name__}")
+        if trainer.end_of_word_symbol:
+            raise InvalidInputError(
+                "a Tokenizer encodes BPE with the end-of-word marker attached to the last character: "
+                "use end_of_word_suffix, or ciyuan.BPETokenizer for the separate-symbol form"
+            )
+        instance = self_or_cls if isinstance(self_or_cls, Tokenizer) else None
+        cls = type(instance) if instance is not None else self_or_cls
+        if instance is not None:
+            normalizer = normalizer if normalizer is not None else instance.normalizer
+            if isinstance(pre_tokenizer, str) and pre_tokenizer == "default":
+                pre_tokenizer = instance.pre_tokenizer
+        elif isinstance(pre_tokenizer, str) and pre_tokenizer == "default":
+            pre_tokenizer = Split("gpt2") if trainer.byte_level else pre_tokenizers.WordPunct()
+        model = trainer.train(source, pre_tokenizer, normalizer, errors=errors)
+        if trainer.lowercase:
+            lower = normalizers.Lowercase()
+            normalizer = lower if normalizer is None else normalizers.Sequence([normalizer, lower])
+        specials = {t: model.token_to_id(t) for t in trainer.special_tokens}
+        if decoder is None:
+            decoder = BPESuffix(trainer.end_of_word_suffix) if trainer.end_of_word_suffix else ByteLevel()
+        if instance is None:
+            return cls(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer, decoder=decoder,
+                       special_tokens=specials)
+        instance.__init__(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer, decoder=decoder,
+                          special_tokens=specials)
+        return instance
+
     @classmethod
     def from_tiktoken(
         cls,
@@ -437,3 +503,19 @@ class Tokenizer:
             f"pre_tokenizer={self.pre_tokenizer!r}, decoder={self.decoder!r}, "
             f"special_tokens={len(self.special_tokens)})"
         )
+
+
+class _ClassOrInstanceMethod:
+    """A method that works on the class (a new object) and on an instance (updates it)."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: Any, cls: Any) -> Any:
+        import functools
+
+        return functools.wraps(self.fn)(functools.partial(self.fn, obj if obj is not None else cls))
+
+
+Tokenizer.train = _ClassOrInstanceMethod(Tokenizer._train)  # type: ignore[assignment]

@@ -1,0 +1,326 @@
+// Bindings of Chinese word segmentation (cpp/src/segment.cc): the dictionary (SegLexicon) and
+// its segmentation calls. The GIL is released while the core runs; output words are built from
+// a per-dictionary cache of str objects, so a word the dictionary knows costs one reference
+// count instead of a UTF-8 decode (that decode used to be most of the time of `cut`).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ciyuan/errors.h"
+#include "ciyuan/pipeline.h"
+#include "ciyuan/segment.h"
+#include "ciyuan/utf8.h"
+#include "common.h"
+
+namespace nb = nanobind;
+using ciyuan::Piece;
+using ciyuan::SegMethod;
+using ciyuan::SegOptions;
+using ciyuan_bindings::utf8_view;
+
+namespace {
+
+struct GcPause {
+#if PY_VERSION_HEX >= 0x030A0000
+  int was_enabled = PyGC_Disable();
+  ~GcPause() {
+    if (was_enabled) PyGC_Enable();
+  }
+#endif
+};
+
+SegOptions options(int method, bool baseline, int max_word_len) {
+  if (method < 0 || method > 3) throw nb::value_error("method must be 0 (fmm), 1 (bmm), 2 (bimm) or 3 (dag)");
+  SegOptions o;
+  o.method = static_cast<SegMethod>(method);
+  o.baseline = baseline;
+  o.max_word_len = max_word_len;
+  return o;
+}
+
+class PyLexicon {
+ public:
+  ~PyLexicon() {
+    for (PyObject* o : word_cache_) Py_XDECREF(o);
+    for (PyObject* o : char_cache_) Py_XDECREF(o);
+  }
+
+  ciyuan::Lexicon lex;
+
+  // Sizes the caches for the current dictionary; call before word() (ids only grow).
+  void prepare() {
+    if (word_cache_.size() < lex.id_limit()) word_cache_.resize(lex.id_limit(), nullptr);
+    if (char_cache_.empty()) char_cache_.assign(0x10000, nullptr);
+  }
+
+  // A new reference to the str of piece p of `text` (after prepare()).
+  PyObject* word(const char* text, const Piece& p) {
+    PyObject* o = p.id >= 0 ? word_cache_[static_cast<size_t>(p.id)] : nullptr;
+    if (o) {  // the common case: a dictionary word seen before
+      Py_INCREF(o);
+      return o;
+    }
+    return slow_word(text, p);
+  }
+
+ private:
+  PyObject* slow_word(const char* text, const Piece& p) {
+    const size_t len = p.end - p.start;
+    PyObject** slot = nullptr;
+    if (p.id >= 0) {
+      slot = &word_cache_[static_cast<size_t>(p.id)];
+    } else if (len <= 3) {  // one BMP character (or a short ASCII run, not cached)
+      uint32_t cp;
+      const char* s = text + p.start;
+      if (ciyuan::utf8::decode(s, s + len, &cp) == len) slot = &char_cache_[cp];
+    }
+    if (slot && *slot) {
+      Py_INCREF(*slot);
+      return *slot;
+    }
+    PyObject* o = PyUnicode_DecodeUTF8(text + p.start, static_cast<Py_ssize_t>(len), "strict");
+    if (!o) throw nb::python_error();
+    if (slot) {
+      Py_INCREF(o);
+      *slot = o;
+    }
+    return o;
+  }
+
+
+ public:
+  nb::list words(std::string_view text, const std::vector<Piece>& pieces) {
+    prepare();
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(pieces.size()));
+    if (!list) throw nb::python_error();
+    nb::list result = nb::steal<nb::list>(list);
+    GcPause pause;
+    for (size_t i = 0; i < pieces.size(); ++i)
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), word(text.data(), pieces[i]));
+    return result;
+  }
+
+ private:
+  std::vector<PyObject*> word_cache_;  // word id -> str
+  std::vector<PyObject*> char_cache_;  // BMP code point -> str, for unmatched characters
+};
+
+// Character index of byte offsets asked for in increasing order (the pieces come in text
+// order), in one pass over the text.
+class CharCounter {
+ public:
+  CharCounter(std::string_view text, bool ascii) : text_(text), ascii_(ascii) {}
+  size_t at(size_t byte) {
+    if (ascii_) return byte;
+    for (; byte_ < byte; ++byte_) chr_ += (static_cast<unsigned char>(text_[byte_]) & 0xC0) != 0x80;
+    return chr_;
+  }
+
+ private:
+  std::string_view text_;
+  bool ascii_;
+  size_t byte_ = 0, chr_ = 0;
+};
+
+// Segments text chunk by chunk (about 1 MB each, cut after a '\n', ' ' or '\t', where the
+// segmenter starts afresh anyway, so the words are those of one call) and hands each chunk's
+// pieces, with offsets into the whole text, to fn with the GIL held. The pieces of a 26 MB
+// text would take 80 MB; a chunk's stay in cache.
+template <typename Fn>
+void segment_chunked(const ciyuan::SegIndex& idx, std::string_view t, const SegOptions& o, Fn&& fn) {
+  constexpr size_t kChunk = 1 << 20, kShortText = 4096;
+  std::vector<Piece> pieces;
+  size_t a = 0;
+  while (a < t.size()) {
+    size_t b = t.size();
+    if (t.size() - a > 2 * kChunk) {
+      size_t c = a + kChunk;
+      while (c < t.size() && t[c] != '\n' && t[c] != ' ' && t[c] != '\t') ++c;
+      b = c < t.size() ? c + 1 : t.size();
+    }
+    pieces.clear();
+    auto run = [&] {
+      ciyuan::segment(idx, t.substr(a, b - a), o, pieces);
+      for (Piece& p : pieces) {
+        p.start += static_cast<uint32_t>(a);
+        p.end += static_cast<uint32_t>(a);
+      }
+    };
+    if (b - a < kShortText) {
+      run();  // a short line: releasing the GIL would cost more than it frees
+    } else {
+      nb::gil_scoped_release release;
+      run();
+    }
+    fn(pieces);
+    a = b;
+  }
+}
+
+PyObject* py_int(size_t v) {
+  PyObject* o = PyLong_FromSize_t(v);
+  if (!o) throw nb::python_error();
+  return o;
+}
+
+}  // namespace
+
+void register_segment(nb::module_& m) {
+  nb::class_<PyLexicon>(m, "SegLexicon", "A Chinese word segmentation dictionary (native part of ciyuan.segment.Dictionary).")
+      .def(nb::init<>())
+      .def(
+          "load",
+          [](PyLexicon& self, nb::bytes data, bool strict) {
+            std::vector<ciyuan::DictEntry> entries;
+            std::vector<ciyuan::DictLineError> errors;
+            {
+              nb::gil_scoped_release release;
+              ciyuan::parse_dictionary(std::string_view(data.c_str(), data.size()), entries, errors);
+              if (!strict || errors.empty()) {
+                self.lex.reserve(entries.size());
+                for (const auto& e : entries) self.lex.add(e.word, e.freq, e.has_freq);
+              }
+            }
+            nb::list out;
+            for (const auto& e : errors) out.append(nb::make_tuple(e.line, e.message));
+            return out;
+          },
+          nb::arg("data"), nb::arg("strict"),
+          "Parse dictionary text and add its words (all, or none when strict and a line is bad).\n"
+          "Returns the bad lines as (line_number, reason).")
+      .def("add",
+           [](PyLexicon& self, nb::handle word, int64_t freq, bool has_freq) {
+             return self.lex.add(utf8_view(word), freq, has_freq);
+           })
+      .def("remove", [](PyLexicon& self, nb::handle word) { return self.lex.remove(utf8_view(word)); })
+      .def("freq", [](const PyLexicon& self, nb::handle word) { return self.lex.freq(utf8_view(word)); })
+      .def("__len__", [](const PyLexicon& self) { return self.lex.size(); })
+      .def_prop_ro("total", [](const PyLexicon& self) { return self.lex.total(); })
+      .def_prop_ro("has_frequencies", [](const PyLexicon& self) { return self.lex.has_frequencies(); })
+      .def_prop_ro("max_word_chars",
+                   [](const PyLexicon& self) {
+                     nb::gil_scoped_release release;
+                     return self.lex.max_word_chars();
+                   })
+      .def(
+          "build",
+          [](const PyLexicon& self, bool backward) {
+            nb::gil_scoped_release release;
+            auto idx = self.lex.index();
+            return idx->forward.memory_bytes() + (backward ? idx->backward().memory_bytes() : 0);
+          },
+          nb::arg("backward") = false,
+          "Build the search index now (it is otherwise built by the first segmentation after a\n"
+          "change), with the backward trie (BMM, BiMM) too if asked; returns its size in bytes.")
+      .def("entries",
+           [](const PyLexicon& self) {
+             nb::list out;
+             for (const auto& e : self.lex.entries())
+               out.append(nb::make_tuple(nb::str(e.first.data(), e.first.size()), e.second));
+             return out;
+           })
+      .def(
+          "cut",
+          [](PyLexicon& self, nb::handle text, int method, bool baseline, int max_word_len) {
+            const SegOptions o = options(method, baseline, max_word_len);
+            const std::string_view t = utf8_view(text);
+            if (t.size() >= UINT32_MAX) throw nb::value_error("text too long to segment in one call (4 GB)");
+            // Building the index (after an edit) can take a while: without the GIL.
+            std::shared_ptr<const ciyuan::SegIndex> idx = self.lex.cached_index();
+            if (!idx) {
+              nb::gil_scoped_release release;
+              idx = self.lex.index();
+            }
+            nb::list out;
+            GcPause pause;
+            self.prepare();
+            segment_chunked(*idx, t, o, [&](const std::vector<Piece>& pieces) {
+              for (const Piece& p : pieces) {
+                PyObject* w = self.word(t.data(), p);
+                const int rc = PyList_Append(out.ptr(), w);
+                Py_DECREF(w);
+                if (rc != 0) throw nb::python_error();
+              }
+            });
+            return out;
+          },
+          nb::arg("text"), nb::arg("method"), nb::arg("baseline"), nb::arg("max_word_len"),
+          "The words of text.")
+      .def(
+          "cut_spans",
+          [](PyLexicon& self, nb::handle text, int method, bool baseline, int max_word_len, bool with_words) {
+            const SegOptions o = options(method, baseline, max_word_len);
+            const std::string_view t = utf8_view(text);
+            if (t.size() >= UINT32_MAX) throw nb::value_error("text too long to segment in one call (4 GB)");
+            std::shared_ptr<const ciyuan::SegIndex> idx;
+            {
+              nb::gil_scoped_release release;
+              idx = self.lex.index();
+            }
+            nb::list result;
+            GcPause pause;
+            self.prepare();
+            CharCounter chars(t, ciyuan_bindings::is_ascii(text));
+            segment_chunked(*idx, t, o, [&](const std::vector<Piece>& pieces) {
+              for (const Piece& p : pieces) {
+                const size_t s = chars.at(p.start), e = chars.at(p.end);
+                PyObject* tup = PyTuple_New(with_words ? 3 : 2);
+                if (!tup) throw nb::python_error();
+                nb::object owner = nb::steal(tup);
+                size_t k = 0;
+                if (with_words) PyTuple_SET_ITEM(tup, k++, self.word(t.data(), p));
+                PyTuple_SET_ITEM(tup, k++, py_int(s));
+                PyTuple_SET_ITEM(tup, k, py_int(e));
+                if (PyList_Append(result.ptr(), tup) != 0) throw nb::python_error();
+              }
+            });
+            return result;
+          },
+          nb::arg("text"), nb::arg("method"), nb::arg("baseline"), nb::arg("max_word_len"), nb::arg("with_words"),
+          "The words of text as (word, start, end), or (start, end) without words; character offsets.")
+      .def(
+          "cut_batch",
+          [](PyLexicon& self, nb::handle texts, int method, bool baseline, int max_word_len, int threads) {
+            const SegOptions o = options(method, baseline, max_word_len);
+            std::vector<nb::object> owners;
+            std::vector<std::string_view> views;
+            for (nb::handle t : texts) {
+              owners.push_back(nb::borrow(t));
+              views.push_back(utf8_view(t));
+            }
+            std::vector<std::vector<Piece>> pieces(views.size());
+            {
+              nb::gil_scoped_release release;
+              auto idx = self.lex.index();
+              ciyuan::parallel_for(views.size(), threads,
+                                   [&](size_t i) { ciyuan::segment(*idx, views[i], o, pieces[i]); });
+            }
+            nb::list out;
+            for (size_t i = 0; i < views.size(); ++i) out.append(self.words(views[i], pieces[i]));
+            return out;
+          },
+          nb::arg("texts"), nb::arg("method"), nb::arg("baseline"), nb::arg("max_word_len"), nb::arg("threads"),
+          "The words of each text; texts are spread over threads (<= 0: all cores).")
+      .def(
+          "segment_lines",
+          [](PyLexicon& self, nb::bytes data, int method, bool baseline, int max_word_len, int threads) {
+            const SegOptions o = options(method, baseline, max_word_len);
+            const std::string_view t(data.c_str(), data.size());
+            std::string out;
+            {
+              nb::gil_scoped_release release;
+              const size_t bad = ciyuan::utf8::validate(t.data(), t.size());
+              if (bad != t.size())
+                throw ciyuan::Error(ciyuan::ErrorKind::kInvalidInput, "invalid UTF-8 at byte " + std::to_string(bad));
+              auto idx = self.lex.index();
+              ciyuan::segment_lines(*idx, t, o, threads, out);
+            }
+            return nb::bytes(out.data(), out.size());
+          },
+          nb::arg("data"), nb::arg("method"), nb::arg("baseline"), nb::arg("max_word_len"), nb::arg("threads"),
+          "Segment every line of UTF-8 data; the words separated by spaces, one line per input line.");
+}

@@ -1,0 +1,709 @@
+// Chinese word segmentation: maximum matching (FMM, BMM, BiMM) and the DAG method.
+// See segment.h for the algorithms and their cost.
+#include "ciyuan/segment.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "ciyuan/errors.h"
+#include "ciyuan/hash.h"
+#include "ciyuan/pipeline.h"
+#include "ciyuan/utf8.h"
+
+// The hot loops below push millions of pieces; GCC otherwise leaves vector::push_back out of
+// line there (a call per word).
+#if defined(__GNUC__)
+#define CIYUAN_FLATTEN __attribute__((flatten))
+#else
+#define CIYUAN_FLATTEN
+#endif
+
+namespace ciyuan {
+
+namespace {
+
+inline bool is_cont(unsigned char b) { return (b & 0xC0) == 0x80; }
+
+// Length of the (valid) UTF-8 sequence that starts with lead byte b.
+inline size_t char_len(unsigned char b) { return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4; }
+
+// Byte length of the whitespace character at s[i] (valid UTF-8), or 0 when it is not one.
+// Whitespace is Python's str.isspace() set (so it means the same here and in the Python layer):
+// U+0009-000D, U+001C-0020, U+0085, U+00A0, U+1680, U+2000-200A, U+2028, U+2029, U+202F,
+// U+205F, U+3000, tested on the bytes so that CJK text (lead bytes E4..E9) costs one comparison
+// per character.
+inline size_t space_len(const unsigned char* s, size_t i, size_t n) {
+  const unsigned char b = s[i];
+  if (b < 0x80) return ((b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x20)) ? 1 : 0;
+  if (b == 0xC2) return (i + 1 < n && (s[i + 1] == 0x85 || s[i + 1] == 0xA0)) ? 2 : 0;
+  if (b < 0xE1 || b > 0xE3 || i + 2 >= n) return 0;
+  const unsigned char c1 = s[i + 1], c2 = s[i + 2];
+  if (b == 0xE1) return (c1 == 0x9A && c2 == 0x80) ? 3 : 0;  // U+1680
+  if (b == 0xE3) return (c1 == 0x80 && c2 == 0x80) ? 3 : 0;  // U+3000
+  if (c1 == 0x80) return (c2 <= 0x8A || c2 == 0xA8 || c2 == 0xA9 || c2 == 0xAF) ? 3 : 0;  // U+2000..
+  return (c1 == 0x81 && c2 == 0x9F) ? 3 : 0;                                              // U+205F
+}
+
+inline bool is_ascii_alnum(uint32_t c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// jieba's re_han_default: [\u4E00-\u9FD5a-zA-Z0-9+#&\._%\-]. Its DAG runs inside such blocks.
+inline bool is_jieba_block(uint32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FD5) || is_ascii_alnum(c) || c == '+' || c == '#' || c == '&' || c == '.' ||
+         c == '_' || c == '%' || c == '-';
+}
+
+// The code point at s[i] of valid UTF-8 (no checks: callers validated the text), and its length.
+inline uint32_t cp_at(const unsigned char* s, size_t i, size_t* len) {
+  const unsigned b = s[i];
+  if (b < 0x80) {
+    *len = 1;
+    return b;
+  }
+  if (b < 0xE0) {
+    *len = 2;
+    return ((b & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
+  }
+  if (b < 0xF0) {
+    *len = 3;
+    return ((b & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
+  }
+  *len = 4;
+  return ((b & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
+}
+
+// Segments one text. Each run of characters (between whitespace, or one jieba block) is first
+// decoded into trie labels and byte offsets, once: the matching loops then read one label per
+// step instead of decoding UTF-8 and looking up the label again at every word start (FMM
+// reads most characters twice, BMM would also have to scan back over continuation bytes).
+// Matching writes its words into a scratch array through a local pointer (no capacity check
+// and no reload of vector fields after each store) and appends them in one copy. The scratch
+// arrays live as long as the Segmenter, so a caller segmenting many lines reuses them.
+class Segmenter {
+ public:
+  Segmenter(const SegIndex& index, const SegOptions& options)
+      : idx_(index),
+        opt_(options),
+        limit_(options.max_word_len > 0 && options.max_word_len < index.max_word_chars
+                   ? static_cast<size_t>(options.max_word_len)
+                   : SIZE_MAX / 2) {}
+
+  void run(std::string_view text, std::vector<Piece>& out) {
+    s_ = reinterpret_cast<const unsigned char*>(text.data());
+    n_ = text.size();
+    out_ = &out;
+    // At most one label per byte, plus the end offset.
+    if (codes_.size() < n_ + 1) {
+      codes_.resize(n_ + 1);
+      pos_.resize(n_ + 1);
+    }
+    const size_t first = out.size();
+    if (opt_.method == SegMethod::kDag && !opt_.baseline) {
+      jieba_blocks();
+    } else {
+      whitespace_runs();
+    }
+    if (!opt_.baseline) merge_alnum(first);
+  }
+
+ private:
+  void emit(size_t a, size_t b, int32_t id) {
+    out_->push_back({static_cast<uint32_t>(a), static_cast<uint32_t>(b), id});
+  }
+
+  // The label of the character at byte i (stored at codes_[m], its offset at pos_[m]); returns
+  // its byte length. Three-byte characters (all of CJK) take the short path.
+  size_t put_char(size_t m, size_t i) {
+    const unsigned char b = s_[i];
+    pos_[m] = static_cast<uint32_t>(i);
+    if (b >= 0xE0 && b < 0xF0) {
+      const uint32_t cp = ((b & 0x0Fu) << 12) | ((s_[i + 1] & 0x3Fu) << 6) | (s_[i + 2] & 0x3Fu);
+      const uint16_t c = idx_.bmp_code[cp];
+      codes_[m] = c != SegIndex::kLookAside ? c : idx_.code(cp);
+      return 3;
+    }
+    size_t len;
+    codes_[m] = idx_.code(cp_at(s_, i, &len));
+    return len;
+  }
+
+  // Segments the labels r..m (a run that ends at byte e).
+  void flush(size_t r, size_t m, size_t e) {
+    if (m == r) return;
+    pos_[m] = static_cast<uint32_t>(e);
+    method(r, m - r);
+  }
+
+  // Maximal runs without whitespace are segmented on their own; whitespace is dropped
+  // (baseline) or one word per character.
+  CIYUAN_FLATTEN void whitespace_runs() {
+    size_t i = 0, m = 0, r = 0;  // byte; labels stored; first label of the current run
+    while (i < n_) {
+      if (s_[i] < 0xE4) {  // lead bytes E4.. (CJK and beyond) are never whitespace
+        const size_t len = space_len(s_, i, n_);
+        if (len != 0) {
+          flush(r, m, i);
+          r = m;
+          if (!opt_.baseline) emit(i, i + len, -1);
+          i += len;
+          continue;
+        }
+      }
+      i += put_char(m++, i);
+    }
+    flush(r, m, n_);
+  }
+
+  // jieba's cut(): the DAG inside blocks of [\u4E00-\u9FD5a-zA-Z0-9+#&._%-]; every other
+  // character is a word of its own, except that "\r\n" stays together.
+  CIYUAN_FLATTEN void jieba_blocks() {
+    size_t i = 0, m = 0, r = 0;
+    while (i < n_) {
+      size_t len;
+      const uint32_t c = cp_at(s_, i, &len);
+      if (is_jieba_block(c)) {
+        i += put_char(m++, i);
+        continue;
+      }
+      flush(r, m, i);
+      r = m;
+      if (c == '\r' && i + 1 < n_ && s_[i + 1] == '\n') {
+        emit(i, i + 2, -1);
+        i += 2;
+      } else {
+        emit(i, i + len, -1);
+        i += len;
+      }
+    }
+    flush(r, m, n_);
+  }
+
+  // Segments the n labels from r (pos_[r + n] is the run's end).
+  void method(size_t r, size_t n) {
+    const uint32_t* c = codes_.data() + r;
+    const uint32_t* pos = pos_.data() + r;
+    if (tmp_size_ < 2 * n) {
+      tmp_size_ = std::max(2 * n, size_t{4096});
+      tmp_.reset(new Piece[tmp_size_]);
+    }
+    Piece* a = tmp_.get();
+    switch (opt_.method) {
+      case SegMethod::kForward: {
+        out_->insert(out_->end(), a, fmm(c, pos, n, a));
+        break;
+      }
+      case SegMethod::kBackward: {
+        out_->insert(out_->end(), bmm(c, pos, n, a + n), a + n);
+        break;
+      }
+      case SegMethod::kBidirectional: {
+        // Forward words at a[0..), backward words at a[..2n) (written from the end).
+        Piece* const f_end = fmm(c, pos, n, a);
+        Piece* const b_begin = bmm(c, pos, n, a + 2 * n);
+        const size_t nf = static_cast<size_t>(f_end - a), nb = static_cast<size_t>(a + 2 * n - b_begin);
+        const bool take_forward = nf < nb || (nf == nb && singles(a, f_end) < singles(b_begin, a + 2 * n));
+        if (take_forward) {
+          out_->insert(out_->end(), a, f_end);
+        } else {
+          out_->insert(out_->end(), b_begin, a + 2 * n);
+        }
+        break;
+      }
+      case SegMethod::kDag: dag(c, pos, n); break;
+    }
+  }
+
+  // Forward maximum matching over n labels: from the left, the longest word (or one
+  // character), repeat. Writes the words from w on; returns the end.
+  CIYUAN_FLATTEN Piece* fmm(const uint32_t* c, const uint32_t* pos, size_t n, Piece* w) const {
+    const DoubleArrayTrie::Node* nodes = idx_.forward.data();
+    const uint64_t* pairs = idx_.forward_pairs.data();
+    size_t k = 0;
+    while (k < n) {
+      size_t best = k + 1;
+      int32_t best_id = -1;
+      int32_t node = DoubleArrayTrie::child_of(nodes, DoubleArrayTrie::kRoot, c[k]);
+      if (node >= 0) {
+        best_id = nodes[node].value;
+        const size_t stop = std::min(n, k + limit_);
+        size_t j = k + 1;
+        // Most words are one or two characters: the pair table settles the second step of
+        // common characters without touching the trie.
+        if (j < stop && SegIndex::pair_may_follow(pairs, c[k], c[j])) {
+          while (j < stop) {
+            node = DoubleArrayTrie::child_of(nodes, node, c[j]);
+            if (node < 0) break;
+            ++j;
+            const int32_t id = nodes[node].value;
+            if (id >= 0) {
+              best = j;
+              best_id = id;
+            }
+          }
+        }
+      }
+      *w++ = {pos[k], pos[best], best_id};
+      k = best;
+    }
+    return w;
+  }
+
+  // Backward maximum matching: the mirror image, over the trie of reversed words. Writes the
+  // words backwards, ending at w_end; returns their start.
+  CIYUAN_FLATTEN Piece* bmm(const uint32_t* c, const uint32_t* pos, size_t n, Piece* w) const {
+    const DoubleArrayTrie::Node* nodes = idx_.backward().data();
+    const uint64_t* pairs = idx_.backward_pairs.data();
+    size_t k = n;  // the word ends before character k
+    while (k > 0) {
+      size_t best = k - 1;
+      int32_t best_id = -1;
+      int32_t node = DoubleArrayTrie::child_of(nodes, DoubleArrayTrie::kRoot, c[k - 1]);
+      if (node >= 0) {
+        best_id = nodes[node].value;
+        const size_t stop = k > limit_ ? k - limit_ : 0;
+        size_t j = k - 1;  // the word starts at character j
+        if (j > stop && SegIndex::pair_may_follow(pairs, c[k - 1], c[j - 1])) {
+          while (j > stop) {
+            node = DoubleArrayTrie::child_of(nodes, node, c[j - 1]);
+            if (node < 0) break;
+            --j;
+            const int32_t id = nodes[node].value;
+            if (id >= 0) {
+              best = j;
+              best_id = id;
+            }
+          }
+        }
+      }
+      *--w = {pos[best], pos[k], best_id};
+      k = best;
+    }
+    return w;
+  }
+
+  size_t singles(const Piece* p, const Piece* end) const {
+    size_t k = 0;
+    for (; p < end; ++p) k += (p->end - p->start) == char_len(s_[p->start]);
+    return k;
+  }
+
+  // jieba's max-probability path: route[k] = max over words w = text[k:x] of
+  // logp(w) + route[x], ties to the larger x; a character with no word is a word of its own
+  // with log(1) - log(total), exactly as jieba computes it.
+  CIYUAN_FLATTEN void dag(const uint32_t* c, const uint32_t* pos, size_t n) {
+    const DoubleArrayTrie::Node* nodes = idx_.forward.data();
+    const uint64_t* pairs = idx_.forward_pairs.data();
+    const double* logp = idx_.logp.data();
+    route_.resize(n + 1);
+    next_.resize(n);
+    ids_.resize(n);
+    double* route = route_.data();
+    route[n] = 0.0;
+    const double fallback = 0.0 - idx_.log_total;
+    for (size_t k = n; k-- > 0;) {
+      size_t best_x = 0;
+      double best = 0.0;
+      int32_t best_id = -1;
+      const size_t stop = std::min(n, k + limit_);
+      int32_t node = DoubleArrayTrie::kRoot;
+      for (size_t x = k; x < stop;) {
+        if (x == k + 1 && !SegIndex::pair_may_follow(pairs, c[k], c[x])) break;
+        node = DoubleArrayTrie::child_of(nodes, node, c[x]);
+        if (node < 0) break;
+        ++x;
+        const int32_t id = nodes[node].value;
+        if (id >= 0) {
+          const double lp = logp[id];
+          if (lp != SegIndex::kNoEdge) {
+            const double v = lp + route[x];
+            if (best_x == 0 || v >= best) {  // x grows, so >= sends ties to the longer word
+              best = v;
+              best_x = x;
+              best_id = id;
+            }
+          }
+        }
+      }
+      if (best_x == 0) {
+        best = fallback + route[k + 1];
+        best_x = k + 1;
+      }
+      route[k] = best;
+      next_[k] = static_cast<uint32_t>(best_x);
+      ids_[k] = best_id;
+    }
+    for (size_t k = 0; k < n; k = next_[k]) emit(pos[k], pos[next_[k]], ids_[k]);
+  }
+
+  // Single ASCII letters and digits next to each other become one word (jieba's rule).
+  void merge_alnum(size_t first) {
+    std::vector<Piece>& out = *out_;
+    // Find the first pair to join; most Chinese text has none, and then nothing moves.
+    const size_t n = out.size();
+    auto single_alnum = [this](const Piece& p) { return p.end - p.start == 1 && is_ascii_alnum(s_[p.start]); };
+    size_t r = first + 1;
+    while (r < n && !(single_alnum(out[r]) && single_alnum(out[r - 1]))) ++r;
+    if (r >= n) return;
+    size_t w = r;  // out[w - 1] is the last piece kept; out[r] joins it
+    bool prev_alnum = true;
+    for (; r < n; ++r) {
+      const Piece p = out[r];
+      const bool alnum = single_alnum(p);
+      if (alnum && prev_alnum) {
+        out[w - 1].end = p.end;
+        out[w - 1].id = -1;
+        continue;
+      }
+      out[w++] = p;
+      prev_alnum = alnum;
+    }
+    out.resize(w);
+  }
+
+  const SegIndex& idx_;
+  SegOptions opt_;
+  size_t limit_;  // the longest word to match, in characters
+  const unsigned char* s_ = nullptr;
+  size_t n_ = 0;
+  std::vector<Piece>* out_ = nullptr;
+  std::vector<uint32_t> codes_, pos_;  // labels and byte offsets of the text's characters
+  std::unique_ptr<Piece[]> tmp_;       // words of the current run (2 per character: BiMM)
+  size_t tmp_size_ = 0;
+  std::vector<uint32_t> next_;
+  std::vector<double> route_;
+  std::vector<int32_t> ids_;
+};
+
+bool is_ascii_space_tab(char c) { return c == ' ' || c == '\t'; }
+
+bool is_ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+bool all_letters(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return false;
+  return true;
+}
+
+}  // namespace
+
+void segment(const SegIndex& index, std::string_view text, const SegOptions& options, std::vector<Piece>& out) {
+  if (text.size() >= UINT32_MAX)
+    throw Error(ErrorKind::kInvalidInput, "text too long to segment in one call (4 GB); split it into lines");
+  // Words average about two characters: reserving avoids most regrowth of a large output.
+  out.reserve(out.size() + text.size() / 5 + 16);
+  Segmenter(index, options).run(text, out);
+}
+
+void segment_lines(const SegIndex& index, std::string_view text, const SegOptions& options, int threads,
+                   std::string& out) {
+  // Chunks of whole lines, about 256 KB each, segmented in parallel and joined in order.
+  std::vector<std::pair<size_t, size_t>> chunks;
+  const size_t target = 256 * 1024;
+  for (size_t a = 0; a < text.size();) {
+    size_t b = std::min(text.size(), a + target);
+    if (b < text.size()) {
+      const size_t nl = text.find('\n', b);
+      b = nl == std::string_view::npos ? text.size() : nl + 1;
+    }
+    chunks.emplace_back(a, b);
+    a = b;
+  }
+  // A chunk's output is at most twice its bytes (a space after every byte) plus a newline per
+  // line: each thread writes into a buffer that large, with no bounds checks per word.
+  std::vector<std::unique_ptr<char[]>> parts(chunks.size());
+  std::vector<size_t> sizes(chunks.size(), 0);
+  parallel_for(chunks.size(), threads, [&](size_t c) {
+    std::vector<Piece> pieces;
+    Segmenter seg(index, options);
+    size_t a = chunks[c].first;
+    const size_t end = chunks[c].second;
+    parts[c].reset(new char[3 * (end - a) + 16]);
+    char* o = parts[c].get();
+    char* w = o;
+    while (a < end) {
+      size_t nl = text.find('\n', a);
+      if (nl == std::string_view::npos || nl >= end) nl = end;
+      const std::string_view line = text.substr(a, nl - a);
+      pieces.clear();
+      seg.run(line, pieces);
+      char* const line_start = w;
+      const unsigned char* bytes = reinterpret_cast<const unsigned char*>(line.data());
+      for (const Piece& p : pieces) {
+        const size_t len = p.end - p.start;
+        if (p.id < 0 && space_len(bytes, p.start, line.size()) != 0) continue;  // whitespace words
+        if (w != line_start) *w++ = ' ';
+        std::memcpy(w, line.data() + p.start, len);
+        w += len;
+      }
+      *w++ = '\n';
+      a = nl + 1;
+    }
+    sizes[c] = static_cast<size_t>(w - o);
+  });
+  size_t total = out.size();
+  for (size_t z : sizes) total += z;
+  out.reserve(total);
+  for (size_t c = 0; c < parts.size(); ++c) out.append(parts[c].get(), sizes[c]);
+}
+
+void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, std::vector<DictLineError>& errors) {
+  size_t pos = 0, line_no = 0;
+  std::vector<std::string_view> fields;
+  // Valid files (nearly all) are checked in one pass; only a bad one is checked line by line,
+  // for the line numbers.
+  const bool valid = utf8::validate(data.data(), data.size()) == data.size();
+  while (pos < data.size()) {
+    size_t nl = data.find('\n', pos);
+    if (nl == std::string_view::npos) nl = data.size();
+    std::string_view line = data.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (line_no == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+    // Surrounding ASCII whitespace (and the '\r' of CRLF files) is not part of the entry.
+    while (!line.empty() && is_ascii_space(line.back())) line.remove_suffix(1);
+    while (!line.empty() && is_ascii_space(line.front())) line.remove_prefix(1);
+    if (line.empty()) continue;
+    const size_t bad = valid ? line.size() : utf8::validate(line.data(), line.size());
+    if (bad != line.size()) {
+      errors.push_back({line_no, "invalid UTF-8 at byte " + std::to_string(bad) + " of the line"});
+      continue;
+    }
+    fields.clear();
+    for (size_t i = 0; i < line.size();) {
+      while (i < line.size() && is_ascii_space_tab(line[i])) ++i;
+      size_t j = i;
+      while (j < line.size() && !is_ascii_space_tab(line[j])) ++j;
+      if (j > i) fields.push_back(line.substr(i, j - i));
+      i = j;
+    }
+    DictEntry e{std::string(fields[0]), 1, false};
+    if (fields.size() > 3) {
+      errors.push_back({line_no, "expected 'word', 'word freq' or 'word freq tag', got " +
+                                     std::to_string(fields.size()) + " fields (words cannot contain spaces)"});
+      continue;
+    }
+    if (fields.size() >= 2) {
+      if (all_digits(fields[1])) {
+        if (fields[1].size() > 15) {
+          errors.push_back({line_no, "frequency " + std::string(fields[1]) + " is too large"});
+          continue;
+        }
+        int64_t f = 0;
+        for (char c : fields[1]) f = f * 10 + (c - '0');  // all digits, at most 15 of them
+        e.freq = f;
+        e.has_freq = true;
+      } else if (!(fields.size() == 2 && all_letters(fields[1]))) {
+        errors.push_back({line_no, "frequency must be a non-negative integer, got '" + std::string(fields[1]) +
+                                       "' (expected 'word', 'word freq' or 'word freq tag')"});
+        continue;
+      }
+    }
+    entries.push_back(std::move(e));
+  }
+}
+
+int32_t Lexicon::add(std::string_view word, int64_t freq, bool has_freq) {
+  if (word.empty()) throw Error(ErrorKind::kInvalidInput, "a dictionary word cannot be empty");
+  if (freq < 0) throw Error(ErrorKind::kInvalidInput, "a word frequency cannot be negative");
+  if (!has_freq) freq = 1;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint32_t found = ids_.find(word);
+  int32_t id;
+  if (found != BytesMap::kMissing) {
+    id = static_cast<int32_t>(found);
+    const size_t k = found;
+    if (alive_[k]) {
+      total_ -= freqs_[k];
+      with_freq_ -= has_freq_[k];
+    } else {
+      alive_[k] = 1;
+      ++live_;
+    }
+    freqs_[k] = freq;
+    has_freq_[k] = has_freq;
+  } else {
+    if (words_.size() >= static_cast<size_t>(INT32_MAX))
+      throw Error(ErrorKind::kModel, "too many dictionary words");
+    id = static_cast<int32_t>(words_.size());
+    words_.emplace_back(word);
+    freqs_.push_back(freq);
+    alive_.push_back(1);
+    has_freq_.push_back(has_freq);
+    ids_.insert(word, static_cast<uint32_t>(id));
+    ++live_;
+  }
+  total_ += freq;
+  with_freq_ += has_freq;
+  index_.reset();
+  return id;
+}
+
+void Lexicon::reserve(size_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  words_.reserve(words_.size() + n);
+  freqs_.reserve(words_.size() + n);
+  alive_.reserve(words_.size() + n);
+  has_freq_.reserve(words_.size() + n);
+}
+
+bool Lexicon::remove(std::string_view word) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint32_t k = ids_.find(word);
+  if (k == BytesMap::kMissing || !alive_[k]) return false;
+  alive_[k] = 0;
+  --live_;
+  total_ -= freqs_[k];
+  with_freq_ -= has_freq_[k];
+  index_.reset();
+  return true;
+}
+
+int64_t Lexicon::freq(std::string_view word) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint32_t k = ids_.find(word);
+  if (k == BytesMap::kMissing || !alive_[k]) return -1;
+  return freqs_[k];
+}
+
+int Lexicon::max_word_chars() const { return index()->max_word_chars; }
+
+std::vector<std::pair<std::string, int64_t>> Lexicon::entries() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::pair<std::string, int64_t>> out;
+  out.reserve(live_);
+  for (size_t k = 0; k < words_.size(); ++k)
+    if (alive_[k]) out.emplace_back(words_[k], freqs_[k]);
+  return out;
+}
+
+const DoubleArrayTrie& SegIndex::backward() const {
+  std::call_once(backward_once_, [this] {
+    // Every key reversed, ordered by its reversed labels.
+    std::vector<uint32_t> rev(labels.size());
+    for (size_t k = 0; k + 1 < starts.size(); ++k) {
+      const size_t a = starts[k], b = starts[k + 1];
+      for (size_t i = a; i < b; ++i) rev[i] = labels[a + b - 1 - i];
+    }
+    std::vector<size_t> order(ids.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      return std::lexicographical_compare(rev.begin() + static_cast<std::ptrdiff_t>(starts[x]),
+                                          rev.begin() + static_cast<std::ptrdiff_t>(starts[x + 1]),
+                                          rev.begin() + static_cast<std::ptrdiff_t>(starts[y]),
+                                          rev.begin() + static_cast<std::ptrdiff_t>(starts[y + 1]));
+    });
+    backward_.build(rev, starts, order, ids, alphabet);
+  });
+  return backward_;
+}
+
+std::shared_ptr<const SegIndex> Lexicon::index() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (index_) return index_;
+  auto idx = std::make_shared<SegIndex>();
+  std::vector<int32_t> order;
+  order.reserve(live_);
+  for (size_t k = 0; k < words_.size(); ++k)
+    if (alive_[k]) order.push_back(static_cast<int32_t>(k));
+  // Characters get labels by descending frequency (ties by code point, for determinism).
+  std::unordered_map<uint32_t, uint32_t> char_count;
+  std::vector<uint32_t> cps;  // all words' code points, then their labels
+  std::vector<size_t> starts(order.size() + 1, 0);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const std::string& w = words_[static_cast<size_t>(order[k])];
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(w.data());
+    for (size_t i = 0, len; i < w.size(); i += len) {
+      const uint32_t cp = cp_at(p, i, &len);
+      cps.push_back(cp);
+      ++char_count[cp];
+    }
+    starts[k + 1] = cps.size();
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> by_count;
+  by_count.reserve(char_count.size());
+  for (const auto& kv : char_count) by_count.emplace_back(kv.second, kv.first);
+  std::sort(by_count.begin(), by_count.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  idx->bmp_code.assign(0x10000, 0);
+  for (size_t r = 0; r < by_count.size(); ++r) {
+    const uint32_t cp = by_count[r].second, code = static_cast<uint32_t>(r + 1);
+    if (cp < 0x10000 && code < SegIndex::kLookAside) {
+      idx->bmp_code[cp] = static_cast<uint16_t>(code);
+    } else {
+      if (cp < 0x10000) idx->bmp_code[cp] = SegIndex::kLookAside;
+      idx->other_code.emplace(cp, code);
+    }
+  }
+  idx->alphabet = static_cast<uint32_t>(by_count.size() + 1);
+
+  // Any order that groups common prefixes works: sort by code points (UTF-8 byte order is code
+  // point order, and short strings compare without leaving the vector), then map to labels.
+  // The sort compares each word's first 8 bytes as one big-endian integer (zero-padded) and only
+  // then, on a tie, the whole words: most comparisons stay inside the key array.
+  auto word_of = [&](size_t k) -> const std::string& { return words_[static_cast<size_t>(order[k])]; };
+  std::vector<std::pair<uint64_t, size_t>> keyed(order.size());
+  for (size_t k = 0; k < keyed.size(); ++k) {
+    const std::string& w = word_of(k);
+    uint64_t prefix = 0;
+    for (size_t i = 0; i < 8; ++i) prefix = (prefix << 8) | (i < w.size() ? static_cast<unsigned char>(w[i]) : 0u);
+    keyed[k] = {prefix, k};
+  }
+  std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return word_of(a.second) < word_of(b.second);
+  });
+  std::vector<size_t> korder(order.size());
+  for (size_t k = 0; k < korder.size(); ++k) korder[k] = keyed[k].second;
+  for (uint32_t& c : cps) c = idx->code(c);
+  idx->forward.build(cps, starts, korder, order, idx->alphabet);
+
+  // Which pairs of common characters start (end) a word of two or more characters.
+  idx->forward_pairs.assign(SegIndex::kPairCodes * SegIndex::kPairCodes / 64, 0);
+  idx->backward_pairs.assign(SegIndex::kPairCodes * SegIndex::kPairCodes / 64, 0);
+  auto set_pair = [](std::vector<uint64_t>& bits, uint32_t a, uint32_t b) {
+    if (a < SegIndex::kPairCodes && b < SegIndex::kPairCodes) {
+      const size_t k = static_cast<size_t>(a) * SegIndex::kPairCodes + b;
+      bits[k / 64] |= uint64_t{1} << (k % 64);
+    }
+  };
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t a = starts[k], b = starts[k + 1];
+    if (b - a < 2) continue;
+    set_pair(idx->forward_pairs, cps[a], cps[a + 1]);
+    set_pair(idx->backward_pairs, cps[b - 1], cps[b - 2]);
+  }
+  idx->labels = std::move(cps);
+  idx->starts = std::move(starts);
+  idx->ids = order;
+
+  // jieba: log(freq) - log(total); words of frequency 0 are no DAG edges.
+  idx->log_total = total_ > 0 ? std::log(static_cast<double>(total_)) : 0.0;
+  idx->logp.assign(words_.size(), SegIndex::kNoEdge);
+  int max_chars = 0;
+  for (int32_t id : order) {
+    const size_t k = static_cast<size_t>(id);
+    if (freqs_[k] > 0) idx->logp[k] = std::log(static_cast<double>(freqs_[k])) - idx->log_total;
+    int chars = 0;
+    for (unsigned char c : words_[k]) chars += !is_cont(c);
+    max_chars = std::max(max_chars, chars);
+  }
+  idx->max_word_chars = max_chars;
+  index_ = idx;
+  return index_;
+}
+
+}  // namespace ciyuan

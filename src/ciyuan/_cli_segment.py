@@ -1,0 +1,138 @@
+"""The ``ciyuan segment`` and ``ciyuan seg-eval`` commands (Chinese word segmentation)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import BinaryIO, Iterator
+
+from ciyuan.errors import InvalidInputError
+
+COMMANDS = ("segment", "seg-eval")
+CHUNK_BYTES = 16 * 1024 * 1024
+
+_SEGMENT_EPILOG = """\
+examples:
+  ciyuan segment --dict pku_training_words.utf8 --baseline pku_test.utf8 -o pku_seg.utf8
+  ciyuan segment --dict jieba_dict.txt --method dag novel.txt > words.txt
+  echo "研究生命起源" | ciyuan segment --dict words.txt --method bimm"""
+
+_EVAL_EPILOG = """\
+example:
+  ciyuan seg-eval --gold pku_test_gold.utf8 --words pku_training_words.utf8 pku_seg.utf8"""
+
+
+def add_commands(sub: "argparse._SubParsersAction") -> None:
+    p = sub.add_parser(
+        "segment", help="Chinese word segmentation with a dictionary (words separated by spaces)",
+        description="Segment Chinese text into dictionary words: one output line per input line, the "
+                    "words separated by one space (whitespace itself is left out). Inputs are files, or "
+                    "standard input when none (or -) is named.",
+        epilog=_SEGMENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dict", "-d", dest="dicts", action="append", required=True, metavar="FILE",
+                   help="dictionary: one word per line, or 'word freq [tag]' lines (jieba); repeat to merge")
+    p.add_argument("--method", "-m", choices=("fmm", "bmm", "bimm", "dag"), default="fmm",
+                   help="forward, backward or bidirectional maximum matching, or jieba's max-probability "
+                        "DAG path (needs frequencies) (default: fmm)")
+    p.add_argument("--baseline", action="store_true",
+                   help="the SIGHAN 2005 baseline's rules: every unmatched character a word of its own "
+                        "(by default runs of ASCII letters/digits stay together)")
+    p.add_argument("--max-word-len", type=int, default=None, metavar="N",
+                   help="longest word to match, in characters (default: the dictionary's longest)")
+    p.add_argument("--threads", type=int, default=None, metavar="N", help="threads (default: all cores)")
+    p.add_argument("--lenient-dict", action="store_true",
+                   help="skip malformed dictionary lines (listed on standard error) instead of stopping")
+    p.add_argument("inputs", nargs="*", metavar="FILE", help="input files (default: standard input)")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write here instead of standard output (replaced atomically when done)")
+    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="invalid UTF-8 in the input: stop with an error naming file, byte and line "
+                        "(strict, default) or read the bad bytes as U+FFFD (replace)")
+
+    p = sub.add_parser(
+        "seg-eval", help="score a segmentation against a gold standard (SIGHAN bakeoff rules)",
+        description="Score a segmentation (words separated by spaces, one sentence per line) against the "
+                    "gold standard as the SIGHAN bakeoffs' 'score' script does: recall, precision, F, and "
+                    "with --words the OOV rate, OOV recall and IV recall.",
+        epilog=_EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--gold", "-g", required=True, metavar="FILE", help="the gold segmentation")
+    p.add_argument("--words", "-w", metavar="FILE", help="the training word list (for the OOV figures)")
+    p.add_argument("pred", metavar="PRED", help="the segmentation to score")
+    p.add_argument("--diffs", action="store_true", help="print each line with errors first ([unmatched] words)")
+    p.add_argument("--alignment", choices=("diff", "minimal"), default="diff",
+                   help="word alignment: GNU diff's, as the scorer runs it (default), or a minimal diff")
+    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="invalid UTF-8: stop with an error (default) or read U+FFFD")
+
+
+def _blocks(f: BinaryIO) -> Iterator[bytes]:
+    """Blocks of whole lines (the last may lack its newline)."""
+    rest = b""
+    while True:
+        data = f.read(CHUNK_BYTES)
+        if not data:
+            break
+        data = rest + data
+        cut = data.rfind(b"\n") + 1
+        rest = data[cut:]
+        if cut:
+            yield data[:cut]
+    if rest:
+        yield rest
+
+
+def _utf8_error(name: str, block: bytes, offset: int, line: int) -> InvalidInputError:
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError as e:
+        at = offset + e.start
+        line += block.count(b"\n", 0, e.start)
+        return InvalidInputError(f"{name}: invalid UTF-8 at byte {at} (line {line}): "
+                                 f"{block[e.start:e.start + 4]!r}; fix the input or pass --errors replace")
+    return InvalidInputError(f"{name}: invalid UTF-8")
+
+
+def _run_segment(args: argparse.Namespace) -> None:
+    from ciyuan.cli import _input_files, _open_output
+    from ciyuan.segment import Dictionary, Segmenter
+
+    if args.threads is not None and args.threads < 1:
+        raise InvalidInputError("--threads must be a positive integer")
+    dictionary = Dictionary.load(*args.dicts, strict=not args.lenient_dict)
+    for path, line, reason in dictionary.skipped:
+        print(f"ciyuan segment: warning: {path}:{line}: {reason} (line skipped)", file=sys.stderr)
+    seg = Segmenter(dictionary, args.method, baseline=args.baseline, max_word_len=args.max_word_len)
+    with _open_output(args.output) as out:
+        for name, f in _input_files(args.inputs):
+            offset, line = 0, 1
+            for block in _blocks(f):
+                if args.errors == "replace":
+                    block = block.decode("utf-8", "replace").encode("utf-8")
+                try:
+                    out.write(seg.segment_bytes(block, threads=args.threads))
+                except InvalidInputError:
+                    raise _utf8_error(name, block, offset, line) from None
+                offset += len(block)
+                line += block.count(b"\n")
+
+
+def _run_eval(args: argparse.Namespace) -> None:
+    from ciyuan.segment import evaluate
+
+    score = evaluate(args.gold, args.pred, args.words, diffs=args.diffs, alignment=args.alignment,
+                     errors=args.errors)
+    if score.unpaired_lines:
+        print(f"ciyuan seg-eval: warning: the files differ by {score.unpaired_lines} lines; "
+              "lines past the end of the shorter one are ignored", file=sys.stderr)
+    out = []
+    for d in score.diffs:
+        out.append(str(d))
+    out.append(score.summary(args.pred))
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+def run(args: argparse.Namespace) -> None:
+    if args.command == "segment":
+        _run_segment(args)
+    else:
+        _run_eval(args)

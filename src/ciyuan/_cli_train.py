@@ -1,0 +1,227 @@
+"""The training commands of the ``ciyuan`` command line: ``train`` and ``zh-bpe``.
+
+``ciyuan train`` learns a BPE tokenizer from files and writes ciyuan JSON (plus, on request,
+``vocab.txt`` and ``merges.txt``). ``ciyuan zh-bpe`` is a small Chinese BPE tool with two modes:
+``train`` learns units inside clauses of (space-free) Chinese text, ``apply`` cuts a text into
+those units, separated by spaces. Every output is written only after all of them are ready,
+and atomically, so a failed run leaves no partial file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from ciyuan._io import atomic_write_text, read_utf8
+from ciyuan.errors import InvalidInputError
+
+__all__ = ["COMMANDS", "add_commands", "run"]
+
+COMMANDS = ("train", "zh-bpe")
+
+_PRE_TOKENIZERS = ("bytelevel", "gpt2", "cl100k_base", "o200k_base", "wordpunct", "whitespace", "zh-sentence", "none")
+
+_TRAIN_EPILOG = """\
+examples:
+  ciyuan train --model bpe --byte-level --vocab-size 32000 --min-frequency 2 --output tok.json corpus.txt
+  ciyuan train --model bpe --pre-tokenizer whitespace --end-of-word-suffix '</w>' --tie-break subword-nmt \\
+      --vocab-size 0 --max-merges 10000 --min-frequency 2 --output tok.json --merges codes.txt corpus.txt"""
+
+_ZH_EPILOG = """\
+examples:
+  ciyuan zh-bpe train --train_text smalltrain.txt --save_vocab vocab.txt --vocab_size 1000
+  ciyuan zh-bpe apply --test_text smalltest.txt --vocab_filename vocab.txt --answer_filename answer.txt"""
+
+
+def add_commands(sub: "argparse._SubParsersAction") -> None:
+    """Register ``train`` and ``zh-bpe`` on the main parser's subcommands."""
+    p = sub.add_parser(
+        "train", help="learn a BPE tokenizer from text files",
+        description="Learn a BPE vocabulary and merges from text files (UTF-8; each line is "
+                    "pre-tokenized on its own) and save the tokenizer as ciyuan JSON.",
+        epilog=_TRAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("inputs", nargs="+", metavar="FILE", help="training text files")
+    p.add_argument("--model", choices=("bpe",), default="bpe", help="the model to train (bpe)")
+    p.add_argument("--byte-level", action="store_true",
+                   help="byte-level BPE (GPT-2 style: the 256 bytes are the initial alphabet)")
+    p.add_argument("--pre-tokenizer", choices=_PRE_TOKENIZERS, default=None,
+                   help="how text is split into words: bytelevel (GPT-2's pattern; the default with "
+                        "--byte-level, and implies it), wordpunct (\\w+|[^\\w\\s]+, the default otherwise), "
+                        "whitespace (\\S+), zh-sentence (clauses of Chinese text), cl100k_base, o200k_base, "
+                        "none (each line is a word)")
+    p.add_argument("--vocab-size", type=int, default=None, metavar="N",
+                   help="vocabulary size to reach, special tokens included (0: no limit)")
+    p.add_argument("--max-merges", type=int, default=None, metavar="M", help="learn at most M merges")
+    p.add_argument("--min-frequency", type=int, default=0, metavar="K",
+                   help="stop when the most frequent pair occurs fewer than K times (default 0)")
+    p.add_argument("--end-of-word-suffix", default="", metavar="S",
+                   help="attach S (e.g. '</w>') to each word's last character")
+    p.add_argument("--tie-break", choices=("hf", "subword-nmt", "first"), default="hf",
+                   help="which of equally frequent pairs merges first: hf (smallest ids, default), "
+                        "subword-nmt (greatest text), first (seen first)")
+    p.add_argument("--special-tokens", default="", metavar="LIST", help="comma-separated special tokens (first ids)")
+    p.add_argument("--lowercase", action="store_true", help="lowercase the text")
+    p.add_argument("--limit-alphabet", type=int, default=None, metavar="N", help="keep the N most frequent characters")
+    p.add_argument("--max-token-length", type=int, default=None, metavar="N", help="longest token, in characters or bytes")
+    p.add_argument("--output", "-o", required=True, metavar="FILE", help="the tokenizer, as ciyuan JSON")
+    p.add_argument("--merges", metavar="FILE", help="also write merges.txt ('left right' per line, in merge order)")
+    p.add_argument("--vocab", metavar="FILE", help="also write vocab.txt (one token per line; ids are line numbers)")
+    p.add_argument("--threads", type=int, default=None, metavar="N", help="threads for word counting (default: all cores)")
+    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="invalid UTF-8: stop with an error naming file and byte (strict) or read it as U+FFFD")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn on standard error)")
+
+    z = sub.add_parser(
+        "zh-bpe", help="Chinese BPE: learn units from Chinese text (train) and cut text into them (apply)",
+        description="A small Chinese BPE tool. Spaces are removed and the text is cut into clauses at "
+                    "sentence punctuation (， , 。 ...); BPE learns units inside the clauses.",
+        epilog=_ZH_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    modes = z.add_subparsers(dest="mode", metavar="MODE", required=True)
+    t = modes.add_parser("train", help="learn the units; writes the vocabulary (and its merges beside it)")
+    t.add_argument("--train_text", required=True, metavar="FILE")
+    t.add_argument("--save_vocab", required=True, metavar="FILE",
+                   help="one unit per line; the merges go to FILE.merges")
+    t.add_argument("--vocab_size", type=int, default=1000, metavar="N", help="default 1000 (characters included)")
+    t.add_argument("--min_frequency", type=int, default=2, metavar="K", help="default 2")
+    a = modes.add_parser("apply", help="cut a text into the learned units, separated by spaces")
+    a.add_argument("--test_text", required=True, metavar="FILE")
+    a.add_argument("--vocab_filename", required=True, metavar="FILE",
+                   help="a vocabulary written by train (FILE.merges beside it; without it units are "
+                        "taken greedily, longest first)")
+    a.add_argument("--answer_filename", required=True, metavar="FILE")
+
+
+def run(args: argparse.Namespace) -> None:
+    """Run ``train`` or ``zh-bpe`` (errors are ciyuan errors, reported by the caller)."""
+    if args.command == "train":
+        _train(args)
+    elif args.mode == "train":
+        _zh_train(args)
+    else:
+        _zh_apply(args)
+
+
+def _pre_tokenizer(name: str):  # noqa: ANN202
+    from ciyuan import pre_tokenizers
+
+    if name == "none":
+        return None
+    if name == "zh-sentence":
+        return pre_tokenizers.ZhSentence()
+    if name == "wordpunct":
+        return pre_tokenizers.WordPunct()
+    if name == "whitespace":
+        return pre_tokenizers.WhitespaceSplit()
+    return pre_tokenizers.Split("gpt2" if name == "bytelevel" else name)
+
+
+def _train(args: argparse.Namespace) -> None:
+    from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
+    from ciyuan.tokenizer import Tokenizer
+    from ciyuan.trainers import BpeTrainer
+
+    if args.vocab_size is None and args.max_merges is None:
+        raise InvalidInputError("give --vocab-size N (or --vocab-size 0 with --max-merges M)")
+    byte_level = args.byte_level or args.pre_tokenizer == "bytelevel"
+    name = args.pre_tokenizer or ("bytelevel" if byte_level else "wordpunct")
+    trainer = BpeTrainer(
+        0 if args.vocab_size is None else args.vocab_size,  # only --max-merges: no size limit
+        min_frequency=args.min_frequency,
+        max_merges=args.max_merges,
+        special_tokens=[s for s in args.special_tokens.split(",") if s],
+        byte_level=byte_level,
+        lowercase=args.lowercase,
+        limit_alphabet=args.limit_alphabet,
+        max_token_length=args.max_token_length,
+        end_of_word_suffix=args.end_of_word_suffix,
+        tie_break=args.tie_break,
+        show_progress=not args.no_progress,
+        threads=args.threads,
+    )
+    for path in args.inputs:
+        if not Path(path).is_file():
+            raise InvalidInputError(f"cannot read {path}: no such file")
+    tok = Tokenizer.train([Path(p) for p in args.inputs], trainer, pre_tokenizer=_pre_tokenizer(name),
+                          errors=args.errors)
+    # Render every output before writing any, so that a failure leaves no partial set.
+    import json
+
+    outputs: List[Tuple[str, str]] = [(args.output, json.dumps(tok.to_dict(), ensure_ascii=False))]
+    if args.merges:
+        outputs.append((args.merges, "".join(line + "\n" for line in merges_lines(tok.model))))
+    if args.vocab:
+        outputs.append((args.vocab, "".join(line + "\n" for line in vocab_lines(tok.model))))
+    for path, text in outputs:
+        atomic_write_text(path, text)
+    report = trainer.report
+    if report is not None:
+        print(f"ciyuan train: {report.words} distinct words, {len(report.merge_counts)} merges, "
+              f"{tok.vocab_size} tokens ({report.stop_reason}); wrote {', '.join(p for p, _ in outputs)}",
+              file=sys.stderr)
+
+
+_SPACES = str.maketrans("", "", " \t\u3000\r")
+
+
+def _zh_text(path: str) -> str:
+    """The file's text with spaces removed (the sample corpora put a space between characters)."""
+    return read_utf8(path).translate(_SPACES)
+
+
+def _zh_train(args: argparse.Namespace) -> None:
+    from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
+    from ciyuan.pre_tokenizers import ZhSentence
+    from ciyuan.trainers import BpeTrainer
+
+    trainer = BpeTrainer(args.vocab_size, min_frequency=args.min_frequency)
+    model = trainer.train(_zh_text(args.train_text).split("\n"), ZhSentence())
+    vocab = "".join(line + "\n" for line in vocab_lines(model))
+    merges = "".join(line + "\n" for line in merges_lines(model))
+    atomic_write_text(args.save_vocab, vocab)
+    atomic_write_text(args.save_vocab + ".merges", merges)
+    print(f"ciyuan zh-bpe: {model.vocab_size} units ({len(model.merges)} merges) -> {args.save_vocab}",
+          file=sys.stderr)
+
+
+def _zh_apply(args: argparse.Namespace) -> None:
+    from ciyuan.formats.vocab_merges import load_merges_txt, load_vocab_txt
+    from ciyuan.models import BPE
+    from ciyuan.pre_tokenizers import ZhSentence
+    from ciyuan.tokenizer import Tokenizer
+
+    vocab = load_vocab_txt(args.vocab_filename)
+    merges_path = Path(args.vocab_filename + ".merges")
+    if merges_path.exists():
+        model = BPE(vocab, load_merges_txt(merges_path))
+    else:
+        model = BPE(vocab, encode_mode="longest_match")
+    tok = Tokenizer(model, pre_tokenizer=None)
+    splitter = ZhSentence()
+    known = {t for t in vocab if len(t) == 1}
+    cache: Dict[str, List[str]] = {}
+
+    def units(piece: str) -> List[str]:
+        if piece not in cache:
+            out: List[str] = []
+            run = ""
+            for c in piece + "\0":
+                if c in known:
+                    run += c
+                    continue
+                if run:
+                    out.extend(tok.encode(run).tokens)
+                    run = ""
+                if c != "\0":
+                    out.append(c)  # a character never seen in training is a unit of its own
+            cache[piece] = out
+        return cache[piece]
+
+    lines = []
+    for line in _zh_text(args.test_text).split("\n"):
+        lines.append(" ".join(u for s, e in splitter.split(line) for u in units(line[s:e])))
+    if lines and lines[-1] == "":
+        lines.pop()
+    atomic_write_text(args.answer_filename, "".join(line + "\n" for line in lines))
+    print(f"ciyuan zh-bpe: wrote {len(lines)} lines -> {args.answer_filename}", file=sys.stderr)

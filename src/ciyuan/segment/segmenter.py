@@ -1,0 +1,141 @@
+"""The Segmenter: one dictionary, one method, and jieba-style calls (``cut``, ``lcut``,
+``tokenize``) plus batches on all cores.
+
+Methods: ``"fmm"`` (forward maximum matching), ``"bmm"`` (backward), ``"bimm"`` (both; fewer
+words wins, then fewer single-character words, then BMM) and ``"dag"`` (jieba's
+max-probability path over the dictionary words, for dictionaries with frequencies).
+
+Text outside the dictionary: by default single ASCII letters and digits join into runs
+(``"iPhone6"`` stays one word), whitespace and any other unmatched character are words of their
+own, and the DAG method segments inside jieba's blocks (runs of CJK ideographs, ASCII letters
+and digits and ``+#&._%-``) exactly as ``jieba.cut(HMM=False)``. ``baseline=True`` follows the
+SIGHAN 2005 bakeoff's maximum matching baseline: whitespace is dropped and every unmatched
+character is a word (whitespace still separates words).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, List, Optional, Tuple
+
+from ciyuan.errors import InvalidInputError
+from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
+
+__all__ = ["Segmenter", "METHODS"]
+
+METHODS = {"fmm": 0, "bmm": 1, "bimm": 2, "dag": 3}
+
+
+def _clean(text: object) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"expected str, got {type(text).__name__}")
+    return text
+
+
+def _replace_surrogates(text: str) -> str:
+    # Lone surrogates have no UTF-8 form; like the Tokenizer, read them as U+FFFD (one
+    # character for one, so offsets do not move).
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class Segmenter:
+    """Chinese word segmentation with a dictionary.
+
+    Args:
+        dictionary: a :class:`Dictionary`, or the path(s) of dictionary files.
+        method: ``"fmm"``, ``"bmm"``, ``"bimm"`` or ``"dag"``.
+        baseline: the SIGHAN bakeoff baseline's handling of text outside the dictionary
+            (whitespace dropped, every unmatched character a word).
+        max_word_len: the longest word to match, in characters (default: the dictionary's
+            longest word).
+
+    Example:
+        >>> seg = Segmenter(Dictionary(["研究", "研究生", "生命", "起源"]), "fmm")
+        >>> seg.lcut("研究生命起源")
+        ['研究生', '命', '起源']
+        >>> Segmenter(seg.dictionary, "bmm").lcut("研究生命起源")
+        ['研究', '生命', '起源']
+        >>> seg.tokenize("研究 iPhone")
+        [('研究', 0, 2), (' ', 2, 3), ('iPhone', 3, 9)]
+    """
+
+    def __init__(
+        self,
+        dictionary: DictionarySource,
+        method: str = "fmm",
+        *,
+        baseline: bool = False,
+        max_word_len: Optional[int] = None,
+    ) -> None:
+        if method not in METHODS:
+            raise InvalidInputError(f"unknown segmentation method {method!r}; expected one of {', '.join(METHODS)}")
+        if max_word_len is not None and (isinstance(max_word_len, bool) or not isinstance(max_word_len, int)
+                                         or max_word_len < 1):
+            raise InvalidInputError(f"max_word_len must be a positive integer or None, not {max_word_len!r}")
+        self.dictionary: Dictionary = as_dictionary(dictionary)
+        self.method = method
+        self.baseline = bool(baseline)
+        self.max_word_len = max_word_len
+        self._args = (METHODS[method], self.baseline, max_word_len or 0)
+        self._cut = self.dictionary.native.cut
+
+    def lcut(self, text: str) -> List[str]:
+        """The words of ``text`` as a list (jieba's ``lcut``)."""
+        try:
+            # The native call checks the type itself (TypeError for non-str): this is the hot
+            # path of per-line loops, so nothing else runs before it.
+            return self._cut(text, *self._args)
+        except UnicodeEncodeError:
+            return self.dictionary.native.cut(_replace_surrogates(text), *self._args)
+
+    def cut(self, text: str) -> Iterator[str]:
+        """The words of ``text``, one by one (jieba's ``cut``)."""
+        return iter(self.lcut(text))
+
+    __call__ = lcut
+
+    def tokenize(self, text: str) -> List[Tuple[str, int, int]]:
+        """``(word, start, end)`` for each word, in character offsets (jieba's ``tokenize``)."""
+        try:
+            return self.dictionary.native.cut_spans(_clean(text), *self._args, True)
+        except UnicodeEncodeError:
+            return self.dictionary.native.cut_spans(_replace_surrogates(text), *self._args, True)
+
+    def spans(self, text: str) -> List[Tuple[int, int]]:
+        """``(start, end)`` character offsets of the words of ``text``."""
+        try:
+            return self.dictionary.native.cut_spans(_clean(text), *self._args, False)
+        except UnicodeEncodeError:
+            return self.dictionary.native.cut_spans(_replace_surrogates(text), *self._args, False)
+
+    def lcut_batch(self, texts: Iterable[str], threads: Optional[int] = None) -> List[List[str]]:
+        """The words of each text; the texts are spread over ``threads`` threads (default: all
+        cores). The result does not depend on the thread count.
+
+        Example:
+            >>> Segmenter(Dictionary(["中国"])).lcut_batch(["中国人", "人"])
+            [['中国', '人'], ['人']]
+        """
+        texts = [_clean(t) for t in texts]
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise InvalidInputError(f"threads must be a positive integer or None, not {threads!r}")
+        try:
+            return self.dictionary.native.cut_batch(texts, *self._args, threads or 0)
+        except UnicodeEncodeError:
+            return self.dictionary.native.cut_batch([_replace_surrogates(t) for t in texts], *self._args, threads or 0)
+
+    def segment_bytes(self, data: bytes, threads: Optional[int] = None) -> bytes:
+        """Segment every line of UTF-8 ``data``: the words separated by one space, one output
+        line (ended by ``\\n``) per input line; whitespace words are left out. This is the
+        command line's fast path.
+
+        Example:
+            >>> Segmenter(Dictionary(["中国"])).segment_bytes("中国人\\n".encode())
+            b'\\xe4\\xb8\\xad\\xe5\\x9b\\xbd \\xe4\\xba\\xba\\n'
+        """
+        return self.dictionary.native.segment_lines(bytes(data), *self._args, threads or 0)
+
+    def __repr__(self) -> str:
+        extra = ", baseline=True" if self.baseline else ""
+        if self.max_word_len:
+            extra += f", max_word_len={self.max_word_len}"
+        return f"Segmenter({self.dictionary!r}, {self.method!r}{extra})"

@@ -1,0 +1,155 @@
+"""Maximum matching (FMM, BMM, BiMM) and the handling of text outside the dictionary, held
+against the textbook versions in ciyuan.reference.segment."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ciyuan.reference import segment as ref
+from ciyuan.segment import Dictionary, Segmenter, bimm, bmm, fmm
+
+WORDS = ["研究", "研究生", "生命", "命", "起源", "结婚", "的", "和", "尚未", "和尚", "结合", "成分", "子", "分子"]
+
+
+@pytest.fixture(scope="module")
+def d():
+    return Dictionary(WORDS)
+
+
+def test_textbook_examples(d):
+    assert fmm("研究生命起源", d) == ["研究生", "命", "起源"]
+    assert bmm("研究生命起源", d) == ["研究", "生命", "起源"]
+    # BiMM: equal counts (3), BMM has fewer single characters.
+    assert bimm("研究生命起源", d) == ["研究", "生命", "起源"]
+    assert fmm("结婚的和尚未结婚的", d) == ["结婚", "的", "和尚", "未", "结婚", "的"]
+    assert bmm("结婚的和尚未结婚的", d) == ["结婚", "的", "和", "尚未", "结婚", "的"]
+    # 6 words and 3 single characters each: BMM's.
+    assert bimm("结婚的和尚未结婚的", d) == ["结婚", "的", "和", "尚未", "结婚", "的"]
+    assert fmm("结合成分子", d) == ["结合", "成分", "子"]
+    assert bmm("结合成分子", d) == ["结合", "成", "分子"]
+    # Same count (3) and same single characters (1): BMM's on a full tie.
+    assert bimm("结合成分子", d) == ["结合", "成", "分子"]
+
+
+def test_bimm_takes_fewer_words():
+    d = Dictionary(["研究生命", "起源", "生命起源"])
+    assert fmm("研究生命起源", d) == ["研究生命", "起源"]
+    assert bmm("研究生命起源", d) == ["研", "究", "生命起源"]
+    assert bimm("研究生命起源", d) == ["研究生命", "起源"]
+
+
+def test_max_word_len(d):
+    assert fmm("研究生命", d, max_word_len=2) == ["研究", "生命"]
+    assert bmm("未结婚", d, max_word_len=2) == ["未", "结婚"]
+    assert fmm("研究生命", d, max_word_len=1) == ["研", "究", "生", "命"]
+    with pytest.raises(ValueError):
+        Segmenter(d, "fmm", max_word_len=0)
+    with pytest.raises(ValueError):
+        Segmenter(d, "viterbi")
+
+
+def test_unmatched_text_default_and_baseline(d):
+    text = "研究iPhone 15 Pro的 x1，！生命\t起源"
+    assert fmm(text, d) == ["研究", "iPhone", " ", "15", " ", "Pro", "的", " ", "x1", "，", "！", "生命", "\t", "起源"]
+    assert fmm(text, d, baseline=True) == ["研究", *"iPhone", "1", "5", *"Pro", "的", "x", "1", "，", "！", "生命", "起源"]
+    # Whitespace separates words even in baseline mode.
+    d2 = Dictionary(["生命起源"])
+    assert fmm("生命 起源", d2, baseline=True) == ["生", "命", "起", "源"]
+    assert fmm("生命起源", d2, baseline=True) == ["生命起源"]
+
+
+@pytest.mark.parametrize("method", ["fmm", "bmm", "bimm", "dag"])
+@pytest.mark.parametrize("baseline", [False, True])
+def test_edge_inputs(d, method, baseline):
+    seg = Segmenter(d, method, baseline=baseline)
+    assert seg.lcut("") == [] and seg.tokenize("") == []
+    assert seg.lcut("，。！？——") == ["，", "。", "！", "？", "—", "—"]
+    latin = seg.lcut("Hello, world 42!")
+    if baseline:
+        assert latin == [*"Hello", ",", *"world", "4", "2", "!"]
+    else:
+        assert latin == ["Hello", ",", " ", "world", " ", "42", "!"]
+    assert seg.lcut(" \n\u3000") == ([] if baseline else [" ", "\n", "\u3000"])
+    # Characters outside the BMP, and lone surrogates (read as U+FFFD, one for one).
+    assert seg.lcut("𠀀研究") == ["𠀀", "研究"]
+    assert [w for w, _, _ in seg.tokenize("a\ud800研究")] == (["a", "\ufffd", "研究"])
+    with pytest.raises(TypeError):
+        seg.lcut(b"bytes")  # type: ignore[arg-type]
+
+
+def test_offsets_and_batches(d):
+    seg = Segmenter(d, "bimm")
+    text = "研究 生命𠀀起源abc"
+    toks = seg.tokenize(text)
+    assert toks == [("研究", 0, 2), (" ", 2, 3), ("生命", 3, 5), ("𠀀", 5, 6), ("起源", 6, 8), ("abc", 8, 11)]
+    assert all(text[s:e] == w for w, s, e in toks)
+    assert seg.spans(text) == [(s, e) for _, s, e in toks]
+    assert list(seg.cut(text)) == seg.lcut(text) == seg(text)
+    texts = [text, "", "研究生命起源" * 50, "x"] * 20
+    expected = [seg.lcut(t) for t in texts]
+    assert seg.lcut_batch(texts) == expected
+    assert seg.lcut_batch(texts, threads=1) == expected
+    with pytest.raises(ValueError):
+        seg.lcut_batch(texts, threads=0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["fmm", "bmm", "bimm", "dag"])
+def test_ten_megabyte_line(d, method):
+    text = "研究生命起源，结婚的和尚未结婚的。abc 12 " * 250_000  # ~10 MB of UTF-8, one line
+    seg = Segmenter(d, method)
+    words = seg.lcut(text)
+    assert "".join(words) == text
+    assert words[:6] == seg.lcut("研究生命起源，结婚的和尚未结婚的。abc 12 ")[:6]
+    out = seg.segment_bytes(text.encode())
+    assert out.count(b"\n") == 1 and out.endswith(b"\n")
+    # lcut works through the text in ~1 MB chunks cut at spaces; segment_bytes takes the line
+    # whole: the words must be the same.
+    assert out.decode()[:-1].split(" ") == [w for w in words if not w.isspace()]
+    toks = seg.tokenize(text)
+    assert [w for w, _, _ in toks] == words and all(text[s:e] == w for w, s, e in toks[-1000:])
+
+
+# -- the core against the reference twin (generated dictionaries and texts) -----------------
+
+ALPHABET = "研究生命起源和尚未结婚的ab1 ，"
+words_st = st.lists(st.text(alphabet="研究生命起源和尚未结婚的ab1", min_size=1, max_size=4), max_size=25)
+text_st = st.text(alphabet=ALPHABET, max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=words_st, text=text_st, method=st.sampled_from(["fmm", "bmm", "bimm"]), baseline=st.booleans(),
+       max_len=st.one_of(st.none(), st.integers(1, 5)))
+def test_matches_reference(words, text, method, baseline, max_len):
+    freq = {w: 1 for w in words}
+    got = Segmenter(Dictionary(freq), method, baseline=baseline, max_word_len=max_len).lcut(text)
+    assert got == ref.segment(text, freq, method, baseline, max_len)
+
+
+def test_reference_textbook_functions_agree_with_core(d):
+    words, n = set(WORDS), max(map(len, WORDS))
+    for text in ("研究生命起源", "结婚的和尚未结婚的", "结合成分子", "和尚和尚未"):
+        assert ref.fmm(text, words, n) == fmm(text, d, baseline=True)
+        assert ref.bmm(text, words, n) == bmm(text, d, baseline=True)
+        assert ref.bimm(text, words, n) == bimm(text, d, baseline=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.dictionaries(st.text(alphabet="研究生命起源和尚未结婚的ab1", min_size=1, max_size=4),
+                             st.integers(0, 5), max_size=25),
+       text=text_st, baseline=st.booleans(), max_len=st.one_of(st.none(), st.integers(1, 5)))
+def test_dag_matches_reference(words, text, baseline, max_len):
+    got = Segmenter(Dictionary(words.items()), "dag", baseline=baseline, max_word_len=max_len).lcut(text)
+    assert got == ref.segment(text, words, "dag", baseline, max_len)
+
+
+def test_whitespace_is_pythons_isspace():
+    seg = Segmenter(Dictionary(["中"]), "fmm", baseline=True)
+    spaces = [chr(c) for c in range(0x3100) if chr(c).isspace()]
+    assert len(spaces) == 29
+    for c in spaces:
+        assert seg.lcut(f"中{c}中") == ["中", "中"], hex(ord(c))
+    for c in "\u200b\u180e\u2060\ufeff\u00ad\u3001":  # look like spaces, are not
+        assert seg.lcut(f"中{c}中") == ["中", c, "中"], hex(ord(c))
