@@ -18,7 +18,7 @@ void register_models(nb::module_& m) {
           "__init__",
           [](BpeModel* self, nb::list tokens, std::vector<std::pair<uint32_t, uint32_t>> merges,
              bool byte_level, bool rank_by_token, bool ignore_merges, std::string end_of_word_suffix,
-             int64_t unk_id, bool fuse_unk, size_t cache_capacity) {
+             std::string end_of_word_symbol, int64_t unk_id, bool fuse_unk, size_t cache_capacity) {
             std::vector<std::string> bytes(tokens.size());
             std::vector<uint8_t> present(tokens.size(), 0);
             for (size_t i = 0; i < tokens.size(); ++i) {
@@ -34,13 +34,14 @@ void register_models(nb::module_& m) {
             config.rank_by_token = rank_by_token;
             config.ignore_merges = ignore_merges;
             config.end_of_word_suffix = std::move(end_of_word_suffix);
+            config.end_of_word_symbol = std::move(end_of_word_symbol);
             config.unk_id = unk_id;
             config.fuse_unk = fuse_unk;
             config.cache_capacity = cache_capacity;
             new (self) BpeModel(std::move(bytes), std::move(present), merges, std::move(config));
           },
           nb::arg("tokens"), nb::arg("merges"), nb::arg("byte_level"), nb::arg("rank_by_token"),
-          nb::arg("ignore_merges"), nb::arg("end_of_word_suffix"), nb::arg("unk_id"),
+          nb::arg("ignore_merges"), nb::arg("end_of_word_suffix"), nb::arg("end_of_word_symbol"), nb::arg("unk_id"),
           nb::arg("fuse_unk"), nb::arg("cache_capacity"))
       .def_prop_ro("id_limit", &BpeModel::id_limit)
       .def_prop_ro("vocab_size", &BpeModel::vocab_size)

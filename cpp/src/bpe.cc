@@ -70,6 +70,14 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
     }
     max_token_bytes_ = std::max(max_token_bytes_, tokens_[id].size());
   }
+  if (!config_.end_of_word_symbol.empty()) {
+    if (config_.byte_level || !config_.end_of_word_suffix.empty())
+      throw Error(ErrorKind::kModel, "end_of_word_symbol is for character-level models without an end_of_word_suffix");
+    end_of_word_id_ = vocab_.find(config_.end_of_word_symbol);
+    if (end_of_word_id_ == BytesMap::kMissing)
+      throw Error(ErrorKind::kModel, "end_of_word_symbol '" + printable(config_.end_of_word_symbol) +
+                                         "' is not in the vocabulary");
+  }
   if (config_.unk_id >= 0 && !has_id(static_cast<uint32_t>(config_.unk_id)))
     throw Error(ErrorKind::kModel, "unk id " + std::to_string(config_.unk_id) + " is not in the vocabulary");
   for (int b = 0; b < 256; ++b) {
@@ -186,10 +194,11 @@ inline uint32_t BpeModel::pair_rank(ThreadCache& cache, const Symbol& a, const S
 }
 
 uint32_t BpeModel::whole_piece_id(std::string_view text, size_t start, size_t end) const {
-  if (config_.byte_level || config_.end_of_word_suffix.empty())
-    return vocab_.find(text.data() + start, end - start);
+  const std::string& marker = config_.end_of_word_suffix.empty() ? config_.end_of_word_symbol
+                                                                  : config_.end_of_word_suffix;
+  if (config_.byte_level || marker.empty()) return vocab_.find(text.data() + start, end - start);
   std::string word(text.substr(start, end - start));
-  word += config_.end_of_word_suffix;
+  word += marker;
   return vocab_.find(word);
 }
 
@@ -237,6 +246,9 @@ void BpeModel::initial_symbols(std::string_view text, size_t start, size_t end,
     }
     i += len;
   }
+  // The separate end-of-word symbol covers no input: an empty span at the word's end.
+  if (end_of_word_id_ != kNone)
+    syms.push_back(Symbol{end_of_word_id_, static_cast<uint32_t>(end), static_cast<uint32_t>(end)});
 }
 
 // O(n^2) but with tiny constants: find the best pair, merge it, rescore its two neighbours.
@@ -471,7 +483,7 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
   if (start >= end) return;
   size_t n = end - start;
   const char* p = text.data() + start;
-  bool simple_whole = config_.byte_level || config_.end_of_word_suffix.empty();
+  bool simple_whole = config_.byte_level || (config_.end_of_word_suffix.empty() && end_of_word_id_ == kNone);
   uint64_t hash = hash_bytes(p, n);
   auto emit_whole = [&](uint32_t id) {
     out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
@@ -531,6 +543,7 @@ void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t 
                                     std::vector<Token>& out) const {
   const std::string& suffix = config_.byte_level ? std::string() : config_.end_of_word_suffix;
   std::string candidate;
+  bool marker_taken = false;  // a separate end-of-word symbol joined into the last token
   size_t i = start;
   while (i < end) {
     size_t limit = std::min(end, i + max_token_bytes_);
@@ -539,14 +552,14 @@ void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t 
     // Try the longest candidate first; on character models only whole characters.
     for (size_t j = limit; j > i; --j) {
       if (!config_.byte_level && j < end && !utf8_is_boundary(text, j)) continue;
-      uint32_t id;
-      if (j == end && !suffix.empty()) {
+      uint32_t id = BytesMap::kMissing;
+      if (j == end && (!suffix.empty() || end_of_word_id_ != kNone)) {
         candidate.assign(text.data() + i, j - i);
-        candidate += suffix;
-        id = vocab_.find(candidate);
-      } else {
-        id = vocab_.find(text.data() + i, j - i);
+        candidate += suffix.empty() ? config_.end_of_word_symbol : suffix;
+        id = vocab_.find(candidate);  // the word's end with its marker is longest of all
+        if (id != BytesMap::kMissing) marker_taken = end_of_word_id_ != kNone;
       }
+      if (id == BytesMap::kMissing && (j < end || suffix.empty())) id = vocab_.find(text.data() + i, j - i);
       if (id != BytesMap::kMissing) {
         found = id;
         found_end = j;
@@ -568,6 +581,8 @@ void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t 
     out.push_back(Token{found, static_cast<uint32_t>(i), static_cast<uint32_t>(found_end)});
     i = found_end;
   }
+  if (end_of_word_id_ != kNone && !marker_taken && start < end)
+    out.push_back(Token{end_of_word_id_, static_cast<uint32_t>(end), static_cast<uint32_t>(end)});
 }
 
 }  // namespace ciyuan

@@ -4,8 +4,8 @@
 Words come from a basic tokenizer (lowercased by default); each word is split into characters
 followed by the end-of-word marker as a separate symbol (``"l o w </w>"``); the most frequent
 pair is merged, the one seen first winning ties (Sennrich et al.'s ``max(pairs,
-key=pairs.get)``). Training runs on ciyuan's native trainer, so ``fit`` is fast on real corpora;
-encoding applies the merges by rank, word by word, with a cache.
+key=pairs.get)``). Training and encoding run on ciyuan's native core (the merges applied by
+rank, each word on its own), so both are fast on real corpora.
 
 Example:
     >>> from ciyuan import BPETokenizer
@@ -28,6 +28,8 @@ import regex
 
 from ciyuan._io import PathLike, atomic_write_text
 from ciyuan.errors import InvalidInputError, UnknownIdError
+from ciyuan.models import BPE
+from ciyuan.tokenizer import Tokenizer
 
 __all__ = ["BPETokenizer", "DEFAULT_SPECIAL_TOKENS"]
 
@@ -77,8 +79,7 @@ class BPETokenizer:
         self.vocab: Dict[str, int] = {}
         self.merges: List[Tuple[str, str]] = []
         self._tokens: List[str] = []
-        self._ranks: Dict[Tuple[str, str], int] = {}
-        self._cache: Dict[str, List[str]] = {}
+        self._tokenizer: Optional[Tokenizer] = None  # the trained model, encoding one word per piece
 
     # -- words ----------------------------------------------------------------------------------
 
@@ -136,46 +137,28 @@ class BPETokenizer:
         self._tokens = [model.id_to_token(i) for i in range(model.id_limit)]
         self.vocab = {t: i for i, t in enumerate(self._tokens)}
         self.merges = model.merges
-        self._ranks = {}
-        for rank, pair in enumerate(self.merges):
-            self._ranks.setdefault(pair, rank)
-        self._cache = {}
+        unk = self.special_tokens[0] if self.special_tokens else None
+        self._tokenizer = Tokenizer(
+            BPE(self.vocab, self.merges, end_of_word_symbol=self.end_of_word, unk_token=unk),
+            pre_tokenizer=None,
+        )
         if out_fn is not None:
             atomic_write_text(out_fn, "".join(t + "\n" for t in self._tokens))
         return self
 
     # -- encoding -------------------------------------------------------------------------------
 
-    def _word_tokens(self, word: str) -> List[str]:
-        cached = self._cache.get(word)
-        if cached is not None:
-            return cached
-        unk = self.special_tokens[0] if self.special_tokens else None
-        symbols = [c if c in self.vocab or unk is None else unk for c in word] + [self.end_of_word]
-        # Apply the merges by rank: the lowest-ranked adjacent pair first, leftmost on ties.
-        while len(symbols) > 1:
-            best, at = None, -1
-            for i in range(len(symbols) - 1):
-                r = self._ranks.get((symbols[i], symbols[i + 1]))
-                if r is not None and (best is None or r < best):
-                    best, at = r, i
-            if best is None:
-                break
-            symbols[at : at + 2] = [symbols[at] + symbols[at + 1]]
-        if len(self._cache) < 1 << 16:
-            self._cache[word] = symbols
-        return symbols
+    def encode(self, text: str) -> List[int]:
+        """The ids of the tokens of ``text``: each word's characters and the end-of-word marker,
+        merged by rank; characters never seen in training become the first special token."""
+        if self._tokenizer is None:
+            raise InvalidInputError("call fit() first")
+        words = self.words(text)
+        return [i for ids in self._tokenizer.encode_batch_ids(words, threads=1, disallowed_special=()) for i in ids]
 
     def tokenize(self, text: str) -> List[str]:
-        """The tokens of ``text``."""
-        if not self.vocab:
-            raise InvalidInputError("call fit() first")
-        return [t for w in self.words(text) for t in self._word_tokens(w)]
-
-    def encode(self, text: str) -> List[int]:
-        """The ids of :meth:`tokenize`."""
-        unk = self.vocab.get(self.special_tokens[0]) if self.special_tokens else None
-        return [self.vocab.get(t, unk) for t in self.tokenize(text)]  # type: ignore[misc]
+        """The tokens of ``text`` (see :meth:`encode`)."""
+        return [self._tokens[i] for i in self.encode(text)]
 
     def decode(self, ids: Iterable[int]) -> str:
         """Join the tokens; each end-of-word marker becomes a space. ``<PAD>``-like special

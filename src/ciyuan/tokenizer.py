@@ -84,7 +84,8 @@ class Tokenizer:
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         if decoder is None:
-            decoder = BPESuffix(model.end_of_word_suffix) if model.end_of_word_suffix else ByteLevel()
+            marker = model.end_of_word_suffix or model.end_of_word_symbol
+            decoder = BPESuffix(marker) if marker else ByteLevel()
         self.decoder = decoder
         self.special_tokens: Dict[str, int] = dict(special_tokens or {})
         self._special_ids = {i: t for t, i in self.special_tokens.items()}
@@ -441,11 +442,6 @@ class Tokenizer:
         trainer = trainer if trainer is not None else BpeTrainer()
         if not isinstance(trainer, BpeTrainer):
             raise TypeError(f"trainer must be a ciyuan.trainers.BpeTrainer, not {type(trainer).__name__}")
-        if trainer.end_of_word_symbol:
-            raise InvalidInputError(
-                "a Tokenizer encodes BPE with the end-of-word marker attached to the last character: "
-                "use end_of_word_suffix, or ciyuan.BPETokenizer for the separate-symbol form"
-            )
         instance = self_or_cls if isinstance(self_or_cls, Tokenizer) else None
         cls = type(instance) if instance is not None else self_or_cls
         if instance is not None:
@@ -460,7 +456,8 @@ class Tokenizer:
             normalizer = lower if normalizer is None else normalizers.Sequence([normalizer, lower])
         specials = {t: model.token_to_id(t) for t in trainer.special_tokens}
         if decoder is None:
-            decoder = BPESuffix(trainer.end_of_word_suffix) if trainer.end_of_word_suffix else ByteLevel()
+            marker = trainer.end_of_word_suffix or trainer.end_of_word_symbol
+            decoder = BPESuffix(marker) if marker else ByteLevel()
         if instance is None:
             return cls(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer, decoder=decoder,
                        special_tokens=specials)

@@ -9,6 +9,8 @@ import pytest
 import ciyuan
 from ciyuan import InvalidInputError, Tokenizer, pre_tokenizers
 from ciyuan.reference.bpe_train import train_bpe as reference_train
+from ciyuan.models import BPE
+from ciyuan.pre_tokenizers import WhitespaceSplit
 from ciyuan.trainers import BpeTrainer, from_dict
 
 TUTORIAL = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
@@ -189,9 +191,30 @@ def test_train_on_instance_keeps_pipeline_and_saves(tmp_path):
     assert again.encode("other words").ids == tok.encode("other words").ids
 
 
-def test_separate_marker_needs_the_textbook_api():
-    with pytest.raises(InvalidInputError, match="BPETokenizer"):
-        Tokenizer.train(["x"], BpeTrainer(10, end_of_word_symbol="</w>"))
+def test_separate_marker_tokenizer():
+    # "l o w </w>": the marker is its own last symbol; its tokens cover no input.
+    corpus = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    trainer = BpeTrainer(40, max_merges=10, end_of_word_symbol="</w>", tie_break="first", special_tokens=["<UNK>"])
+    tok = Tokenizer.train(corpus, trainer, pre_tokenizer=WhitespaceSplit())
+    assert tok.model.merges[:4] == [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o")]
+    enc = tok.encode("lowest newest lo")
+    assert enc.tokens == ["low", "est</w>", "newest</w>", "lo", "</w>"]
+    assert enc.offsets == [(0, 3), (3, 6), (7, 13), (14, 16), (16, 16)]
+    assert tok.decode(enc.ids) == "lowest newest lo"
+    # The same merges through the textbook API and through plain Python.
+    from ciyuan import BPETokenizer
+    from ciyuan.reference.bpe import encode_word_by_merges
+
+    textbook = BPETokenizer(40, special_tokens=["<UNK>"]).fit(corpus, max_steps=10, out_fn=None)
+    assert textbook.tokenize("lowest newest lo") == enc.tokens
+    merges = tok.model.merges
+    for word in ("lowest", "newest", "lo", "widest"):
+        symbols = encode_word_by_merges(word + "\0", [(a.replace("</w>", "\0"), b.replace("</w>", "\0")) for a, b in merges])
+        assert [t.replace("\0", "</w>") for t in symbols] == tok.encode(word).tokens
+    # Greedy longest match takes the marker with the word's end when it can.
+    greedy = Tokenizer(BPE(tok.model.get_vocab(), merges, end_of_word_symbol="</w>", encode_mode="longest_match"),
+                       pre_tokenizer=WhitespaceSplit())
+    assert greedy.encode("lowest lo").tokens == ["low", "est</w>", "lo", "</w>"]
 
 
 def test_suffix_tokenizer_round_trip():

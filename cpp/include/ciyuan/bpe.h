@@ -34,6 +34,7 @@ struct BpeConfig {
   bool rank_by_token = false;      // tiktoken ranking (see above) instead of merge ranks
   bool ignore_merges = false;      // a piece that is a token is emitted as is
   std::string end_of_word_suffix;  // character-level: appended to a word's last character
+  std::string end_of_word_symbol;  // character-level: a word's own last symbol ("l o w </w>")
   int64_t unk_id = -1;             // id for unknown symbols; -1 = unknown symbols are an error
   bool fuse_unk = false;           // consecutive unknown symbols become one unk token
   size_t cache_capacity = 8192;    // cached pieces per thread (0 disables the cache)
@@ -92,6 +93,7 @@ class BpeModel {
   BytesMap vocab_;
   PairMap pairs_;
   uint32_t byte_ids_[256];
+  uint32_t end_of_word_id_ = kNone;  // the id of end_of_word_symbol, if set
   size_t max_token_bytes_ = 0;
   // A blocked Bloom filter over pairs_: most pairs looked up (e.g. two adjacent CJK
   // characters) cannot merge, and the filter says so from L2 instead of a miss in pairs_.

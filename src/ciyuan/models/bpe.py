@@ -37,7 +37,10 @@ class BPE:
             that token's id is the pair's rank.
         ignore_merges: a piece that is itself a token is emitted whole (tiktoken does this).
             Defaults to ``rank_by_token``.
-        end_of_word_suffix: appended to the last character of a piece (character level).
+        end_of_word_suffix: appended to the last character of a piece (character level, as
+            Hugging Face and subword-nmt do: ``"l o w</w>"``).
+        end_of_word_symbol: or a separate last symbol of every piece (``"l o w </w>"``, as the
+            classic tutorials do); its tokens cover no input (an empty span at the word's end).
         unk_token: token for unknown characters or bytes; without one they raise an error.
         fuse_unk: consecutive unknown symbols become a single unknown token.
         encode_mode: ``"merges"`` (BPE) or ``"longest_match"`` (greedy longest prefix).
@@ -61,6 +64,7 @@ class BPE:
         rank_by_token: bool = False,
         ignore_merges: Optional[bool] = None,
         end_of_word_suffix: str = "",
+        end_of_word_symbol: str = "",
         unk_token: Optional[str] = None,
         fuse_unk: bool = False,
         encode_mode: str = "merges",
@@ -68,14 +72,17 @@ class BPE:
     ) -> None:
         if encode_mode not in _ENCODE_MODES:
             raise ModelError(f"encode_mode must be one of {_ENCODE_MODES}, not {encode_mode!r}")
-        if byte_level and end_of_word_suffix:
-            raise ModelError("end_of_word_suffix applies to character-level models, not byte-level ones")
+        if byte_level and (end_of_word_suffix or end_of_word_symbol):
+            raise ModelError("an end-of-word marker applies to character-level models, not byte-level ones")
+        if end_of_word_suffix and end_of_word_symbol:
+            raise ModelError("give end_of_word_suffix or end_of_word_symbol, not both")
         if rank_by_token and merges:
             raise ModelError("rank_by_token models take their ranks from token ids: pass no merges")
         self.byte_level = bool(byte_level)
         self.rank_by_token = bool(rank_by_token)
         self.ignore_merges = self.rank_by_token if ignore_merges is None else bool(ignore_merges)
         self.end_of_word_suffix = end_of_word_suffix
+        self.end_of_word_symbol = end_of_word_symbol
         self.unk_token = unk_token
         self.fuse_unk = bool(fuse_unk)
         self.encode_mode = encode_mode
@@ -92,7 +99,7 @@ class BPE:
             unk_id = self._ids[unk_bytes]
         self.native = _core.BpeModel(
             self._tokens, self._merges, self.byte_level, self.rank_by_token, self.ignore_merges,
-            end_of_word_suffix, unk_id, self.fuse_unk, self.cache_capacity,
+            end_of_word_suffix, end_of_word_symbol, unk_id, self.fuse_unk, self.cache_capacity,
         )
 
     @property
@@ -194,6 +201,7 @@ class BPE:
             "rank_by_token": self.rank_by_token,
             "ignore_merges": self.ignore_merges,
             "end_of_word_suffix": self.end_of_word_suffix,
+            "end_of_word_symbol": self.end_of_word_symbol,
             "unk_token": self.unk_token,
             "fuse_unk": self.fuse_unk,
             "encode_mode": self.encode_mode,
@@ -211,6 +219,7 @@ class BPE:
                 rank_by_token=data.get("rank_by_token", False),
                 ignore_merges=data.get("ignore_merges"),
                 end_of_word_suffix=data.get("end_of_word_suffix", ""),
+                end_of_word_symbol=data.get("end_of_word_symbol", ""),
                 unk_token=data.get("unk_token"),
                 fuse_unk=data.get("fuse_unk", False),
                 encode_mode=data.get("encode_mode", "merges"),

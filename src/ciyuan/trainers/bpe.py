@@ -329,6 +329,7 @@ class BpeTrainer:
             [(tokens[a], tokens[b]) for a, b in merges],
             byte_level=self.byte_level,
             end_of_word_suffix=self.end_of_word_suffix,
+            end_of_word_symbol=self.end_of_word_symbol,
             unk_token=self.unk_token,
         )
 
