@@ -13,7 +13,7 @@ from ciyuan.pre_tokenizers.zh_sentence import ZhSentence
 __all__ = ["Split", "WordPunct", "WhitespaceSplit", "ZhSentence", "ChineseWords", "NAMED_PATTERNS", "from_dict"]
 
 
-def from_dict(data: Dict[str, Any]) -> Split:
+def from_dict(data: Dict[str, Any]) -> Any:
     """Rebuild a pre-tokenizer from its ``to_dict`` form."""
     kind = data.get("type")
     if kind == "Split":
@@ -26,4 +26,6 @@ def from_dict(data: Dict[str, Any]) -> Split:
         return ZhSentence(data.get("punctuation", ZhSentence().punctuation), data.get("keep_punctuation", True))
     if kind == "ChineseWords":
         return ChineseWords.from_dict(data)
-    raise ModelError(f"unknown pre-tokenizer type {kind!r}; expected Split, WordPunct or WhitespaceSplit")
+    raise ModelError(
+        f"unknown pre-tokenizer type {kind!r}; expected Split, WordPunct, WhitespaceSplit, ZhSentence or ChineseWords"
+    )
