@@ -97,6 +97,16 @@ struct BatchTexts {
   }
 };
 
+// Encodes a batch on `threads` threads with the GIL released.
+std::vector<std::vector<Token>> encode_batch(const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
+  BatchTexts batch(texts);
+  auto pol = policy_from(policy);
+  std::vector<std::vector<Token>> results;
+  nb::gil_scoped_release release;
+  self.encode_batch(batch.views, pol, threads, results);
+  return results;
+}
+
 }  // namespace
 
 void register_pipeline(nb::module_& m) {
@@ -175,15 +185,8 @@ void register_pipeline(nb::module_& m) {
       .def(
           "encode_batch",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
-            BatchTexts batch(texts);
-            auto pol = policy_from(policy);
-            std::vector<std::vector<Token>> results;
-            {
-              nb::gil_scoped_release release;
-              self.encode_batch(batch.views, pol, threads, results);
-            }
             nb::list out;
-            for (auto& r : results) {
+            for (auto& r : encode_batch(self, texts, policy, threads)) {
               auto* data = new EncodingData();
               data->tokens = std::move(r);
               out.append(nb::cast(data, nb::rv_policy::take_ownership));
@@ -194,15 +197,8 @@ void register_pipeline(nb::module_& m) {
       .def(
           "encode_batch_ids",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
-            BatchTexts batch(texts);
-            auto pol = policy_from(policy);
-            std::vector<std::vector<Token>> results;
-            {
-              nb::gil_scoped_release release;
-              self.encode_batch(batch.views, pol, threads, results);
-            }
             nb::list out;
-            for (auto& r : results) out.append(id_list(r));
+            for (auto& r : encode_batch(self, texts, policy, threads)) out.append(id_list(r));
             return out;
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))

@@ -16,24 +16,6 @@ __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_output", "read_utf
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def atomic_write_bytes(path: PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 @contextlib.contextmanager
 def atomic_output(path: PathLike) -> Iterator[BinaryIO]:
     """A binary file to stream into; it replaces ``path`` only if the block finishes."""
@@ -51,6 +33,12 @@ def atomic_output(path: PathLike) -> Iterator[BinaryIO]:
         except OSError:
             pass
         raise
+
+
+def atomic_write_bytes(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
+    with atomic_output(path) as f:
+        f.write(data)
 
 
 def atomic_write_text(path: PathLike, text: str) -> None:

@@ -216,15 +216,9 @@ class Tokenizer:
         disallowed_special: SpecialSet = "all",
     ) -> List[Encoding]:
         """Encode many texts on ``threads`` threads (default: all cores), GIL released."""
-        texts = list(texts)
-        policy = self._policy(allowed_special, disallowed_special)
-        if not self._native_path:
-            return [self._encode_python(t, policy) for t in texts]
-        try:
-            datas = self._encoder.encode_batch(texts, policy, self._threads(threads))
-        except UnicodeEncodeError:
-            texts = [_replace_surrogates(t) for t in texts]
-            datas = self._encoder.encode_batch(texts, policy, self._threads(threads))
+        texts, datas = self._native_batch(texts, threads, allowed_special, disallowed_special, ids_only=False)
+        if datas is None:
+            return [self._encode_python(t, self._policy(allowed_special, disallowed_special)) for t in texts]
         return [
             Encoding(self, make_ids=lambda d=d: d.ids, make_offsets=lambda d=d, t=t: d.char_offsets(t))
             for d, t in zip(datas, texts)
@@ -239,16 +233,24 @@ class Tokenizer:
         disallowed_special: SpecialSet = "all",
     ) -> List[List[int]]:
         """Just the ids of :meth:`encode_batch`."""
+        texts, ids = self._native_batch(texts, threads, allowed_special, disallowed_special, ids_only=True)
+        if ids is None:
+            return [self._encode_python(t, self._policy(allowed_special, disallowed_special)).ids for t in texts]
+        return ids
+
+    def _native_batch(self, texts: Iterable[str], threads: Optional[int], allowed_special: SpecialSet,
+                      disallowed_special: SpecialSet, ids_only: bool) -> Tuple[List[str], Any]:
+        """(texts, native results), or (texts, None) when the pipeline has Python stages."""
         texts = list(texts)
         policy = self._policy(allowed_special, disallowed_special)
         if not self._native_path:
-            return [self._encode_python(t, policy).ids for t in texts]
+            return texts, None
+        run = self._encoder.encode_batch_ids if ids_only else self._encoder.encode_batch
         try:
-            return self._encoder.encode_batch_ids(texts, policy, self._threads(threads))
+            return texts, run(texts, policy, self._threads(threads))
         except UnicodeEncodeError:
-            return self._encoder.encode_batch_ids(
-                [_replace_surrogates(t) for t in texts], policy, self._threads(threads)
-            )
+            texts = [_replace_surrogates(t) for t in texts]
+            return texts, run(texts, policy, self._threads(threads))
 
     @staticmethod
     def _threads(threads: Optional[int]) -> int:
