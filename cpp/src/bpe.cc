@@ -1,9 +1,9 @@
 #include "ciyuan/bpe.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <atomic>
 #include <queue>
 
 #include "ciyuan/errors.h"
@@ -42,9 +42,9 @@ std::string printable(std::string_view s) {
   }
   return out;
 }
-std::atomic<uint64_t> next_instance{1};
-}  // namespace
 
+std::atomic<uint64_t> next_instance{1};  // numbers the models for the per-thread caches
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // BpeModel

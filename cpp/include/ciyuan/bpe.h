@@ -8,8 +8,9 @@
 // Either way the lowest-ranked pair merges first, the leftmost one on ties, until no pair can
 // merge. Short pieces use a linear scan per merge (O(n^2), fastest for the usual n < 20); long
 // pieces use a heap over a linked list (O(n log n)), so a 1 MB piece without spaces is fine.
-// A piece that is itself a token can be emitted whole (`ignore_merges`, tiktoken's shortcut),
-// and pieces that needed merging are cached.
+// A piece that is itself a token can be emitted whole (`ignore_merges`, tiktoken's shortcut).
+// Byte-level pieces start from whole characters where that cannot change the result (see
+// build_char_first), and recent pieces are cached per thread.
 #pragma once
 
 #include <cstdint>
