@@ -187,3 +187,21 @@ def test_special_token_validation():
         ciyuan.Tokenizer(model, special_tokens={"<s>": 5, "</s>": 5})
     with pytest.raises(ciyuan.ModelError, match="non-empty"):
         ciyuan.Tokenizer(model, special_tokens={"": 5})
+
+
+def test_concurrent_python_threads(ciyuan_tokenizers):
+    # encode releases the GIL and keeps its caches per thread: results must not depend on
+    # other threads encoding at the same time, with the same or another tokenizer.
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"line {i}: 词元 tokens, émoji 😀 and spaces   {i * 7919}" for i in range(400)]
+    names = ["cl100k_base", "o200k_base", "gpt2"]
+    expected = {n: [ciyuan_tokenizers[n].encode_ids(t) for t in texts] for n in names}
+
+    def work(k):
+        name = names[k % 3]
+        return name, [ciyuan_tokenizers[name].encode_ids(t) for t in texts]
+
+    with ThreadPoolExecutor(8) as pool:
+        for name, got in pool.map(work, range(24)):
+            assert got == expected[name]
