@@ -54,10 +54,10 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end,
   // end of the text (tiktoken scans each segment as its own string, which matters for `$`).
   std::string_view segment = text.substr(0, end);
   PreTokPattern p = static_cast<PreTokPattern>(pattern_);
-  size_t pos = start, s, e;
-  while (pos < end && next_piece(p, segment, pos, &s, &e)) {
-    piece(s, e);
-    pos = e;
+  std::pair<uint32_t, uint32_t> spans[256];
+  for (size_t pos = start, n; pos < end && (n = next_pieces(p, segment, pos, spans, 256)) > 0;) {
+    for (size_t k = 0; k < n; ++k) piece(spans[k].first, spans[k].second);
+    pos = spans[n - 1].second;
   }
 }
 

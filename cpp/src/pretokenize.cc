@@ -416,7 +416,34 @@ void split_impl(const u8* s, const u8* e, std::vector<std::pair<uint32_t, uint32
     }
 }
 
+template <PreTokPattern P>
+size_t pieces_impl(const u8* s, const u8* p, const u8* e, std::pair<uint32_t, uint32_t>* out, size_t max) {
+    size_t n = 0;
+    const u8* start;
+    const u8* end;
+    while (n < max && next_impl<P>(p, e, &start, &end)) {
+        out[n++] = {static_cast<uint32_t>(start - s), static_cast<uint32_t>(end - s)};
+        p = end;
+    }
+    return n;
+}
+
 }  // namespace
+
+size_t next_pieces(PreTokPattern p, std::string_view text, size_t pos, std::pair<uint32_t, uint32_t>* out,
+                   size_t max) {
+    if (pos >= text.size()) return 0;
+    const u8* s = reinterpret_cast<const u8*>(text.data());
+    const u8* e = s + text.size();
+    switch (p) {
+        case PreTokPattern::GPT2: return pieces_impl<PreTokPattern::GPT2>(s, s + pos, e, out, max);
+        case PreTokPattern::CL100K: return pieces_impl<PreTokPattern::CL100K>(s, s + pos, e, out, max);
+        case PreTokPattern::O200K: return pieces_impl<PreTokPattern::O200K>(s, s + pos, e, out, max);
+        case PreTokPattern::WORD_PUNCT: return pieces_impl<PreTokPattern::WORD_PUNCT>(s, s + pos, e, out, max);
+        case PreTokPattern::WHITESPACE: return pieces_impl<PreTokPattern::WHITESPACE>(s, s + pos, e, out, max);
+    }
+    return 0;
+}
 
 bool next_piece(PreTokPattern p, std::string_view text, size_t pos, size_t* start, size_t* end) {
     if (pos >= text.size()) return false;

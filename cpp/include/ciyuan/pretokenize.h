@@ -36,6 +36,11 @@ enum class PreTokPattern {
 // WORD_PUNCT/WHITESPACE use the `regex` module's. See scripts/gen_unicode_tables.py.
 bool next_piece(PreTokPattern p, std::string_view text, size_t pos, size_t* start, size_t* end);
 
+// Up to `max` pieces at or after `pos`, as [start, end) byte offsets in `out`; returns how many
+// (0 when there are no more). The encoder's loop: one call per batch instead of per piece.
+size_t next_pieces(PreTokPattern p, std::string_view text, size_t pos, std::pair<uint32_t, uint32_t>* out,
+                   size_t max);
+
 // All pieces as [start, end) byte offsets, appended to `out` (cleared first). Throws
 // std::length_error when the text is 4 GiB or longer (offsets are 32-bit).
 void split_pieces(PreTokPattern p, std::string_view text, std::vector<std::pair<uint32_t, uint32_t>>& out);
