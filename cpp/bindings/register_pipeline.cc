@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "ciyuan/errors.h"
 #include "ciyuan/pipeline.h"
@@ -38,11 +39,15 @@ PyObject* id_object(uint32_t id) {
   return slot;
 }
 
-nb::list id_list(const std::vector<Token>& tokens) {
+uint32_t id_of(const Token& t) { return t.id; }
+uint32_t id_of(uint32_t id) { return id; }
+
+template <class T>
+nb::list id_list(const std::vector<T>& tokens) {
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(tokens.size()));
   if (!list) throw nb::python_error();
   for (size_t i = 0; i < tokens.size(); ++i) {
-    PyObject* item = id_object(tokens[i].id);
+    PyObject* item = id_object(id_of(tokens[i]));
     if (!item) {
       Py_DECREF(list);
       throw nb::python_error();
@@ -97,13 +102,18 @@ struct BatchTexts {
   }
 };
 
-// Encodes a batch on `threads` threads with the GIL released.
-std::vector<std::vector<Token>> encode_batch(const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
+// Encodes a batch on `threads` threads with the GIL released: tokens, or with T = uint32_t ids.
+template <class T>
+std::vector<std::vector<T>> encode_batch(const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
   BatchTexts batch(texts);
   auto pol = policy_from(policy);
-  std::vector<std::vector<Token>> results;
+  std::vector<std::vector<T>> results;
   nb::gil_scoped_release release;
-  self.encode_batch(batch.views, pol, threads, results);
+  if constexpr (std::is_same_v<T, Token>) {
+    self.encode_batch(batch.views, pol, threads, results);
+  } else {
+    self.encode_batch_ids(batch.views, pol, threads, results);
+  }
   return results;
 }
 
@@ -159,12 +169,13 @@ void register_pipeline(nb::module_& m) {
           [](const Encoder& self, nb::handle text, nb::bytes policy) {
             std::string_view utf8 = utf8_view(text);
             auto pol = policy_from(policy);
-            std::vector<Token> tokens;
+            std::vector<uint32_t> ids;
             {
               nb::gil_scoped_release release;
-              self.encode(utf8, pol, tokens);
+              ciyuan::TokenSink sink(ids);
+              self.encode(utf8, pol, sink);
             }
-            return id_list(tokens);
+            return id_list(ids);
           },
           nb::arg("text"), nb::arg("policy"))
       .def(
@@ -186,7 +197,7 @@ void register_pipeline(nb::module_& m) {
           "encode_batch",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
             nb::list out;
-            for (auto& r : encode_batch(self, texts, policy, threads)) {
+            for (auto& r : encode_batch<Token>(self, texts, policy, threads)) {
               auto* data = new EncodingData();
               data->tokens = std::move(r);
               out.append(nb::cast(data, nb::rv_policy::take_ownership));
@@ -198,7 +209,7 @@ void register_pipeline(nb::module_& m) {
           "encode_batch_ids",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
             nb::list out;
-            for (auto& r : encode_batch(self, texts, policy, threads)) out.append(id_list(r));
+            for (auto& r : encode_batch<uint32_t>(self, texts, policy, threads)) out.append(id_list(r));
             return out;
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))

@@ -36,9 +36,9 @@ const std::string* Encoder::id_bytes(uint32_t id) const {
   return nullptr;
 }
 
-void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end,
-                              std::vector<Token>& out) const {
+void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& sink) const {
   if (start >= end) return;
+  std::vector<Token>& out = sink.buffer();
   auto piece = [&](size_t s, size_t e) {
     if (longest_match_) {
       model_->encode_piece_longest(text, s, e, out);
@@ -48,6 +48,7 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end,
   };
   if (pattern_ < 0) {
     piece(start, end);
+    sink.flush();
     return;
   }
   // The segment ends where the next special token starts: the scanner must see that as the
@@ -57,17 +58,17 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end,
   std::pair<uint32_t, uint32_t> spans[256];
   for (size_t pos = start, n; pos < end && (n = next_pieces(p, segment, pos, spans, 256)) > 0;) {
     for (size_t k = 0; k < n; ++k) piece(spans[k].first, spans[k].second);
+    sink.flush();
     pos = spans[n - 1].second;
   }
 }
 
-void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy,
-                     std::vector<Token>& out) const {
+void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out) const {
   if (text.size() >= 0xFFFFFFFFull)  // token spans are 32-bit
     throw Error(ErrorKind::kInvalidInput, "a single text must be shorter than 4 GiB; split it (e.g. by lines)");
   // Room for the usual number of tokens up front (a token per 2 bytes covers CJK text): growing
   // the vector would copy it again and again. Reserved but untouched memory costs no RSS.
-  out.reserve(out.size() + text.size() / 2 + 16);
+  out.reserve(text.size() / 2 + 16);
   bool any = false;
   for (SpecialPolicy p : policy) any |= p != SpecialPolicy::kOrdinary;
   if (!any || matcher_.empty()) {
@@ -91,7 +92,8 @@ void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& po
                       "as ordinary text");
     }
     encode_ordinary(text, seg, s, out);
-    out.push_back(Token{specials_[index].id, static_cast<uint32_t>(s), static_cast<uint32_t>(e)});
+    out.buffer().push_back(Token{specials_[index].id, static_cast<uint32_t>(s), static_cast<uint32_t>(e)});
+    out.flush();
     pos = seg = e;
   }
   encode_ordinary(text, seg, text.size(), out);
@@ -117,6 +119,15 @@ void Encoder::encode_batch(const std::vector<std::string_view>& texts, const std
                            int threads, std::vector<std::vector<Token>>& out) const {
   out.assign(texts.size(), {});
   parallel_for(texts.size(), threads, [&](size_t i) { encode(texts[i], policy, out[i]); });
+}
+
+void Encoder::encode_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                               int threads, std::vector<std::vector<uint32_t>>& out) const {
+  out.assign(texts.size(), {});
+  parallel_for(texts.size(), threads, [&](size_t i) {
+    TokenSink sink(out[i]);
+    encode(texts[i], policy, sink);
+  });
 }
 
 void Encoder::decode(const uint32_t* ids, size_t n, std::string& out) const {

@@ -28,6 +28,38 @@ struct SpecialToken {
   uint32_t id;
 };
 
+// Where encoded tokens go: all of them (ids with their spans), or only their ids. The model
+// always writes Tokens; for ids only they land in a small scratch buffer that stays in L1 and
+// just the 4-byte ids reach the output - a third of the memory traffic, which otherwise evicts
+// the vocabulary's hot entries from the cache.
+class TokenSink {
+ public:
+  explicit TokenSink(std::vector<Token>& tokens) : tokens_(&tokens), buffer_(&tokens) {}
+  explicit TokenSink(std::vector<uint32_t>& ids) : ids_(&ids), buffer_(&scratch_) {}
+  TokenSink(const TokenSink&) = delete;
+  TokenSink& operator=(const TokenSink&) = delete;
+
+  std::vector<Token>& buffer() { return *buffer_; }
+  void flush() {
+    if (!ids_) return;
+    for (const Token& t : scratch_) ids_->push_back(t.id);
+    scratch_.clear();
+  }
+  void reserve(size_t n) {
+    if (ids_) {
+      ids_->reserve(ids_->size() + n);
+    } else {
+      tokens_->reserve(tokens_->size() + n);
+    }
+  }
+
+ private:
+  std::vector<Token>* tokens_ = nullptr;
+  std::vector<uint32_t>* ids_ = nullptr;
+  std::vector<Token> scratch_;
+  std::vector<Token>* buffer_;
+};
+
 class Encoder {
  public:
   // `pattern` < 0 means no pre-tokenizer: every ordinary segment is one piece.
@@ -36,8 +68,11 @@ class Encoder {
 
   // Encodes `text` (valid UTF-8); `policy` has one entry per special token (or is empty when
   // all are ordinary text).
-  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy,
-              std::vector<Token>& out) const;
+  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out) const;
+  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy, std::vector<Token>& out) const {
+    TokenSink sink(out);
+    encode(text, policy, sink);
+  }
   // Encodes pieces chosen by the caller (a Python pre-tokenizer): [start, end) byte spans.
   void encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,
                     std::vector<Token>& out) const;
@@ -45,6 +80,8 @@ class Encoder {
   void encode_batch(const std::vector<std::string_view>& texts,
                     const std::vector<SpecialPolicy>& policy, int threads,
                     std::vector<std::vector<Token>>& out) const;
+  void encode_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                        int threads, std::vector<std::vector<uint32_t>>& out) const;
 
   // Raw bytes of the ids (model tokens and special tokens) appended to `out`.
   void decode(const uint32_t* ids, size_t n, std::string& out) const;
@@ -55,7 +92,7 @@ class Encoder {
   const std::vector<SpecialToken>& specials() const { return specials_; }
 
  private:
-  void encode_ordinary(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
+  void encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& out) const;
 
   std::shared_ptr<const BpeModel> model_;
   int pattern_;
