@@ -78,6 +78,16 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
       throw Error(ErrorKind::kModel, "end_of_word_symbol '" + printable(config_.end_of_word_symbol) +
                                          "' is not in the vocabulary");
   }
+  size_t long_tokens = 0;
+  for (size_t id = 0; id < tokens_.size(); ++id) long_tokens += present_[id] && tokens_[id].size() > 8;
+  size_t words = 8;  // 8 bits per long token, in 64-bit words
+  while (words * 8 < long_tokens) words *= 2;
+  long_token_filter_.assign(words, 0);
+  for (size_t id = 0; id < tokens_.size(); ++id) {
+    if (!present_[id] || tokens_[id].size() <= 8) continue;
+    uint64_t h = hash_bytes(tokens_[id].data(), tokens_[id].size());
+    long_token_filter_[(h >> 20) & (words - 1)] |= (1ULL << (h >> 58)) | (1ULL << ((h >> 52) & 63));
+  }
   if (config_.unk_id >= 0 && !has_id(static_cast<uint32_t>(config_.unk_id)))
     throw Error(ErrorKind::kModel, "unk id " + std::to_string(config_.unk_id) + " is not in the vocabulary");
   for (int b = 0; b < 256; ++b) {
@@ -147,8 +157,7 @@ struct BpeModel::ThreadCache {
     uint64_t key;
     PairMap::Value value;
   };
-  struct PieceEntry {  // 80 bytes
-    uint64_t hash;     // 0: empty
+  struct PieceEntry {  // 72 bytes
     uint8_t length;
     uint8_t count;
     char bytes[kMaxCachedBytes];
@@ -157,11 +166,15 @@ struct BpeModel::ThreadCache {
   };
   uint64_t owner = 0;
   PairEntry pairs[1 << kPairBits];
+  // The pieces' hashes apart from the entries, so that a miss (most CJK pieces) reads 8 bytes
+  // of a small array instead of a cache line of a large one. 0 marks an empty entry.
+  std::vector<uint64_t> piece_hashes;
   std::vector<PieceEntry> pieces;
 
   void reset(uint64_t new_owner, size_t piece_slots) {
     owner = new_owner;
     for (PairEntry& e : pairs) e.key = PairMap::kEmpty;
+    piece_hashes.assign(piece_slots, 0);
     pieces.assign(piece_slots, PieceEntry{});
   }
 };
@@ -498,9 +511,12 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
   }
   ThreadCache& cache = thread_cache();
   ThreadCache::PieceEntry* slot = nullptr;
+  uint64_t* slot_hash = nullptr;
   if (!cache.pieces.empty() && n <= kMaxCachedBytes) {
-    slot = &cache.pieces[hash & (cache.pieces.size() - 1)];
-    if (slot->hash == (hash | 1) && slot->length == n && std::memcmp(slot->bytes, p, n) == 0) {
+    size_t index = hash & (cache.pieces.size() - 1);
+    slot_hash = &cache.piece_hashes[index];
+    slot = &cache.pieces[index];
+    if (*slot_hash == (hash | 1) && slot->length == n && std::memcmp(slot->bytes, p, n) == 0) {
       uint32_t at = static_cast<uint32_t>(start);
       for (size_t k = 0; k < slot->count; ++k) {
         out.push_back(Token{slot->ids[k], at, at + slot->token_length[k]});
@@ -509,7 +525,7 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
       return;
     }
   }
-  if (config_.ignore_merges && !whole_first) {
+  if (config_.ignore_merges && !whole_first && (!simple_whole || maybe_long_token(hash))) {
     uint32_t id = simple_whole ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
     if (id != BytesMap::kMissing) return emit_whole(id);
   }
@@ -528,7 +544,7 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
   }
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
   if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
-    slot->hash = hash | 1;  // 0 marks an empty entry
+    *slot_hash = hash | 1;
     slot->length = static_cast<uint8_t>(n);
     slot->count = static_cast<uint8_t>(syms.size());
     std::memcpy(slot->bytes, p, n);

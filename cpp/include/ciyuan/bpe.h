@@ -122,6 +122,13 @@ class BpeModel {
   std::vector<uint32_t> crossing_rank_;   // [last byte of left char][first byte of right char]
   const CharEncoding* char_encoding(uint32_t cp) const;
   size_t piece_slots_ = 0;  // per-thread piece cache size (a power of two, or 0)
+  // A Bloom filter over the tokens longer than 8 bytes: a long piece (a CJK clause, a rare
+  // word) is rarely a token, and the filter says so without a memory miss in vocab_.
+  std::vector<uint64_t> long_token_filter_;
+  bool maybe_long_token(uint64_t hash) const {
+    uint64_t bits = (1ULL << (hash >> 58)) | (1ULL << ((hash >> 52) & 63));
+    return (long_token_filter_[(hash >> 20) & (long_token_filter_.size() - 1)] & bits) == bits;
+  }
   uint64_t instance_;       // tells the per-thread caches of different models apart
 };
 

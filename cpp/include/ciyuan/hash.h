@@ -92,8 +92,7 @@ class BytesMap {
   uint32_t find_hashed(const char* p, size_t n, uint64_t h) const {
     uint64_t prefix = load_upto8(p, n);
     uint32_t tag = static_cast<uint32_t>(h >> 32);
-    size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.value == kMissing) return kMissing;
       if (s.tag == tag && s.length == n && s.prefix == prefix &&
@@ -115,16 +114,17 @@ class BytesMap {
     std::vector<Slot> old;
     old.swap(slots_);
     slots_.assign(n, Slot{});
-    size_t mask = n - 1;
+    mask_ = n - 1;
     for (const Slot& s : old) {
       if (s.value == kMissing) continue;
-      size_t i = hash_bytes(arena_.data() + s.offset, s.length) & mask;
-      while (slots_[i].value != kMissing) i = (i + 1) & mask;
+      size_t i = hash_bytes(arena_.data() + s.offset, s.length) & mask_;
+      while (slots_[i].value != kMissing) i = (i + 1) & mask_;
       slots_[i] = s;
     }
   }
 
   std::vector<Slot> slots_;
+  size_t mask_ = 0;
   std::string arena_;
   size_t count_ = 0;
 };
