@@ -57,7 +57,9 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--min-frequency", type=int, default=0, metavar="K",
                    help="stop when the most frequent pair occurs fewer than K times (default 0)")
     p.add_argument("--end-of-word-suffix", default="", metavar="S",
-                   help="attach S (e.g. '</w>') to each word's last character")
+                   help="attach S (e.g. '</w>') to each word's last character (l o w</w>)")
+    p.add_argument("--end-of-word-symbol", default="", metavar="S",
+                   help="or end each word with S as a symbol of its own (l o w </w>, the classic tutorials)")
     p.add_argument("--tie-break", choices=("hf", "subword-nmt", "first"), default="hf",
                    help="which of equally frequent pairs merges first: hf (smallest ids, default), "
                         "subword-nmt (greatest text), first (seen first)")
@@ -136,6 +138,7 @@ def _train(args: argparse.Namespace) -> None:
         limit_alphabet=args.limit_alphabet,
         max_token_length=args.max_token_length,
         end_of_word_suffix=args.end_of_word_suffix,
+        end_of_word_symbol=args.end_of_word_symbol,
         tie_break=args.tie_break,
         show_progress=not args.no_progress,
         threads=args.threads,

@@ -19,12 +19,16 @@ __all__ = ["main"]
 BATCH_LINES = 8192
 
 _DESCRIPTION = """\
-ciyuan (词元): tokenize text with existing vocabularies (tiktoken files, GPT-2's
-encoder.json + vocab.bpe, ciyuan JSON), exactly as their own libraries do, but faster.
+ciyuan (词元): train, run and explain tokenizers.
 
-Each input line is encoded on its own (its newline is not part of the text) and gives one
-output line, unless --whole is given. Inputs are files, or standard input when none (or -)
-is named."""
+  encode / tokenize / decode   use an existing vocabulary (a tiktoken file, GPT-2's
+                               encoder.json + vocab.bpe, or ciyuan JSON) exactly as its own
+                               library does, but faster
+  train / zh-bpe               learn a BPE vocabulary (byte-level, character-level, Chinese)
+  segment / seg-eval           Chinese word segmentation with a dictionary, and its score
+
+Line-oriented commands read files, or standard input when none (or -) is named, and write
+one output line per input line. `ciyuan COMMAND --help` explains each command."""
 
 _EPILOG = """\
 examples:
