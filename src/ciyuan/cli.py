@@ -11,6 +11,7 @@ import json
 import sys
 from typing import BinaryIO, Iterator, List, Optional, Sequence
 
+from ciyuan import _cli_segment, _cli_train
 from ciyuan._io import atomic_output, decode_utf8
 from ciyuan.errors import CiyuanError, DisallowedSpecialTokenError, InvalidInputError
 
@@ -95,12 +96,8 @@ def _parser() -> argparse.ArgumentParser:
                                    "line) back to text, one output line per input line.")
     _add_common(p)
     p.add_argument("--skip-special-tokens", action="store_true", help="leave special tokens out of the text")
-
-    from ciyuan import _cli_train
-
+    # The other commands live with their own modules.
     _cli_train.add_commands(sub)
-    from ciyuan import _cli_segment
-
     _cli_segment.add_commands(sub)
     return parser
 
@@ -205,23 +202,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``ciyuan`` command; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        from ciyuan import _cli_train
-
         if args.command in _cli_train.COMMANDS:
             _cli_train.run(args)
-            return 0
-        from ciyuan import _cli_segment
-
-        if args.command in _cli_segment.COMMANDS:
+        elif args.command in _cli_segment.COMMANDS:
             _cli_segment.run(args)
-            return 0
-        from ciyuan.formats import load_tokenizer
-
-        tok = load_tokenizer(args.tokenizer, args.pattern)
-        if args.command in ("encode", "tokenize"):
-            _run_encode(args, tok)
         else:
-            _run_decode(args, tok)
+            from ciyuan.formats import load_tokenizer
+
+            tok = load_tokenizer(args.tokenizer, args.pattern)
+            if args.command in ("encode", "tokenize"):
+                _run_encode(args, tok)
+            else:
+                _run_decode(args, tok)
     except DisallowedSpecialTokenError as e:
         print(f"ciyuan {args.command}: error: {e} (on the command line: --allowed-special TOKEN "
               "or --special-as-text)", file=sys.stderr)
