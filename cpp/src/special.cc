@@ -1,5 +1,7 @@
 #include "ciyuan/special.h"
 
+#include <cstring>
+
 namespace ciyuan {
 
 SpecialMatcher::SpecialMatcher(const std::vector<std::pair<std::string, uint32_t>>& tokens) {
@@ -21,13 +23,23 @@ SpecialMatcher::SpecialMatcher(const std::vector<std::pair<std::string, uint32_t
     }
     nodes_[node].index = index;
   }
+  int starts = 0;
+  for (int b = 0; b < 256; ++b)
+    if (can_start_[b]) ++starts, only_start_ = b;
+  if (starts != 1) only_start_ = -1;
 }
 
 bool SpecialMatcher::find(std::string_view text, size_t pos, size_t* start, size_t* end,
                           uint32_t* index) const {
   if (empty()) return false;
   for (size_t i = pos; i < text.size(); ++i) {
-    if (!can_start_[static_cast<unsigned char>(text[i])]) continue;
+    if (only_start_ >= 0) {  // e.g. every OpenAI special token starts with '<': jump with memchr
+      const void* hit = std::memchr(text.data() + i, only_start_, text.size() - i);
+      if (!hit) return false;
+      i = static_cast<const char*>(hit) - text.data();
+    } else if (!can_start_[static_cast<unsigned char>(text[i])]) {
+      continue;
+    }
     uint32_t node = 0, found = 0xFFFFFFFFu;
     size_t found_end = 0;
     for (size_t j = i; j < text.size(); ++j) {

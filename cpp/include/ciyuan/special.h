@@ -26,6 +26,7 @@ class SpecialMatcher {
     uint32_t index = 0xFFFFFFFFu;                              // token ending here
   };
   bool can_start_[256] = {};
+  int only_start_ = -1;  // the first byte of every special token, when they share one
   std::vector<Node> nodes_;
 };
 
