@@ -2,7 +2,8 @@
 
 The corpus is jinyong_16novels.txt (26 MB of Chinese), the dictionary jieba_dict_small.txt
 (110k words with frequencies) for every library. Each configuration runs in a fresh worker
-process (for its own peak RSS) and reports the median of several runs.
+process (for its own peak RSS) and reports the median of several runs; a timed call includes
+freeing the list it returns (for ciyuan and jieba alike).
 
     python benchmarks/segment.py [--repeats 3] [--mb 0 (= whole corpus)] [--jieba-mb 2]
 

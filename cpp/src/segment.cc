@@ -21,6 +21,11 @@
 #else
 #define CIYUAN_FLATTEN
 #endif
+#if defined(__GNUC__) && !defined(CIYUAN_NO_PREFETCH)
+#define CIYUAN_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define CIYUAN_PREFETCH(p) ((void)0)
+#endif
 
 namespace ciyuan {
 
@@ -97,10 +102,11 @@ class Segmenter {
     s_ = reinterpret_cast<const unsigned char*>(text.data());
     n_ = text.size();
     out_ = &out;
-    // At most one label per byte, plus the end offset.
-    if (codes_.size() < n_ + 1) {
-      codes_.resize(n_ + 1);
-      pos_.resize(n_ + 1);
+    // At most one label per byte, plus the end offset (left uninitialized: written before read).
+    if (cap_ < n_ + 1) {
+      cap_ = n_ + 1;
+      codes_.reset(new uint32_t[cap_]);
+      pos_.reset(new uint32_t[cap_]);
     }
     const size_t first = out.size();
     if (opt_.method == SegMethod::kDag && !opt_.baseline) {
@@ -185,8 +191,8 @@ class Segmenter {
 
   // Segments the n labels from r (pos_[r + n] is the run's end).
   void method(size_t r, size_t n) {
-    const uint32_t* c = codes_.data() + r;
-    const uint32_t* pos = pos_.data() + r;
+    const uint32_t* c = codes_.get() + r;
+    const uint32_t* pos = pos_.get() + r;
     if (tmp_size_ < 2 * n) {
       tmp_size_ = std::max(2 * n, size_t{4096});
       tmp_.reset(new Piece[tmp_size_]);
@@ -218,6 +224,15 @@ class Segmenter {
     }
   }
 
+  // Starts loading the trie cell that a word beginning with labels a, b reads at its second
+  // step. That read is the one cache miss of most words (the root's children stay in cache):
+  // issuing it for the next likely word starts, while the current word is matched, overlaps
+  // the misses instead of paying them one after another.
+  static void prefetch_second(const DoubleArrayTrie::Node* nodes, uint32_t a, uint32_t b) {
+    const size_t t = static_cast<size_t>(nodes[DoubleArrayTrie::kRoot].base) + a;
+    if (nodes[t].check == DoubleArrayTrie::kRoot) CIYUAN_PREFETCH(&nodes[static_cast<size_t>(nodes[t].base) + b]);
+  }
+
   // Forward maximum matching over n labels: from the left, the longest word (or one
   // character), repeat. Writes the words from w on; returns the end.
   CIYUAN_FLATTEN Piece* fmm(const uint32_t* c, const uint32_t* pos, size_t n, Piece* w) const {
@@ -225,6 +240,11 @@ class Segmenter {
     const uint64_t* pairs = idx_.forward_pairs.data();
     size_t k = 0;
     while (k < n) {
+      // The next word starts one or two characters on (most words are that short).
+      if (k + 3 < n) {
+        prefetch_second(nodes, c[k + 1], c[k + 2]);
+        prefetch_second(nodes, c[k + 2], c[k + 3]);
+      }
       size_t best = k + 1;
       int32_t best_id = -1;
       int32_t node = DoubleArrayTrie::child_of(nodes, DoubleArrayTrie::kRoot, c[k]);
@@ -260,6 +280,10 @@ class Segmenter {
     const uint64_t* pairs = idx_.backward_pairs.data();
     size_t k = n;  // the word ends before character k
     while (k > 0) {
+      if (k >= 4) {
+        prefetch_second(nodes, c[k - 2], c[k - 3]);
+        prefetch_second(nodes, c[k - 3], c[k - 4]);
+      }
       size_t best = k - 1;
       int32_t best_id = -1;
       int32_t node = DoubleArrayTrie::child_of(nodes, DoubleArrayTrie::kRoot, c[k - 1]);
@@ -306,6 +330,8 @@ class Segmenter {
     route[n] = 0.0;
     const double fallback = 0.0 - idx_.log_total;
     for (size_t k = n; k-- > 0;) {
+      // Every position starts a walk here: fetch the one four positions on.
+      if (k >= 4) prefetch_second(nodes, c[k - 4], c[k - 3]);
       size_t best_x = 0;
       double best = 0.0;
       int32_t best_id = -1;
@@ -371,7 +397,8 @@ class Segmenter {
   const unsigned char* s_ = nullptr;
   size_t n_ = 0;
   std::vector<Piece>* out_ = nullptr;
-  std::vector<uint32_t> codes_, pos_;  // labels and byte offsets of the text's characters
+  std::unique_ptr<uint32_t[]> codes_, pos_;  // labels and byte offsets of the text's characters
+  size_t cap_ = 0;
   std::unique_ptr<Piece[]> tmp_;       // words of the current run (2 per character: BiMM)
   size_t tmp_size_ = 0;
   std::vector<uint32_t> next_;
@@ -409,6 +436,15 @@ void segment(const SegIndex& index, std::string_view text, const SegOptions& opt
 
 void segment_lines(const SegIndex& index, std::string_view text, const SegOptions& options, int threads,
                    std::string& out) {
+  segment_lines(index, text, options, threads, [&out](size_t n) {
+    const size_t old = out.size();
+    out.resize(old + n);
+    return &out[old];
+  });
+}
+
+void segment_lines(const SegIndex& index, std::string_view text, const SegOptions& options, int threads,
+                   const std::function<char*(size_t)>& allocate) {
   // Chunks of whole lines, about 256 KB each, segmented in parallel and joined in order.
   std::vector<std::pair<size_t, size_t>> chunks;
   const size_t target = 256 * 1024;
@@ -423,6 +459,7 @@ void segment_lines(const SegIndex& index, std::string_view text, const SegOption
   }
   // A chunk's output is at most twice its bytes (a space after every byte) plus a newline per
   // line: each thread writes into a buffer that large, with no bounds checks per word.
+  const char* const text_end = text.data() + text.size();
   std::vector<std::unique_ptr<char[]>> parts(chunks.size());
   std::vector<size_t> sizes(chunks.size(), 0);
   parallel_for(chunks.size(), threads, [&](size_t c) {
@@ -445,7 +482,14 @@ void segment_lines(const SegIndex& index, std::string_view text, const SegOption
         const size_t len = p.end - p.start;
         if (p.id < 0 && space_len(bytes, p.start, line.size()) != 0) continue;  // whitespace words
         if (w != line_start) *w++ = ' ';
-        std::memcpy(w, line.data() + p.start, len);
+        const char* src = line.data() + p.start;
+        // Words are short: one fixed 16-byte copy (the buffer has 16 bytes of slack) instead
+        // of a call to memcpy, where the text has 16 bytes left to read.
+        if (len <= 16 && src + 16 <= text_end) {
+          std::memcpy(w, src, 16);
+        } else {
+          std::memcpy(w, src, len);
+        }
         w += len;
       }
       *w++ = '\n';
@@ -453,15 +497,20 @@ void segment_lines(const SegIndex& index, std::string_view text, const SegOption
     }
     sizes[c] = static_cast<size_t>(w - o);
   });
-  size_t total = out.size();
+  size_t total = 0;
   for (size_t z : sizes) total += z;
-  out.reserve(total);
-  for (size_t c = 0; c < parts.size(); ++c) out.append(parts[c].get(), sizes[c]);
+  char* dst = allocate(total);
+  if (!dst) return;
+  for (size_t c = 0; c < parts.size(); ++c) {
+    std::memcpy(dst, parts[c].get(), sizes[c]);
+    dst += sizes[c];
+  }
 }
 
 void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, std::vector<DictLineError>& errors) {
   size_t pos = 0, line_no = 0;
   std::vector<std::string_view> fields;
+  entries.reserve(entries.size() + static_cast<size_t>(std::count(data.begin(), data.end(), '\n')) + 1);
   // Valid files (nearly all) are checked in one pass; only a bad one is checked line by line,
   // for the line numbers.
   const bool valid = utf8::validate(data.data(), data.size()) == data.size();
@@ -516,10 +565,23 @@ void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, st
 }
 
 int32_t Lexicon::add(std::string_view word, int64_t freq, bool has_freq) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return add_locked(word, freq, has_freq);
+}
+
+void Lexicon::add_all(const std::vector<DictEntry>& entries) {
+  std::lock_guard<std::mutex> lock(mutex_);  // once, not per word
+  words_.reserve(words_.size() + entries.size());
+  freqs_.reserve(words_.size() + entries.size());
+  alive_.reserve(words_.size() + entries.size());
+  has_freq_.reserve(words_.size() + entries.size());
+  for (const DictEntry& e : entries) add_locked(e.word, e.freq, e.has_freq);
+}
+
+int32_t Lexicon::add_locked(std::string_view word, int64_t freq, bool has_freq) {
   if (word.empty()) throw Error(ErrorKind::kInvalidInput, "a dictionary word cannot be empty");
   if (freq < 0) throw Error(ErrorKind::kInvalidInput, "a word frequency cannot be negative");
   if (!has_freq) freq = 1;
-  std::lock_guard<std::mutex> lock(mutex_);
   const uint32_t found = ids_.find(word);
   int32_t id;
   if (found != BytesMap::kMissing) {

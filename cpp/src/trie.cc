@@ -66,7 +66,7 @@ int32_t DoubleArrayTrie::find_base(const std::vector<uint32_t>& labels) {
   for (;; pos = next_free(pos + 1)) {
     if (pos >= nodes_.size()) reserve_cells(pos + alphabet_ + 1);
     const size_t base = pos - labels[0];
-    reserve_cells(base + alphabet_ + 1);
+    if (base + alphabet_ + 1 > nodes_.size()) reserve_cells(base + alphabet_ + 1);  // rarely: no call
     bool fits = true;
     for (size_t k = 1; k < labels.size(); ++k) {
       if (nodes_[base + labels[k]].check != -1) {

@@ -9,7 +9,9 @@ from typing import BinaryIO, Iterator
 from ciyuan.errors import InvalidInputError
 
 COMMANDS = ("segment", "seg-eval")
-CHUNK_BYTES = 16 * 1024 * 1024
+# Files up to this size are segmented in one call, read without a copy (`_blocks` then hands
+# the bytes read straight through); larger ones block by block.
+CHUNK_BYTES = 64 * 1024 * 1024
 
 _SEGMENT_EPILOG = """\
 examples:
