@@ -193,11 +193,17 @@ BpeModel::ThreadCache& BpeModel::thread_cache() const {
   return *c;
 }
 
-inline uint32_t BpeModel::pair_rank(ThreadCache& cache, const Symbol& a, const Symbol& b, uint32_t* merged) const {
+// Lookups go to the small per-thread table (in L2), the Bloom filter (most pairs that are not
+// in the table cannot merge at all) and the full table. Which of the first two goes first only
+// changes the cost: ASCII text mostly asks for pairs that exist (the per-thread table answers),
+// CJK text mostly for pairs across characters that do not (the filter answers).
+inline uint32_t BpeModel::pair_rank(ThreadCache& cache, const Symbol& a, const Symbol& b, uint32_t* merged,
+                                    bool filter_first) const {
   uint64_t key = PairMap::key(a.id, b.id);
-  if (!maybe_pair(key)) return kNone;
+  if (filter_first && !maybe_pair(key)) return kNone;
   ThreadCache::PairEntry& e = cache.pairs[(key * 0x9E3779B97F4A7C15ULL) >> (64 - ThreadCache::kPairBits)];
   if (e.key != key) {
+    if (!filter_first && !maybe_pair(key)) return kNone;
     const PairMap::Value* v = pairs_.find(key);
     e.key = key;
     e.value = v ? *v : PairMap::Value{kNone, kNone};
@@ -266,13 +272,13 @@ void BpeModel::initial_symbols(std::string_view text, size_t start, size_t end,
 
 // O(n^2) but with tiny constants: find the best pair, merge it, rescore its two neighbours.
 // Arrays stay compact (memmove) so the min-scan is a short vectorizable loop.
-void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms) const {
+void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const {
   size_t n = syms.size();
   if (n < 2) return;
   uint32_t ranks[kSmallPiece];
   uint32_t merged_ids[kSmallPiece];
   Symbol* sym = syms.data();
-  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(cache, sym[i], sym[i + 1], &merged_ids[i]);
+  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(cache, sym[i], sym[i + 1], &merged_ids[i], filter_first);
   while (n > 1) {
     uint32_t best = kNone;
     for (size_t i = 0; i + 1 < n; ++i) best = std::min(best, ranks[i]);
@@ -286,8 +292,8 @@ void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms) const 
     std::memmove(ranks + at + 1, ranks + at + 2, tail * sizeof(uint32_t));
     std::memmove(merged_ids + at + 1, merged_ids + at + 2, tail * sizeof(uint32_t));
     --n;
-    if (at + 1 < n) ranks[at] = pair_rank(cache, sym[at], sym[at + 1], &merged_ids[at]);
-    if (at > 0) ranks[at - 1] = pair_rank(cache, sym[at - 1], sym[at], &merged_ids[at - 1]);
+    if (at + 1 < n) ranks[at] = pair_rank(cache, sym[at], sym[at + 1], &merged_ids[at], filter_first);
+    if (at > 0) ranks[at - 1] = pair_rank(cache, sym[at - 1], sym[at], &merged_ids[at - 1], filter_first);
   }
   syms.resize(n);
 }
@@ -295,7 +301,7 @@ void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms) const 
 // O(n log n): a min-heap of candidate merges keyed by (rank, position) over a linked list of
 // symbols. Entries go stale when a neighbour merges; they are checked and skipped when popped.
 // Because positions are the original index of a symbol's first part, ties still go leftmost.
-void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms) const {
+void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const {
   size_t n = syms.size();
   std::vector<uint32_t> next(n), prev(n);
   std::vector<uint8_t> alive(n, 1);
@@ -314,7 +320,7 @@ void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms) const 
     uint32_t right = next[left];
     if (right >= n) return;
     uint32_t merged;
-    uint32_t rank = pair_rank(cache, syms[left], syms[right], &merged);
+    uint32_t rank = pair_rank(cache, syms[left], syms[right], &merged, filter_first);
     if (rank != kNone) heap.push(Candidate{rank, left, syms[right].id, syms[left].id, merged});
   };
   for (uint32_t i = 0; i + 1 < n; ++i) consider(i);
@@ -372,7 +378,7 @@ void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
       uint32_t best = kNone, merged = 0, m;
       size_t at = 0;
       for (size_t k = 0; k + 1 < syms.size(); ++k) {
-        uint32_t r = pair_rank(cache, syms[k], syms[k + 1], &m);
+        uint32_t r = pair_rank(cache, syms[k], syms[k + 1], &m, true);
         if (r < best) best = r, at = k, merged = m;
       }
       if (best == kNone) break;
@@ -451,9 +457,10 @@ inline const BpeModel::CharEncoding* BpeModel::char_encoding(uint32_t cp) const 
 
 // The initial symbols of a byte-level piece: each multi-byte character whose two boundaries
 // cannot be crossed before it is complete starts as its own encoding, the rest as bytes.
-void BpeModel::char_first_symbols(std::string_view text, size_t start, size_t end,
+bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t end,
                                   std::vector<Symbol>& syms) const {
   syms.clear();
+  bool non_ascii = false;
   const unsigned char* u = reinterpret_cast<const unsigned char*>(text.data());
   // The crossing rank of the boundary before the current character (none at the start).
   uint32_t left_crossing = kNone;
@@ -462,6 +469,7 @@ void BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
     const CharEncoding* e = nullptr;
     size_t len = 1;
     if (lead >= 0x80) {
+      non_ascii = true;
       // Text from a Python str is valid UTF-8; still never read past the piece.
       len = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
       if (len == 1 || i + len > end) {
@@ -489,6 +497,7 @@ void BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
     left_crossing = right_crossing;
     i = next;
   }
+  return non_ascii;
 }
 
 void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
@@ -532,15 +541,16 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
 
   thread_local std::vector<Symbol> syms;
   bool has_unk = false;
+  bool filter_first = true;
   if (char_first_) {
-    char_first_symbols(text, start, end, syms);
+    filter_first = char_first_symbols(text, start, end, syms);
   } else {
     initial_symbols(text, start, end, syms, &has_unk);
   }
   if (syms.size() <= kSmallPiece) {
-    merge_small(cache, syms);
+    merge_small(cache, syms, filter_first);
   } else {
-    merge_large(cache, syms);
+    merge_large(cache, syms, filter_first);
   }
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
   if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {

@@ -76,14 +76,17 @@ class BpeModel {
   // with their tokens.
   struct ThreadCache;
   ThreadCache& thread_cache() const;
-  // Rank of merging a and b (kNone if they cannot merge); sets the merged id.
-  uint32_t pair_rank(ThreadCache& cache, const Symbol& a, const Symbol& b, uint32_t* merged) const;
+  // Rank of merging a and b (kNone if they cannot merge); sets the merged id. `filter_first`:
+  // ask the Bloom filter before the per-thread table (best when most pairs cannot merge).
+  uint32_t pair_rank(ThreadCache& cache, const Symbol& a, const Symbol& b, uint32_t* merged,
+                     bool filter_first) const;
   void initial_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms,
                        bool* has_unk) const;
-  void merge_small(ThreadCache& cache, std::vector<Symbol>& syms) const;
-  void merge_large(ThreadCache& cache, std::vector<Symbol>& syms) const;
+  void merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
+  void merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
   uint32_t whole_piece_id(std::string_view text, size_t start, size_t end) const;
-  void char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms) const;
+  // Returns whether the piece holds a non-ASCII character.
+  bool char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms) const;
   void build_char_first(const std::vector<uint64_t>& pair_keys);
   [[noreturn]] void unknown_symbol(std::string_view text, size_t at, size_t len) const;
 
