@@ -58,8 +58,10 @@ inline uint64_t hash_u64(uint64_t x) {
   return x;
 }
 
-// Maps byte strings to uint32 values. Insert-only; keys live in one arena. A slot keeps a key's
-// first 8 bytes, so short keys (most words) are checked without touching the arena.
+// Maps byte strings to uint32 values. Insert-only; keys live in one arena. A slot is 16 bytes:
+// a key's first 8 bytes, a check word (24 bits of hash, 8 of length) and the value, so short
+// keys (most words) are found without touching anything else, and a 200k-token vocabulary
+// takes 8 MB. Where the arena copy of a longer key is sits in a side array read only then.
 class BytesMap {
  public:
   static constexpr uint32_t kMissing = 0xFFFFFFFFu;
@@ -73,15 +75,10 @@ class BytesMap {
     if (find(key) != kMissing) return false;
     if ((count_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
     uint64_t h = hash_bytes(key.data(), key.size());
-    size_t mask = slots_.size() - 1;
-    size_t i = h & mask;
-    while (slots_[i].value != kMissing) i = (i + 1) & mask;
-    Slot& s = slots_[i];
-    s.prefix = load_upto8(key.data(), key.size());
-    s.tag = static_cast<uint32_t>(h >> 32);
-    s.offset = static_cast<uint32_t>(arena_.size());
-    s.length = static_cast<uint32_t>(key.size());
-    s.value = value;
+    size_t i = h & mask_;
+    while (slots_[i].value != kMissing) i = (i + 1) & mask_;
+    slots_[i] = Slot{load_upto8(key.data(), key.size()), check_of(h, key.size()), value};
+    keys_[i] = Key{static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(key.size())};
     arena_.append(key.data(), key.size());
     ++count_;
     return true;
@@ -91,39 +88,49 @@ class BytesMap {
   // find() for a caller that already has hash_bytes(p, n).
   uint32_t find_hashed(const char* p, size_t n, uint64_t h) const {
     uint64_t prefix = load_upto8(p, n);
-    uint32_t tag = static_cast<uint32_t>(h >> 32);
+    uint32_t check = check_of(h, n);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.value == kMissing) return kMissing;
-      if (s.tag == tag && s.length == n && s.prefix == prefix &&
-          (n <= 8 || std::memcmp(arena_.data() + s.offset + 8, p + 8, n - 8) == 0))
+      if (s.check == check && s.prefix == prefix &&
+          (n <= 8 || (keys_[i].length == n && std::memcmp(arena_.data() + keys_[i].offset + 8, p + 8, n - 8) == 0)))
         return s.value;
     }
   }
   uint32_t find(std::string_view key) const { return find(key.data(), key.size()); }
 
  private:
-  struct Slot {  // 24 bytes
+  struct Slot {
     uint64_t prefix = 0;
-    uint32_t tag = 0;
-    uint32_t offset = 0;
-    uint32_t length = 0;
+    uint32_t check = 0;
     uint32_t value = kMissing;
   };
+  struct Key {
+    uint32_t offset = 0;
+    uint32_t length = 0;
+  };
+  static uint32_t check_of(uint64_t h, size_t n) {
+    return static_cast<uint32_t>((h >> 40) << 8) | static_cast<uint32_t>(n < 255 ? n : 255);
+  }
   void rehash(size_t n) {
-    std::vector<Slot> old;
-    old.swap(slots_);
+    std::vector<Slot> old_slots;
+    std::vector<Key> old_keys;
+    old_slots.swap(slots_);
+    old_keys.swap(keys_);
     slots_.assign(n, Slot{});
+    keys_.assign(n, Key{});
     mask_ = n - 1;
-    for (const Slot& s : old) {
-      if (s.value == kMissing) continue;
-      size_t i = hash_bytes(arena_.data() + s.offset, s.length) & mask_;
+    for (size_t j = 0; j < old_slots.size(); ++j) {
+      if (old_slots[j].value == kMissing) continue;
+      size_t i = hash_bytes(arena_.data() + old_keys[j].offset, old_keys[j].length) & mask_;
       while (slots_[i].value != kMissing) i = (i + 1) & mask_;
-      slots_[i] = s;
+      slots_[i] = old_slots[j];
+      keys_[i] = old_keys[j];
     }
   }
 
   std::vector<Slot> slots_;
+  std::vector<Key> keys_;
   size_t mask_ = 0;
   std::string arena_;
   size_t count_ = 0;
