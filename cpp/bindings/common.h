@@ -27,4 +27,15 @@ inline bool is_ascii(nb::handle text) {
   return PyUnicode_IS_ASCII(text.ptr());
 }
 
+// Pauses Python's garbage collector while a scope builds millions of small objects (lists of
+// tuples or strings): every allocation would otherwise count towards a collection pass.
+struct GcPause {
+#if PY_VERSION_HEX >= 0x030A0000
+  int was_enabled = PyGC_Disable();
+  ~GcPause() {
+    if (was_enabled) PyGC_Enable();
+  }
+#endif
+};
+
 }  // namespace ciyuan_bindings

@@ -9,9 +9,12 @@
 #include <vector>
 
 #include "ciyuan/pretokenize.h"
+#include "common.h"
 #include "ciyuan/utf8.h"
 
 namespace nb = nanobind;
+
+using ciyuan_bindings::GcPause;
 
 namespace {
 
@@ -25,15 +28,6 @@ ciyuan::PreTokPattern parse_pattern(std::string_view name) {
     }
     return p;
 }
-
-struct GcPause {
-#if PY_VERSION_HEX >= 0x030A0000
-    int was_enabled = PyGC_Disable();
-    ~GcPause() {
-        if (was_enabled) PyGC_Enable();
-    }
-#endif
-};
 
 nb::list scan(ciyuan::PreTokPattern pattern, std::string_view text) {
     std::vector<std::pair<uint32_t, uint32_t>> spans;

@@ -29,16 +29,9 @@ using ciyuan::SegMethod;
 using ciyuan::SegOptions;
 using ciyuan_bindings::utf8_view;
 
-namespace {
+using ciyuan_bindings::GcPause;
 
-struct GcPause {
-#if PY_VERSION_HEX >= 0x030A0000
-  int was_enabled = PyGC_Disable();
-  ~GcPause() {
-    if (was_enabled) PyGC_Enable();
-  }
-#endif
-};
+namespace {
 
 SegOptions options(int method, bool baseline, int max_word_len) {
   if (method < 0 || method > 3) throw nb::value_error("method must be 0 (fmm), 1 (bmm), 2 (bimm) or 3 (dag)");
