@@ -17,7 +17,7 @@ import regex
 
 from ciyuan import _core, decoders, models, normalizers, pre_tokenizers
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
-from ciyuan.decoders import BPESuffix, ByteLevel, Decoder
+from ciyuan.decoders import Decoder
 from ciyuan.encoding import Encoding
 from ciyuan.errors import (
     CiyuanError,
@@ -52,6 +52,19 @@ def _byte_offsets(text: str) -> List[int]:
     return [0, *accumulate(len(c.encode("utf-8")) for c in text)]
 
 
+def _native_front_end(model: Any, normalizer: Any, pre_tokenizer: Any) -> Optional[Tuple[str, Optional[tuple]]]:
+    """(native pattern, BERT options) when the core can run normalizer and pre-tokenizer itself,
+    else None (the Python stages then cut the text and the core encodes the pieces)."""
+    if normalizer is None:
+        pattern = pre_tokenizer.native_pattern if pre_tokenizer is not None else ""
+        return (pattern, None) if pattern is not None else None
+    native_options = getattr(normalizer, "native_options", None)
+    if (native_options is not None and getattr(pre_tokenizer, "type_name", None) == "BertPreTokenizer"
+            and getattr(model, "accepts_bert_front_end", False)):
+        return ("", native_options())
+    return None
+
+
 class Tokenizer:
     """A complete tokenizer: encode text to ids and decode ids back to text.
 
@@ -73,20 +86,17 @@ class Tokenizer:
 
     def __init__(
         self,
-        model: BPE,
+        model: Any,
         *,
         normalizer: Optional[Normalizer] = None,
-        pre_tokenizer: Optional[Split] = None,
+        pre_tokenizer: Optional[Any] = None,
         decoder: Optional[Decoder] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
     ) -> None:
         self.model = model
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
-        if decoder is None:
-            marker = model.end_of_word_suffix or model.end_of_word_symbol
-            decoder = BPESuffix(marker) if marker else ByteLevel()
-        self.decoder = decoder
+        self.decoder = decoder if decoder is not None else model.default_decoder()
         self.special_tokens: Dict[str, int] = dict(special_tokens or {})
         self._special_ids = {i: t for t, i in self.special_tokens.items()}
         for text, i in self.special_tokens.items():
@@ -99,14 +109,10 @@ class Tokenizer:
         if len(self._special_ids) != len(self.special_tokens):
             raise ModelError("two special tokens share an id")
         self._special_names = list(self.special_tokens)
-        native_pattern = pre_tokenizer.native_pattern if pre_tokenizer is not None else ""
-        self._native_path = normalizer is None and native_pattern is not None
-        self._encoder = _core.Encoder(
-            model.native,
-            native_pattern if self._native_path else "",
-            list(self.special_tokens.items()),
-            model.encode_mode == "longest_match",
-        )
+        front_end = _native_front_end(model, normalizer, pre_tokenizer)
+        self._native_path = front_end is not None
+        pattern, bert = front_end if front_end is not None else ("", None)
+        self._encoder = model.make_encoder(pattern, list(self.special_tokens.items()), bert)
         self._policies: Dict[Tuple[Any, Any], bytes] = {}
 
     # -- special tokens ------------------------------------------------------------------------
@@ -430,7 +436,7 @@ class Tokenizer:
                 tokenizer's own when called on one. Any object with ``split(text) -> [(start,
                 end)]`` works; None makes each text (each line of a file) one word.
             normalizer: optional normalizer applied before splitting.
-            decoder: default ``ByteLevel`` (byte-level) or ``BPESuffix`` (end-of-word suffix).
+            decoder: default: what the model needs (``ByteLevel``, ``BPESuffix``, ...).
             errors: invalid UTF-8 in files: ``"strict"`` (error naming file and byte) or ``"replace"``.
 
         Example:
@@ -458,8 +464,7 @@ class Tokenizer:
             normalizer = lower if normalizer is None else normalizers.Sequence([normalizer, lower])
         specials = {t: model.token_to_id(t) for t in trainer.special_tokens}
         if decoder is None:
-            marker = trainer.end_of_word_suffix or trainer.end_of_word_symbol
-            decoder = BPESuffix(marker) if marker else ByteLevel()
+            decoder = model.default_decoder()
         if instance is None:
             return cls(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer, decoder=decoder,
                        special_tokens=specials)

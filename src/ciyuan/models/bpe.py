@@ -192,6 +192,22 @@ class BPE:
         """The merges in rank order, tokens written as :meth:`id_to_token` does."""
         return [(self.id_to_token(a), self.id_to_token(b)) for a, b in self._merges]
 
+    # -- the pipeline's view of a model --------------------------------------------------------
+
+    def default_decoder(self) -> Any:
+        """The decoder this model's tokens need: the end-of-word marker's, or byte-level."""
+        from ciyuan.decoders import BPESuffix, ByteLevel
+
+        marker = self.end_of_word_suffix or self.end_of_word_symbol
+        return BPESuffix(marker) if marker else ByteLevel()
+
+    def make_encoder(self, pattern: str, specials: List[Tuple[str, int]], bert: Optional[tuple] = None) -> Any:
+        """The native encoder of a tokenizer using this model (``bert`` front ends are not native
+        for BPE: the tokenizer then runs its normalizer and pre-tokenizer in Python)."""
+        if bert is not None:
+            raise ModelError("the BERT front end runs natively only with WordPiece-family models")
+        return _core.Encoder(self.native, pattern, specials, self.encode_mode == "longest_match")
+
     # -- serialization ------------------------------------------------------------------------
 
     def to_dict(self) -> Dict[str, Any]:
