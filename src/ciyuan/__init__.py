@@ -1,13 +1,17 @@
 """ciyuan (词元, "token"): train, run and explain tokenizers, with a fast C++ core.
 
+The public names are loaded on first use (PEP 562), so ``import ciyuan`` and the command line
+pay only for what they touch: ``ciyuan segment`` never loads the BPE pipeline.
+
 Example:
     >>> import ciyuan
     >>> tok = ciyuan.Tokenizer.from_tiktoken("cl100k_base.tiktoken")   # doctest: +SKIP
     >>> tok.encode("词元 tokens").tokens                                # doctest: +SKIP
 """
 
-from ciyuan import decoders, errors, formats, models, normalizers, pre_tokenizers
-from ciyuan.encoding import Encoding
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from ciyuan.errors import (
     CiyuanError,
     DisallowedSpecialTokenError,
@@ -16,12 +20,25 @@ from ciyuan.errors import (
     ModelError,
     UnknownIdError,
 )
-from ciyuan.tokenizer import Tokenizer
-from ciyuan import trainers
-from ciyuan import segment
-from ciyuan.textbook import BPETokenizer
+
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
+    from ciyuan import decoders, formats, models, normalizers, pre_tokenizers, processors, segment, trainers
+    from ciyuan.encoding import Encoding
+    from ciyuan.textbook import BPETokenizer
+    from ciyuan.tokenizer import Tokenizer
 
 __version__ = "0.1.0"
+
+# public name -> (module, attribute or None for the module itself)
+_LAZY = {
+    "Tokenizer": ("ciyuan.tokenizer", "Tokenizer"),
+    "BPETokenizer": ("ciyuan.textbook", "BPETokenizer"),
+    "Encoding": ("ciyuan.encoding", "Encoding"),
+    **{name: (f"ciyuan.{name}", None) for name in (
+        "decoders", "errors", "formats", "models", "normalizers", "pre_tokenizers", "processors",
+        "segment", "trainers",
+    )},
+}
 
 __all__ = [
     "Tokenizer",
@@ -39,6 +56,22 @@ __all__ = [
     "models",
     "normalizers",
     "pre_tokenizers",
+    "processors",
     "trainers",
     "segment",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'ciyuan' has no attribute {name!r}") from None
+    module = import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))
