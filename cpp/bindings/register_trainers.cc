@@ -109,7 +109,8 @@ void register_trainers(nb::module_& m) {
       [](WordCounter& counter, uint64_t vocab_size, uint64_t max_merges, uint64_t min_frequency,
          std::vector<std::string> special_tokens, bool byte_level, std::vector<std::string> initial_alphabet,
          int64_t limit_alphabet, uint64_t max_token_length, std::string end_of_word_suffix,
-         std::string end_of_word_symbol, int tie_break, nb::object progress, bool consume) {
+         std::string end_of_word_symbol, int tie_break, nb::object progress, bool consume,
+         std::string continuing_subword_prefix, std::vector<std::string> continuing_order) {
         ciyuan::BpeTrainerConfig config;
         config.vocab_size = vocab_size;
         config.max_merges = max_merges;
@@ -121,6 +122,8 @@ void register_trainers(nb::module_& m) {
         config.max_token_length = max_token_length;
         config.end_of_word_suffix = std::move(end_of_word_suffix);
         config.end_of_word_symbol = std::move(end_of_word_symbol);
+        config.continuing_subword_prefix = std::move(continuing_subword_prefix);
+        config.continuing_order = std::move(continuing_order);
         if (tie_break < 0 || tie_break > 2) throw nb::value_error("tie_break must be 0, 1 or 2");
         config.tie_break = static_cast<ciyuan::TieBreak>(tie_break);
         ciyuan::TrainProgress callback;
@@ -157,5 +160,6 @@ void register_trainers(nb::module_& m) {
       nb::arg("special_tokens"), nb::arg("byte_level"), nb::arg("initial_alphabet"), nb::arg("limit_alphabet"),
       nb::arg("max_token_length"), nb::arg("end_of_word_suffix"), nb::arg("end_of_word_symbol"),
       nb::arg("tie_break"), nb::arg("progress").none(), nb::arg("consume") = false,
+      nb::arg("continuing_subword_prefix") = "", nb::arg("continuing_order") = std::vector<std::string>(),
       "Learn BPE merges from the counted words; returns (tokens, merges, merge_counts, alphabet_size, stop_reason).");
 }
