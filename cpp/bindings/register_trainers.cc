@@ -15,6 +15,7 @@
 #include "ciyuan/errors.h"
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/utf8.h"
+#include "ciyuan/wordpiece_trainer.h"
 #include "common.h"
 
 namespace nb = nanobind;
@@ -162,4 +163,46 @@ void register_trainers(nb::module_& m) {
       nb::arg("tie_break"), nb::arg("progress").none(), nb::arg("consume") = false,
       nb::arg("continuing_subword_prefix") = "", nb::arg("continuing_order") = std::vector<std::string>(),
       "Learn BPE merges from the counted words; returns (tokens, merges, merge_counts, alphabet_size, stop_reason).");
+
+  m.def(
+      "train_wordpiece",
+      [](WordCounter& counter, uint64_t vocab_size, uint64_t max_merges, uint64_t min_frequency,
+         std::vector<std::string> special_tokens, std::vector<std::string> initial_alphabet, int64_t limit_alphabet,
+         uint64_t max_token_length, std::string continuing_subword_prefix, nb::object progress, bool consume) {
+        ciyuan::WordPieceTrainerConfig config;
+        config.vocab_size = vocab_size;
+        config.max_merges = max_merges;
+        config.min_frequency = min_frequency;
+        config.special_tokens = std::move(special_tokens);
+        config.initial_alphabet = std::move(initial_alphabet);
+        config.limit_alphabet = limit_alphabet;
+        config.max_token_length = max_token_length;
+        config.continuing_subword_prefix = std::move(continuing_subword_prefix);
+        ciyuan::TrainProgress callback = [&progress](uint64_t done, uint64_t total) {
+          nb::gil_scoped_acquire acquire;
+          if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C stops training
+          if (!progress.is_none()) progress(done, total);
+        };
+        ciyuan::WordPieceTrainerResult result;
+        {
+          std::vector<std::string_view> words;
+          std::vector<uint64_t> counts;
+          nb::gil_scoped_release release;
+          counter.words(&words, &counts);
+          std::function<void()> done;
+          if (consume) done = [&]() {
+            std::vector<std::string_view>().swap(words);
+            counter.clear();
+          };
+          result = ciyuan::train_wordpiece(words, counts, config, callback, done);
+        }
+        nb::list tokens;
+        for (const std::string& t : result.tokens) tokens.append(nb::bytes(t.data(), t.size()));
+        return nb::make_tuple(tokens, result.merges, result.merge_counts, result.alphabet_size, result.stop_reason);
+      },
+      nb::arg("counter"), nb::arg("vocab_size"), nb::arg("max_merges"), nb::arg("min_frequency"),
+      nb::arg("special_tokens"), nb::arg("initial_alphabet"), nb::arg("limit_alphabet"), nb::arg("max_token_length"),
+      nb::arg("continuing_subword_prefix"), nb::arg("progress").none(), nb::arg("consume") = false,
+      "Learn a WordPiece vocabulary (likelihood criterion) from the counted words; returns (tokens, merges, "
+      "merge_counts, alphabet_size, stop_reason).");
 }
