@@ -266,9 +266,9 @@ class WpTrainer {
     for (uint32_t p = 0; p < pair_key_.size(); ++p)
       if (eligible(p)) heap_.push_back(entry(p));
     std::make_heap(heap_.begin(), heap_.end(), Less{});
+    if (heap_.capacity() > 2 * heap_.size() + (1u << 16)) heap_.shrink_to_fit();
     std::fill(dirty_.begin(), dirty_.end(), 0);
     dirty_heap_.clear();
-    live_at_rebuild_ = heap_.size();
   }
 
   void count_pairs() {
@@ -450,7 +450,9 @@ class WpTrainer {
       // A merged token made again (a + bc after ab + c) only gains count: its pairs' entries
       // over-estimate, which is safe; a dirty one needs its bound entry updated.
       if (existed && dirty_[merged]) mark_dirty(merged);
-      if (heap_.size() > 4 * live_at_rebuild_ + (1u << 20)) rebuild_heap();
+      // Stale entries pile up (each refresh re-pushes): start afresh when they outnumber the
+      // pairs, which bounds the heap's memory by a few times the pair count.
+      if (heap_.size() > 2 * pair_key_.size() + (1u << 16)) rebuild_heap();
       if (progress_ && result_.merges.size() % report_every == 0) progress_(result_.merges.size(), budget);
     }
     if (progress_) progress_(result_.merges.size(), budget);
@@ -487,7 +489,6 @@ class WpTrainer {
   std::vector<uint8_t> pair_listed_;
   std::vector<uint32_t> touched_, increased_;
   std::vector<Entry> heap_;
-  size_t live_at_rebuild_ = 0;
   uint32_t step_ = 0;
 };
 
