@@ -86,3 +86,18 @@ def test_to_dict_round_trip():
                     CharLevelTrainer(77, lowercase=True)):
         again = from_dict(trainer.to_dict())
         assert type(again) is type(trainer) and again.to_dict() == trainer.to_dict()
+
+
+def test_train_builds_the_models(monkeypatch):
+    import ciyuan.models
+
+    class Fake:
+        def __init__(self, vocab, **options):
+            self.vocab, self.options = list(vocab), options
+
+    monkeypatch.setattr(ciyuan.models, "WordLevel", Fake, raising=False)
+    monkeypatch.setattr(ciyuan.models, "CharLevel", Fake, raising=False)
+    model = WordLevelTrainer(10).train({"b": 1, "a": 1})
+    assert model.vocab == ["[UNK]", "a", "b"] and model.options == {"unk_token": "[UNK]"}
+    model = CharLevelTrainer(10, special_tokens=[], unk_token=None).train({"ba": 2})
+    assert model.vocab == ["a", "b"] and model.options == {"unk_token": None}

@@ -232,3 +232,30 @@ def test_reference_random_corpora_to_exhaustion(seed):
         words[word] = words.get(word, 0) + int(rng.paretovariate(1.2))
     options = dict(min_frequency=rng.choice([0, 0, 2]), max_token_length=rng.choice([None, 4]))
     assert native(words, **dict(options)) == reference(words, **dict(options))
+
+
+def test_train_builds_the_model_from_the_vocabulary(monkeypatch):
+    # The model classes live in ciyuan.models (written separately); train() hands them the
+    # vocabulary in id order and the options, as the model interface specifies.
+    import ciyuan.models
+
+    made = []
+
+    class Fake:
+        def __init__(self, vocab, **options):
+            made.append((list(vocab), options))
+
+    monkeypatch.setattr(ciyuan.models, "WordPiece", Fake, raising=False)
+    trainer = WordPieceTrainer(20, special_tokens=["[UNK]"], continuing_subword_prefix="@@", max_input_chars_per_word=50)
+    assert isinstance(trainer.train(COURSE), Fake)
+    vocab, options = made[0]
+    assert vocab == trainer.train_vocab(COURSE) and vocab[0] == "[UNK]" and "@@s" in vocab
+    assert options == dict(unk_token="[UNK]", continuing_subword_prefix="@@", max_input_chars_per_word=50)
+
+
+def test_show_progress(capsys):
+    trainer = WordPieceTrainer(40, show_progress=True)
+    trainer.train_vocab(COURSE)
+    err = capsys.readouterr().err
+    assert "training WordPiece" in err and "merges" in err
+    assert "merges" in repr(trainer.report)

@@ -171,7 +171,9 @@ def train_wordpiece(
             break
         a, b = best
         merged = add(join(a, b))
-        length[merged] = length[a] + length[b]
+        # A token keeps the length it was first made with (with '#' in the text, "##" + "##a"
+        # spells the token "##a" of the prefixed "a" again).
+        length.setdefault(merged, length[a] + length[b])
         merges.append(best)
         # 5. Merge it, left to right, in the words that hold it; recount only those words.
         for w in sorted(where.pop(best)):
