@@ -160,7 +160,7 @@ class WpTrainer {
       }
       const uint64_t n = syms_.size() - start;
       if (n == 0) continue;
-      if (counts[w] >= kMaxTotal || n * counts[w] >= kMaxTotal - weighted)
+      if (counts[w] >= kMaxTotal || n > (kMaxTotal - 1 - weighted) / counts[w])  // no overflow
         throw Error(ErrorKind::kInvalidInput,
                     "the corpus is too large for exact WordPiece scores (2^42 characters or more, "
                     "counting repeats); train on a part of it");

@@ -88,3 +88,17 @@ def test_frequency_merges_join_without_the_second_prefix():
     assert "##ug" in tokens and "hug" in tokens
     # Only the prefixed characters that occur after a word's start, as Hugging Face has them.
     assert "##h" not in tokens and "##p" not in tokens
+
+
+@pytest.mark.slow
+def test_same_vocabulary_as_hf_gutenberg_10mb(tmp_path):
+    from tests.conftest import read_prefix
+
+    part = tmp_path / "gutenberg_10mb.txt"
+    part.write_text(read_prefix(shared("corpora", "en", "gutenberg_100mb.txt"), 10_000_000), encoding="utf-8")
+    options = dict(vocab_size=30000, min_frequency=2, special_tokens=BERT_SPECIALS)
+    hf = hf_wordpiece_vocab(part, **options)
+    trainer = WordPieceTrainer(criterion="frequency", **options)
+    ours = trainer.words_to_vocab(trainer.count_words(part, pre_tokenizers.WordPunct()),
+                                  _continuing_order=prefixed_alphabet(hf))
+    assert ours == hf
