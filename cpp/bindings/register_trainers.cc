@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -205,4 +206,34 @@ void register_trainers(nb::module_& m) {
       nb::arg("continuing_subword_prefix"), nb::arg("progress").none(), nb::arg("consume") = false,
       "Learn a WordPiece vocabulary (likelihood criterion) from the counted words; returns (tokens, merges, "
       "merge_counts, alphabet_size, stop_reason).");
+
+  m.def(
+      "count_chars",
+      [](nb::bytes data) {
+        std::string_view v = bytes_view(data);
+        if (ciyuan::utf8::validate(v.data(), v.size()) != v.size())
+          throw ciyuan::Error(ciyuan::ErrorKind::kInvalidInput, "count_chars: the text is not valid UTF-8");
+        std::vector<std::pair<uint32_t, uint64_t>> out;
+        {
+          nb::gil_scoped_release release;
+          uint64_t ascii[128] = {};
+          std::unordered_map<uint32_t, uint64_t> other;
+          const char* p = v.data();
+          const char* end = p + v.size();
+          while (p < end) {
+            if (static_cast<unsigned char>(*p) < 0x80) {
+              ++ascii[static_cast<unsigned char>(*p++)];
+              continue;
+            }
+            uint32_t cp;
+            p += ciyuan::utf8::decode(p, end, &cp);
+            ++other[cp];
+          }
+          for (uint32_t c = 0; c < 128; ++c)
+            if (ascii[c]) out.emplace_back(c, ascii[c]);
+          for (const auto& kv : other) out.emplace_back(kv.first, kv.second);
+        }
+        return out;
+      },
+      nb::arg("data"), "Count the characters of UTF-8 text: [(code point, count)], in no particular order.");
 }

@@ -55,6 +55,14 @@ def test_char_level():
     vocab = CharLevelTrainer(1000).train_vocab(text)
     chars = set(text.read_text(encoding="utf-8"))
     assert set(vocab[1:]) == chars and vocab[1] == " "
+    # Counted natively character by character, or through the word counter: the same.
+    trainer = CharLevelTrainer(1000)
+    assert trainer.words_to_vocab(trainer.count_words(text)) == vocab
+    lines = text.read_text(encoding="utf-8").split("\n")
+    trainer = CharLevelTrainer(30, lowercase=True)
+    assert trainer.train_vocab(iter(lines)) == trainer.words_to_vocab(trainer.count_words(lines))
+    assert CharLevelTrainer(1000, lowercase=True).train_vocab(text) == CharLevelTrainer(1000).train_vocab(
+        [text.read_text(encoding="utf-8").lower()])
 
 
 def test_threads_do_not_matter():

@@ -17,11 +17,11 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
-from ciyuan.trainers.bpe import BpeTrainer, TrainingSource
+from ciyuan.trainers.bpe import BpeTrainer, TrainingSource, _file_chunks, _iterate, _replace_surrogates
 
 __all__ = ["WordLevelTrainer", "CharLevelTrainer"]
 
@@ -30,7 +30,6 @@ class _CountingTrainer:
     """Shared by the word- and character-level trainers: options, counting, ranking."""
 
     type_name = ""
-    _unit = "word"
 
     def __init__(
         self,
@@ -72,7 +71,12 @@ class _CountingTrainer:
         """The vocabulary from counted words: the tokens in id order."""
         if len(counter) == 0:
             raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
-        counts = self._items((w.decode("utf-8"), n) for w, n in counter.words())
+        return self._rank(self._items((w.decode("utf-8"), n) for w, n in counter.words()))
+
+    def _rank(self, counts: Dict[str, int]) -> List[str]:
+        """The special tokens, then the items by count (most frequent first), then by text."""
+        if not counts:
+            raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
         specials = self.special_tokens
         taken = set(specials)
         ranked = sorted((item for item, n in counts.items() if n >= self.min_frequency and item not in taken),
@@ -152,7 +156,6 @@ class CharLevelTrainer(_CountingTrainer):
     """
 
     type_name = "CharLevelTrainer"
-    _unit = "character"
 
     def _items(self, words: Iterable[Tuple[str, int]]) -> Dict[str, int]:
         counts: Counter = Counter()
@@ -160,6 +163,32 @@ class CharLevelTrainer(_CountingTrainer):
             for ch, k in Counter(word).items():
                 counts[ch] += k * n
         return dict(counts)
+
+    def train_vocab(self, source: TrainingSource, pre_tokenizer: Any = None, normalizer: Any = None,
+                    *, errors: str = "strict") -> List[str]:
+        """Count the characters of ``source`` and return the vocabulary: the tokens in id order.
+
+        Without a pre-tokenizer or normalizer the text is counted natively, character by
+        character (files in chunks, with the GIL released), never held whole.
+        """
+        if pre_tokenizer is not None or normalizer is not None or isinstance(source, Mapping):
+            return super().train_vocab(source, pre_tokenizer, normalizer, errors=errors)
+        if errors not in ("strict", "replace"):
+            raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
+        counts: Counter = Counter()
+
+        def add(data: bytes) -> None:
+            for cp, n in _core.count_chars(data):
+                counts[chr(cp)] += n
+
+        for kind, item in _iterate(source):
+            if kind == "file":
+                for chunk in _file_chunks(item, errors):
+                    add(chunk.decode("utf-8").lower().encode("utf-8") if self.lowercase else chunk)
+            else:
+                text = "".join(_replace_surrogates(t) for t in item)
+                add((text.lower() if self.lowercase else text).encode("utf-8"))
+        return self._rank(dict(counts))
 
     def _model(self, tokens: List[str]):
         from ciyuan.models import CharLevel  # imported late: the model lives beside the trainer
