@@ -44,7 +44,8 @@ def test_order_count_then_text_and_min_frequency():
 def test_special_token_that_is_also_a_word_keeps_its_id():
     # Hugging Face lists such a word again after the specials (leaving a hole at the special's
     # id); ciyuan keeps one entry, at the special's id.
-    assert WordLevelTrainer(10, special_tokens=["[UNK]", "the"]).train_vocab({"the": 3, "a": 1}) == ["[UNK]", "the", "a"]
+    trainer = WordLevelTrainer(10, special_tokens=["[UNK]", "the"])
+    assert trainer.train_vocab({"the": 3, "a": 1}) == ["[UNK]", "the", "a"]
 
 
 def test_char_level():

@@ -246,7 +246,8 @@ def test_train_builds_the_model_from_the_vocabulary(monkeypatch):
             made.append((list(vocab), options))
 
     monkeypatch.setattr(ciyuan.models, "WordPiece", Fake, raising=False)
-    trainer = WordPieceTrainer(20, special_tokens=["[UNK]"], continuing_subword_prefix="@@", max_input_chars_per_word=50)
+    trainer = WordPieceTrainer(20, special_tokens=["[UNK]"], continuing_subword_prefix="@@",
+                               max_input_chars_per_word=50)
     assert isinstance(trainer.train(COURSE), Fake)
     vocab, options = made[0]
     assert vocab == trainer.train_vocab(COURSE) and vocab[0] == "[UNK]" and "@@s" in vocab

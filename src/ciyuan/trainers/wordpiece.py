@@ -97,14 +97,15 @@ class WordPieceTrainer:
             raise InvalidInputError("the frequency criterion needs a non-empty continuing_subword_prefix")
         if isinstance(max_input_chars_per_word, bool) or not isinstance(max_input_chars_per_word, int) \
                 or max_input_chars_per_word < 1:
-            raise InvalidInputError(f"max_input_chars_per_word must be a positive integer, not {max_input_chars_per_word!r}")
+            raise InvalidInputError("max_input_chars_per_word must be a positive integer, "
+                                    f"not {max_input_chars_per_word!r}")
         # The shared options (and their checks), word counting and the frequency criterion's
         # merge loop come from the BPE trainer.
         # Training always ends (at worst when no pair is left), so no limit at all is allowed;
         # the BPE trainer's own check would refuse it.
         self._bpe = BpeTrainer(
             vocab_size, min_frequency=min_frequency,
-            max_merges=_NO_LIMIT if max_merges is None and isinstance(vocab_size, int) and vocab_size == 0 else max_merges,
+            max_merges=_NO_LIMIT if max_merges is None and vocab_size == 0 and vocab_size is not False else max_merges,
             special_tokens=special_tokens,
             lowercase=lowercase, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
             max_token_length=max_token_length, show_progress=show_progress, threads=threads, unk_token=unk_token,
