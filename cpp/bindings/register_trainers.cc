@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "ciyuan/errors.h"
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/utf8.h"
+#include "ciyuan/wordpiece_trainer.h"
 #include "common.h"
 
 namespace nb = nanobind;
@@ -109,7 +111,8 @@ void register_trainers(nb::module_& m) {
       [](WordCounter& counter, uint64_t vocab_size, uint64_t max_merges, uint64_t min_frequency,
          std::vector<std::string> special_tokens, bool byte_level, std::vector<std::string> initial_alphabet,
          int64_t limit_alphabet, uint64_t max_token_length, std::string end_of_word_suffix,
-         std::string end_of_word_symbol, int tie_break, nb::object progress, bool consume) {
+         std::string end_of_word_symbol, int tie_break, nb::object progress, bool consume,
+         std::string continuing_subword_prefix, std::vector<std::string> continuing_order) {
         ciyuan::BpeTrainerConfig config;
         config.vocab_size = vocab_size;
         config.max_merges = max_merges;
@@ -121,6 +124,8 @@ void register_trainers(nb::module_& m) {
         config.max_token_length = max_token_length;
         config.end_of_word_suffix = std::move(end_of_word_suffix);
         config.end_of_word_symbol = std::move(end_of_word_symbol);
+        config.continuing_subword_prefix = std::move(continuing_subword_prefix);
+        config.continuing_order = std::move(continuing_order);
         if (tie_break < 0 || tie_break > 2) throw nb::value_error("tie_break must be 0, 1 or 2");
         config.tie_break = static_cast<ciyuan::TieBreak>(tie_break);
         ciyuan::TrainProgress callback;
@@ -157,5 +162,78 @@ void register_trainers(nb::module_& m) {
       nb::arg("special_tokens"), nb::arg("byte_level"), nb::arg("initial_alphabet"), nb::arg("limit_alphabet"),
       nb::arg("max_token_length"), nb::arg("end_of_word_suffix"), nb::arg("end_of_word_symbol"),
       nb::arg("tie_break"), nb::arg("progress").none(), nb::arg("consume") = false,
+      nb::arg("continuing_subword_prefix") = "", nb::arg("continuing_order") = std::vector<std::string>(),
       "Learn BPE merges from the counted words; returns (tokens, merges, merge_counts, alphabet_size, stop_reason).");
+
+  m.def(
+      "train_wordpiece",
+      [](WordCounter& counter, uint64_t vocab_size, uint64_t max_merges, uint64_t min_frequency,
+         std::vector<std::string> special_tokens, std::vector<std::string> initial_alphabet, int64_t limit_alphabet,
+         uint64_t max_token_length, std::string continuing_subword_prefix, nb::object progress, bool consume) {
+        ciyuan::WordPieceTrainerConfig config;
+        config.vocab_size = vocab_size;
+        config.max_merges = max_merges;
+        config.min_frequency = min_frequency;
+        config.special_tokens = std::move(special_tokens);
+        config.initial_alphabet = std::move(initial_alphabet);
+        config.limit_alphabet = limit_alphabet;
+        config.max_token_length = max_token_length;
+        config.continuing_subword_prefix = std::move(continuing_subword_prefix);
+        ciyuan::TrainProgress callback = [&progress](uint64_t done, uint64_t total) {
+          nb::gil_scoped_acquire acquire;
+          if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C stops training
+          if (!progress.is_none()) progress(done, total);
+        };
+        ciyuan::WordPieceTrainerResult result;
+        {
+          std::vector<std::string_view> words;
+          std::vector<uint64_t> counts;
+          nb::gil_scoped_release release;
+          counter.words(&words, &counts);
+          std::function<void()> done;
+          if (consume) done = [&]() {
+            std::vector<std::string_view>().swap(words);
+            counter.clear();
+          };
+          result = ciyuan::train_wordpiece(words, counts, config, callback, done);
+        }
+        nb::list tokens;
+        for (const std::string& t : result.tokens) tokens.append(nb::bytes(t.data(), t.size()));
+        return nb::make_tuple(tokens, result.merges, result.merge_counts, result.alphabet_size, result.stop_reason);
+      },
+      nb::arg("counter"), nb::arg("vocab_size"), nb::arg("max_merges"), nb::arg("min_frequency"),
+      nb::arg("special_tokens"), nb::arg("initial_alphabet"), nb::arg("limit_alphabet"), nb::arg("max_token_length"),
+      nb::arg("continuing_subword_prefix"), nb::arg("progress").none(), nb::arg("consume") = false,
+      "Learn a WordPiece vocabulary (likelihood criterion) from the counted words; returns (tokens, merges, "
+      "merge_counts, alphabet_size, stop_reason).");
+
+  m.def(
+      "count_chars",
+      [](nb::bytes data) {
+        std::string_view v = bytes_view(data);
+        if (ciyuan::utf8::validate(v.data(), v.size()) != v.size())
+          throw ciyuan::Error(ciyuan::ErrorKind::kInvalidInput, "count_chars: the text is not valid UTF-8");
+        std::vector<std::pair<uint32_t, uint64_t>> out;
+        {
+          nb::gil_scoped_release release;
+          uint64_t ascii[128] = {};
+          std::unordered_map<uint32_t, uint64_t> other;
+          const char* p = v.data();
+          const char* end = p + v.size();
+          while (p < end) {
+            if (static_cast<unsigned char>(*p) < 0x80) {
+              ++ascii[static_cast<unsigned char>(*p++)];
+              continue;
+            }
+            uint32_t cp;
+            p += ciyuan::utf8::decode(p, end, &cp);
+            ++other[cp];
+          }
+          for (uint32_t c = 0; c < 128; ++c)
+            if (ascii[c]) out.emplace_back(c, ascii[c]);
+          for (const auto& kv : other) out.emplace_back(kv.first, kv.second);
+        }
+        return out;
+      },
+      nb::arg("data"), "Count the characters of UTF-8 text: [(code point, count)], in no particular order.");
 }

@@ -17,6 +17,7 @@
 #include "ciyuan/hash.h"
 #include "ciyuan/pipeline.h"
 #include "ciyuan/pretokenize.h"
+#include "ciyuan/trainer_util.h"
 #include "ciyuan/utf8.h"
 
 namespace ciyuan {
@@ -255,117 +256,9 @@ uint32_t gpt2_printable(uint8_t b) {
 
 namespace {
 
-void append_utf8(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-// The words that may hold a pair: most pairs are in one or two words, so those stay inline
-// (16 bytes, no allocation); longer lists grow on the heap.
-class WordList {
- public:
-  WordList() { local_[0] = local_[1] = 0; }
-  WordList(const WordList&) = delete;
-  WordList& operator=(const WordList&) = delete;
-  WordList(WordList&& o) noexcept : size_(o.size_), cap_(o.cap_) {
-    std::memcpy(local_, o.local_, sizeof local_);
-    o.size_ = 0;
-    o.cap_ = 2;
-  }
-  ~WordList() {
-    if (cap_ > 2) delete[] heap_;
-  }
-  uint32_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  const uint32_t* data() const { return cap_ > 2 ? heap_ : local_; }
-  uint32_t back() const { return data()[size_ - 1]; }
-  void push_back(uint32_t w) {
-    if (size_ == cap_) {
-      uint32_t cap = cap_ * 2;
-      uint32_t* bigger = new uint32_t[cap];
-      std::memcpy(bigger, data(), size_ * sizeof(uint32_t));
-      if (cap_ > 2) delete[] heap_;
-      heap_ = bigger;
-      cap_ = cap;
-    }
-    (cap_ > 2 ? heap_ : local_)[size_++] = w;
-  }
-  void release() {
-    if (cap_ > 2) delete[] heap_;
-    size_ = 0;
-    cap_ = 2;
-  }
-  // Moves the contents into `out` (cleared first) and empties this list.
-  void take(std::vector<uint32_t>& out) {
-    out.assign(data(), data() + size_);
-    release();
-  }
-
- private:
-  union {
-    uint32_t* heap_;
-    uint32_t local_[2];
-  };
-  uint32_t size_ = 0;
-  uint32_t cap_ = 2;
-};
-
-// Pair key -> pair index. Slots are 8 bytes (32-bit fingerprint, index + 1); the key itself is
-// checked in the caller's key array. Half the size of a key/value table at the same load.
-class PairIndex {
- public:
-  static constexpr uint32_t kNone = 0xFFFFFFFFu;
-  PairIndex() : slots_(1 << 12, 0) {}
-
-  uint32_t find(uint64_t key, const std::vector<uint64_t>& keys) const {
-    uint64_t h = hash_u64(key);
-    uint32_t fp = static_cast<uint32_t>(h >> 32);
-    size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      uint64_t s = slots_[i];
-      if (!s) return kNone;
-      if (static_cast<uint32_t>(s >> 32) == fp && keys[static_cast<uint32_t>(s) - 1] == key)
-        return static_cast<uint32_t>(s) - 1;
-    }
-  }
-
-  // `key` must be absent; `keys[idx] == key`.
-  void insert(uint64_t key, uint32_t idx, const std::vector<uint64_t>& keys) {
-    if ((used_ + 1) * 10 > slots_.size() * 7) grow(keys);
-    place(key, idx);
-    ++used_;
-  }
-
- private:
-  void place(uint64_t key, uint32_t idx) {
-    uint64_t h = hash_u64(key);
-    size_t mask = slots_.size() - 1;
-    size_t i = h & mask;
-    while (slots_[i]) i = (i + 1) & mask;
-    slots_[i] = ((h >> 32) << 32) | (static_cast<uint64_t>(idx) + 1);
-  }
-  void grow(const std::vector<uint64_t>& keys) {
-    std::vector<uint64_t> old(slots_.size() * 2, 0);
-    old.swap(slots_);
-    for (uint64_t s : old)
-      if (s) place(keys[static_cast<uint32_t>(s) - 1], static_cast<uint32_t>(s) - 1);
-  }
-  std::vector<uint64_t> slots_;
-  size_t used_ = 0;
-};
+using train_detail::append_utf8;
+using train_detail::PairIndex;
+using train_detail::WordList;
 
 class Trainer {
  public:
@@ -424,13 +317,16 @@ class Trainer {
     }
     // Character frequencies (weighted by word counts); forced characters count as infinite.
     std::unordered_map<uint32_t, uint64_t> freq;
-    std::unordered_map<uint32_t, bool> is_last;
+    std::unordered_map<uint32_t, bool> is_last, is_mid;
+    const bool prefixed = !cfg_.continuing_subword_prefix.empty();
     for (size_t w = 0; w < words.size(); ++w) {
       const char* p = words[w].data();
       const char* end = p + words[w].size();
       uint32_t cp = 0;
       while (p < end) {
+        const bool first = p == words[w].data();
         p += utf8::decode(p, end, &cp);
+        if (prefixed && !first) is_mid[cp] = true;
         uint64_t& f = freq[cp];
         f = f + counts[w] < f ? ~0ULL : f + counts[w];
       }
@@ -457,6 +353,30 @@ class Trainer {
       append_utf8(kv.first, s);
       char_id_[kv.first] = add_token(s, 1);
     }
+    if (!cfg_.continuing_subword_prefix.empty()) {
+      // Prefixed forms of the kept characters met after a word's first character (its position
+      // in the word as written, dropped characters included, as Hugging Face counts it).
+      std::vector<uint32_t> mid;
+      for (const auto& kv : kept)
+        if (is_mid.count(kv.first)) mid.push_back(kv.first);
+      std::unordered_map<std::string, uint32_t> by_form;
+      for (uint32_t cp : mid) {
+        s = cfg_.continuing_subword_prefix;
+        append_utf8(cp, s);
+        by_form.emplace(s, cp);
+      }
+      for (const std::string& form : cfg_.continuing_order) {
+        auto it = by_form.find(form);
+        if (it == by_form.end() || mid_id_.count(it->second)) continue;
+        mid_id_[it->second] = add_token(form, 1);
+      }
+      for (uint32_t cp : mid) {
+        if (mid_id_.count(cp)) continue;
+        s = cfg_.continuing_subword_prefix;
+        append_utf8(cp, s);
+        mid_id_[cp] = add_token(s, 1);
+      }
+    }
     if (!cfg_.end_of_word_suffix.empty()) {
       for (const auto& kv : kept) {
         if (!is_last.count(kv.first)) continue;
@@ -473,9 +393,12 @@ class Trainer {
     size_t total = 0;
     for (auto w : words) total += w.size() + (marker_id_ != kNone);
     syms_.reserve(total);
-    std::vector<uint32_t> ascii(128, kNone);
+    std::vector<uint32_t> ascii(128, kNone), ascii_mid(128, kNone);
     for (const auto& kv : char_id_)
       if (kv.first < 128) ascii[kv.first] = kv.second;
+    for (const auto& kv : mid_id_)
+      if (kv.first < 128) ascii_mid[kv.first] = kv.second;
+    const bool prefixed = !cfg_.continuing_subword_prefix.empty();
     for (size_t w = 0; w < words.size(); ++w) {
       size_t start = syms_.size();
       const char* p = words[w].data();
@@ -485,9 +408,17 @@ class Trainer {
       } else {
         while (p < end) {
           uint32_t cp;
+          const bool first = p == words[w].data();
           p += utf8::decode(p, end, &cp);
           uint32_t id = kNone;
-          if (p == end && !cfg_.end_of_word_suffix.empty()) {
+          if (prefixed && !first) {
+            if (cp < 128) {
+              id = ascii_mid[cp];
+            } else {
+              auto it = mid_id_.find(cp);
+              if (it != mid_id_.end()) id = it->second;
+            }
+          } else if (p == end && !cfg_.end_of_word_suffix.empty()) {
             auto it = last_id_.find(cp);
             if (it != last_id_.end()) id = it->second;
           } else if (cp < 128) {
@@ -716,6 +647,13 @@ class Trainer {
     words_[w].len = j;
   }
 
+  // a + b, without b's continuing-subword prefix (a + ##b -> ab, ##a + ##b -> ##ab).
+  std::string join(const std::string& a, const std::string& b) const {
+    const std::string& prefix = cfg_.continuing_subword_prefix;
+    if (!prefix.empty() && b.compare(0, prefix.size(), prefix) == 0) return a + b.substr(prefix.size());
+    return a + b;
+  }
+
   void merge_loop() {
     uint64_t budget = cfg_.max_merges;
     if (cfg_.vocab_size) budget = std::min<uint64_t>(budget, cfg_.vocab_size - tokens_.size());
@@ -739,7 +677,7 @@ class Trainer {
         break;
       }
       const uint32_t a = static_cast<uint32_t>(pair_key_[p] >> 32), b = static_cast<uint32_t>(pair_key_[p]);
-      const uint32_t merged = add_token(tokens_[a] + tokens_[b], token_len_[a] + token_len_[b]);
+      const uint32_t merged = add_token(join(tokens_[a], tokens_[b]), token_len_[a] + token_len_[b]);
       result_.merges.emplace_back(a, b);
       result_.merge_counts.push_back(static_cast<uint64_t>(pair_count_[p]));
 
@@ -785,7 +723,7 @@ class Trainer {
   std::vector<uint32_t> token_len_;  // in initial symbols (characters or bytes)
   BytesMap token_ids_;
   uint32_t byte_id_[256] = {};
-  std::unordered_map<uint32_t, uint32_t> char_id_, last_id_;
+  std::unordered_map<uint32_t, uint32_t> char_id_, last_id_, mid_id_;
   uint32_t marker_id_ = kNone;
 
   std::vector<uint32_t> syms_;

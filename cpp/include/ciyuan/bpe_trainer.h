@@ -77,6 +77,14 @@ struct BpeTrainerConfig {
   uint64_t max_token_length = 0;              // longest token in characters / bytes (0: no limit)
   std::string end_of_word_suffix;             // attached to a word's last character ("</w>")
   std::string end_of_word_symbol;             // or a separate last symbol ("l o w </w>")
+  // Hugging Face's WordPiece-style BPE: every character but a word's first carries this prefix
+  // ("hug" -> h ##u ##g), and merging a + ##b gives "ab" (the right part's prefix is dropped).
+  // The prefixed characters get ids after the plain alphabet, in code point order, except
+  // those listed in `continuing_order` (prefixed forms such as "##e"), which come first in that
+  // order: a way to reproduce the numbering of another trainer's run. Character-level only,
+  // without an end-of-word suffix or symbol.
+  std::string continuing_subword_prefix;
+  std::vector<std::string> continuing_order;
   TieBreak tie_break = TieBreak::kSmallestIds;
 };
 

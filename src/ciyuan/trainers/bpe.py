@@ -296,9 +296,28 @@ class BpeTrainer:
         """
         from ciyuan.models import BPE
 
+        tokens, merges = self._learn(counter, consume=consume)
+        vocab = {t: i for i, t in enumerate(tokens)}
+        return BPE(
+            vocab,
+            [(tokens[a], tokens[b]) for a, b in merges],
+            byte_level=self.byte_level,
+            end_of_word_suffix=self.end_of_word_suffix,
+            end_of_word_symbol=self.end_of_word_symbol,
+            unk_token=self.unk_token,
+        )
+
+    def _learn(self, counter: "_core.WordCounter", *, consume: bool = False, continuing_subword_prefix: str = "",
+               continuing_order: Sequence[str] = (), label: str = "training BPE") -> Tuple[List[bytes], List[Tuple[int, int]]]:
+        """The native merge loop: (token bytes in id order, merges as id pairs); sets ``self.report``.
+
+        ``continuing_subword_prefix`` gives Hugging Face's WordPiece-style BPE (see
+        ``ciyuan.trainers.WordPieceTrainer``); ``continuing_order`` numbers those prefixed
+        characters first in the given order (a way to reproduce another run's ids).
+        """
         if len(counter) == 0:
             raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
-        bar = _ProgressBar("training BPE") if self.show_progress else None
+        bar = _ProgressBar(label) if self.show_progress else None
         words, total = len(counter), counter.total
         start = time.perf_counter()
         try:
@@ -317,21 +336,15 @@ class BpeTrainer:
                 _TIE_BREAKS[self.tie_break],
                 bar,
                 consume,
+                continuing_subword_prefix,
+                list(continuing_order),
             )
         finally:
             if bar is not None:
                 bar.close()
         self.report = TrainingReport(words, total, alphabet, merge_counts, stop,
                                      time.perf_counter() - start)
-        vocab = {t: i for i, t in enumerate(tokens)}
-        return BPE(
-            vocab,
-            [(tokens[a], tokens[b]) for a, b in merges],
-            byte_level=self.byte_level,
-            end_of_word_suffix=self.end_of_word_suffix,
-            end_of_word_symbol=self.end_of_word_symbol,
-            unk_token=self.unk_token,
-        )
+        return tokens, merges
 
     def train(self, source: TrainingSource, pre_tokenizer: Any = None, normalizer: Any = None,
               *, errors: str = "strict"):  # -> BPE

@@ -1,0 +1,148 @@
+"""WordPiece: ciyuan vs Hugging Face tokenizers, side by side.
+
+    python benchmarks/wordpiece.py [--part train|encode|all] [--repeats 3] [--markdown docs/benchmarks.md]
+
+Training (--part train): vocabulary 30,000 on the full gutenberg_100mb.txt (105 MB of English),
+BERT's five special tokens, the same pre-tokenization on both sides (ciyuan WordPunct = HF
+Whitespace, \\w+|[^\\w\\s]+). Each configuration runs in a fresh worker process (so each has
+its own peak RSS); the figure is the median wall time of --repeats runs, covering reading the
+file, counting words and learning the vocabulary, all cores.
+  ciyuan WordPieceTrainer, criterion="likelihood" (the WordPiece score count(ab)/(count(a)count(b)))
+  ciyuan WordPieceTrainer, criterion="frequency"  (what Hugging Face's WordPieceTrainer computes)
+  HF tokenizers WordPieceTrainer
+
+Encoding (--part encode): not written yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import SHARED_DATA, machine, peak_rss_mb, run_worker  # noqa: E402
+
+TRAIN_CORPUS = SHARED_DATA / "corpora" / "en" / "gutenberg_100mb.txt"
+VOCAB = 30000
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+TRAIN_CONFIGS = ["ciyuan-likelihood", "ciyuan-frequency", "hf"]
+LABELS = {
+    "ciyuan-likelihood": 'ciyuan WordPieceTrainer, criterion="likelihood"',
+    "ciyuan-frequency": 'ciyuan WordPieceTrainer, criterion="frequency"',
+    "hf": "HF tokenizers WordPieceTrainer",
+}
+
+
+def train_once(config: str) -> int:
+    path = str(TRAIN_CORPUS)
+    if config.startswith("ciyuan"):
+        from ciyuan import pre_tokenizers
+        from ciyuan.trainers import WordPieceTrainer
+
+        trainer = WordPieceTrainer(VOCAB, special_tokens=SPECIALS, criterion=config.split("-")[1])
+        return len(trainer.train_vocab(path, pre_tokenizers.WordPunct()))
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train([path], trainers.WordPieceTrainer(vocab_size=VOCAB, special_tokens=SPECIALS, show_progress=False))
+    return tok.get_vocab_size()
+
+
+def train_worker(config: str) -> None:
+    start = time.perf_counter()
+    size = train_once(config)
+    seconds = time.perf_counter() - start
+    print(json.dumps({"seconds": seconds, "rss_mb": peak_rss_mb(), "vocab": size}))
+
+
+def run_train(repeats: int) -> List[str]:
+    if not TRAIN_CORPUS.exists():
+        print(f"skip training: {TRAIN_CORPUS} not found", file=sys.stderr)
+        return []
+    results: Dict[str, dict] = {}
+    for config in TRAIN_CONFIGS:
+        if config == "hf":
+            try:
+                import tokenizers  # noqa: F401
+            except ImportError:
+                results[config] = {"error": "not installed"}
+                continue
+        runs = []
+        try:
+            for _ in range(repeats):
+                runs.append(json.loads(run_worker(Path(__file__), ["train", config], {})))
+        except RuntimeError as e:
+            print(f"{config}: failed: {str(e)[-300:]}", file=sys.stderr)
+            results[config] = {"error": "failed"}
+            continue
+        r = results[config] = {
+            "seconds": statistics.median(x["seconds"] for x in runs),
+            "rss_mb": statistics.median(x["rss_mb"] for x in runs),
+            "runs": [round(x["seconds"], 2) for x in runs],
+            "vocab": runs[0]["vocab"],
+        }
+        print(f"{LABELS[config]:50s} {r['seconds']:7.2f} s {r['rss_mb']:7.0f} MB  runs {r['runs']}", file=sys.stderr)
+
+    hf = results.get("hf")
+    lines = [
+        f"WordPiece training, vocabulary {VOCAB:,}, on {TRAIN_CORPUS.name} "
+        f"({TRAIN_CORPUS.stat().st_size / 1e6:.0f} MB); {machine()}.",
+        "Wall time (median of runs, file reading and word counting included) and peak RSS of a fresh "
+        "process. Ratios: Hugging Face's figure over ciyuan's (time: > 1 means ciyuan is faster; "
+        "RSS: > 1 means ciyuan uses less).",
+        "",
+        "| trainer | wall time | peak RSS | HF time / this | HF RSS / this |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for config in TRAIN_CONFIGS:
+        r = results.get(config)
+        if r is None:
+            continue
+        if "error" in r:
+            lines.append(f"| {LABELS[config]} | {r['error']} | | | |")
+            continue
+        if config == "hf" or not hf or "error" in hf:
+            ratio_t = ratio_m = "-"
+        else:
+            ratio_t = f"{hf['seconds'] / r['seconds']:.1f}x"
+            ratio_m = f"{hf['rss_mb'] / r['rss_mb']:.1f}x"
+        lines.append(f"| {LABELS[config]} | {r['seconds']:.2f} s | {r['rss_mb']:.0f} MB | {ratio_t} | {ratio_m} |")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--worker", nargs=2, metavar=("PART", "CONFIG"), help=argparse.SUPPRESS)
+    ap.add_argument("--part", choices=["train", "encode", "all"], default="all")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--markdown", metavar="FILE", help="append the tables to this Markdown file")
+    args = ap.parse_args()
+    if args.worker:
+        part, config = args.worker
+        if part == "train":
+            train_worker(config)
+        return
+
+    sections = []
+    if args.part in ("train", "all"):
+        lines = run_train(args.repeats)
+        if lines:
+            sections.append(("WordPiece training (`benchmarks/wordpiece.py --part train`)", lines))
+    if args.part in ("encode", "all"):
+        print("encode: not implemented yet", file=sys.stderr)
+    for title, lines in sections:
+        print("\n".join(lines))
+    if args.markdown and sections:
+        with open(args.markdown, "a", encoding="utf-8") as f:
+            for title, lines in sections:
+                f.write(f"\n## {title}\n\n" + "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+// Shared pieces of the native trainers (BPE, WordPiece): the per-pair word lists and the
+// pair index. Internal: not part of the public C++ interface.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ciyuan/hash.h"
+
+namespace ciyuan {
+namespace train_detail {
+
+inline void append_utf8(uint32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// The words that may hold a pair: most pairs are in one or two words, so those stay inline
+// (16 bytes, no allocation); longer lists grow on the heap.
+class WordList {
+ public:
+  WordList() { local_[0] = local_[1] = 0; }
+  WordList(const WordList&) = delete;
+  WordList& operator=(const WordList&) = delete;
+  WordList(WordList&& o) noexcept : size_(o.size_), cap_(o.cap_) {
+    std::memcpy(local_, o.local_, sizeof local_);
+    o.size_ = 0;
+    o.cap_ = 2;
+  }
+  ~WordList() {
+    if (cap_ > 2) delete[] heap_;
+  }
+  uint32_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const uint32_t* data() const { return cap_ > 2 ? heap_ : local_; }
+  uint32_t back() const { return data()[size_ - 1]; }
+  void push_back(uint32_t w) {
+    if (size_ == cap_) {
+      uint32_t cap = cap_ * 2;
+      uint32_t* bigger = new uint32_t[cap];
+      std::memcpy(bigger, data(), size_ * sizeof(uint32_t));
+      if (cap_ > 2) delete[] heap_;
+      heap_ = bigger;
+      cap_ = cap;
+    }
+    (cap_ > 2 ? heap_ : local_)[size_++] = w;
+  }
+  void release() {
+    if (cap_ > 2) delete[] heap_;
+    size_ = 0;
+    cap_ = 2;
+  }
+  // Moves the contents into `out` (cleared first) and empties this list.
+  void take(std::vector<uint32_t>& out) {
+    out.assign(data(), data() + size_);
+    release();
+  }
+
+ private:
+  union {
+    uint32_t* heap_;
+    uint32_t local_[2];
+  };
+  uint32_t size_ = 0;
+  uint32_t cap_ = 2;
+};
+
+// Pair key -> pair index. Slots are 8 bytes (32-bit fingerprint, index + 1); the key itself is
+// checked in the caller's key array. Half the size of a key/value table at the same load.
+class PairIndex {
+ public:
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  PairIndex() : slots_(1 << 12, 0) {}
+
+  uint32_t find(uint64_t key, const std::vector<uint64_t>& keys) const {
+    uint64_t h = hash_u64(key);
+    uint32_t fp = static_cast<uint32_t>(h >> 32);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      uint64_t s = slots_[i];
+      if (!s) return kNone;
+      if (static_cast<uint32_t>(s >> 32) == fp && keys[static_cast<uint32_t>(s) - 1] == key)
+        return static_cast<uint32_t>(s) - 1;
+    }
+  }
+
+  // `key` must be absent; `keys[idx] == key`.
+  void insert(uint64_t key, uint32_t idx, const std::vector<uint64_t>& keys) {
+    if ((used_ + 1) * 10 > slots_.size() * 7) grow(keys);
+    place(key, idx);
+    ++used_;
+  }
+
+ private:
+  void place(uint64_t key, uint32_t idx) {
+    uint64_t h = hash_u64(key);
+    size_t mask = slots_.size() - 1;
+    size_t i = h & mask;
+    while (slots_[i]) i = (i + 1) & mask;
+    slots_[i] = ((h >> 32) << 32) | (static_cast<uint64_t>(idx) + 1);
+  }
+  void grow(const std::vector<uint64_t>& keys) {
+    std::vector<uint64_t> old(slots_.size() * 2, 0);
+    old.swap(slots_);
+    for (uint64_t s : old)
+      if (s) place(keys[static_cast<uint32_t>(s) - 1], static_cast<uint32_t>(s) - 1);
+  }
+  std::vector<uint64_t> slots_;
+  size_t used_ = 0;
+};
+
+}  // namespace train_detail
+}  // namespace ciyuan
