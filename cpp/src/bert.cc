@@ -2,6 +2,8 @@
 // character alignments, and the pre-tokenizer alone.
 #include "ciyuan/bert.h"
 
+#include <stdexcept>
+
 namespace ciyuan {
 
 BertFrontEnd::BertFrontEnd(BertOptions options) : options_(options) {
@@ -16,7 +18,9 @@ BertFrontEnd::BertFrontEnd(BertOptions options) : options_(options) {
     char out = static_cast<char>(b);
     const uint32_t* outs;
     uint32_t n = fold(ci, &outs);
-    if (n == 1 && outs[0] < 128) out = static_cast<char>(outs[0]);  // ASCII folds stay ASCII
+    if (n != kUnchanged && (n != 1 || outs[0] >= 128))
+      throw std::logic_error("BERT tables: an ASCII character folds to non-ASCII");
+    if (n == 1) out = static_cast<char>(outs[0]);
     ascii_out_[b] = out;
     uint8_t of = bert::info(static_cast<unsigned char>(out)).flags;
     if (options_.clean_text && (f & bert::kRemove)) {
@@ -57,7 +61,7 @@ void BertFrontEnd::normalize(std::string_view text, std::string& out,
     if (cjk) put(' ');
     const uint32_t* outs;
     uint32_t n = fold(ci, &outs);
-    if (n == 0) {
+    if (n == kUnchanged) {
       put(cp);
     } else {
       for (uint32_t k = 0; k < n; ++k) put(outs[k]);

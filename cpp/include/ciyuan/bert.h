@@ -104,12 +104,13 @@ class BertFrontEnd {
 
  private:
   enum AsciiAction : uint8_t { kKeep = 0, kSeparate = 1, kDrop = 2, kIsolate = 3 };
-  // The output code points of cp (after strip_accents / lowercase); returns the count and sets
-  // *cps, or 0 when cp is unchanged.
+  // The output code points of cp (after strip_accents / lowercase): returns their count (0: cp
+  // is removed) and sets *cps, or returns kUnchanged.
+  static constexpr uint32_t kUnchanged = 0xFFFFFFFFu;
   uint32_t fold(const bert::CharInfo& ci, const uint32_t** cps) const {
-    if (fold_mode_ == bert::kFoldNone || !(ci.flags & bert::kFold)) return 0;
+    if (fold_mode_ == bert::kFoldNone || !(ci.flags & bert::kFold)) return kUnchanged;
     uint16_t k = ci.fold[fold_mode_];
-    if (!k) return 0;
+    if (!k) return kUnchanged;
     *cps = &bert::kFoldPool[k + 1];
     return bert::kFoldPool[k];
   }
@@ -249,7 +250,7 @@ void BertFrontEnd::for_each_word(std::string_view text, size_t start, size_t end
     if (cjk) flush();
     const uint32_t* outs;
     uint32_t n = fold(ci, &outs);
-    if (n == 0) {
+    if (n == kUnchanged) {
       if (len == 1 && cp == utf8::kReplacement) {
         // An invalid byte: keep it as U+FFFD (3 bytes) pointing at the byte.
         emit(cp, f, os, oe);
