@@ -176,6 +176,13 @@ std::vector<std::pair<std::string, uint32_t>> matcher_entries(const std::vector<
   return entries;
 }
 
+// The calling thread's word buffers. Not inlined: the hot loop then holds a plain pointer
+// instead of asking for the thread-local address (__tls_get_addr) at every use.
+__attribute__((noinline)) BertScratch& thread_scratch() {
+  static thread_local BertScratch scratch;
+  return scratch;
+}
+
 void check_size(std::string_view text) {
   if (text.size() >= 0xFFFFFFFFull)  // token spans are 32-bit
     throw Error(ErrorKind::kInvalidInput, "a single text must be shorter than 4 GiB; split it (e.g. by lines)");
@@ -204,8 +211,7 @@ void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size
   std::vector<Token>& out = sink.buffer();
   const WordPieceModel& model = *model_;
   if (use_bert_) {
-    static thread_local BertScratch scratch;
-    bert_.for_each_word(text, start, end, scratch, [&](const BertWord& w) {
+    bert_.for_each_word(text, start, end, thread_scratch(), [&](const BertWord& w) {
       if (!w.starts) {
         model.encode_word(w.text.data(), w.text.size(), w.base, out);
       } else {

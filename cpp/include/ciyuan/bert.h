@@ -208,10 +208,12 @@ void BertFrontEnd::for_each_word(std::string_view text, size_t start, size_t end
             identity = true;
           }
           if (identity && at == base + w.size()) {
-            do {
-              w.push_back(ascii_out_[*q]);
-              ++q;
-            } while (q < pend && *q < 0x80 && ascii_action_[*q] == kKeep);
+            const unsigned char* r = q + 1;
+            while (r < pend && *r < 0x80 && ascii_action_[*r] == kKeep) ++r;
+            size_t old = w.size();
+            w.resize(old + static_cast<size_t>(r - q));
+            char* dst = &w[old];
+            for (; q < r; ++q) *dst++ = ascii_out_[*q];
           } else {
             char c = ascii_out_[b];
             push(&c, 1, at, at + 1);
