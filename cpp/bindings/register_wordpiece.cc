@@ -167,8 +167,7 @@ void register_wordpiece(nb::module_& m) {
             std::vector<uint32_t> ids;
             {
               nb::gil_scoped_release release;
-              ciyuan::TokenSink sink(ids);
-              self.encode(utf8, pol, sink);
+              self.encode_ids(utf8, pol, ids);
             }
             return id_list(ids);
           },

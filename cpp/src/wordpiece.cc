@@ -183,6 +183,21 @@ __attribute__((noinline)) BertScratch& thread_scratch() {
   return scratch;
 }
 
+std::vector<Token>& thread_tokens() {
+  static thread_local std::vector<Token> tokens;
+  return tokens;
+}
+
+// parallel_for over runs of consecutive texts: one atomic step per run, not per text (a batch
+// of short lines would otherwise bounce the counter's cache line between cores per line).
+template <class F>
+void for_chunks(size_t n, int threads, F&& fn) {
+  constexpr size_t kRun = 16;
+  parallel_for((n + kRun - 1) / kRun, threads, [&](size_t c) {
+    for (size_t i = c * kRun, e = std::min(n, i + kRun); i < e; ++i) fn(i);
+  });
+}
+
 void check_size(std::string_view text) {
   if (text.size() >= 0xFFFFFFFFull)  // token spans are 32-bit
     throw Error(ErrorKind::kInvalidInput, "a single text must be shorter than 4 GiB; split it (e.g. by lines)");
@@ -206,9 +221,8 @@ const std::string* WordPieceEncoder::id_bytes(uint32_t id) const {
   return nullptr;
 }
 
-void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& sink) const {
+void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const {
   if (start >= end) return;
-  std::vector<Token>& out = sink.buffer();
   const WordPieceModel& model = *model_;
   if (use_bert_) {
     bert_.for_each_word(text, start, end, thread_scratch(), [&](const BertWord& w) {
@@ -222,14 +236,11 @@ void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size
           out[k].end = w.orig_end(out[k].end);
         }
       }
-      if (out.size() >= 256) sink.flush();
     });
-    sink.flush();
     return;
   }
   if (pattern_ < 0) {
     model.encode_word(text.data() + start, end - start, static_cast<uint32_t>(start), out);
-    sink.flush();
     return;
   }
   std::string_view segment = text.substr(0, end);
@@ -238,12 +249,22 @@ void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size
   for (size_t pos = start, n; pos < end && (n = next_pieces(p, segment, pos, spans, 256)) > 0;) {
     for (size_t k = 0; k < n; ++k)
       model.encode_word(text.data() + spans[k].first, spans[k].second - spans[k].first, spans[k].first, out);
-    sink.flush();
     pos = spans[n - 1].second;
   }
 }
 
-void WordPieceEncoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out) const {
+void WordPieceEncoder::encode_ids(std::string_view text, const std::vector<SpecialPolicy>& policy,
+                                  std::vector<uint32_t>& out) const {
+  std::vector<Token>& tokens = thread_tokens();
+  tokens.clear();
+  encode(text, policy, tokens);
+  out.reserve(out.size() + tokens.size());
+  for (const Token& t : tokens) out.push_back(t.id);
+  if (tokens.capacity() > (size_t{1} << 20)) std::vector<Token>().swap(tokens);  // keep no huge buffer
+}
+
+void WordPieceEncoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy,
+                              std::vector<Token>& out) const {
   check_size(text);
   out.reserve(text.size() / 3 + 16);
   bool any = false;
@@ -267,8 +288,7 @@ void WordPieceEncoder::encode(std::string_view text, const std::vector<SpecialPo
                       "'} to encode it as a special token, or disallowed_special=() to encode it as ordinary text");
     }
     encode_ordinary(text, seg, s, out);
-    out.buffer().push_back(Token{specials_[index].id, static_cast<uint32_t>(s), static_cast<uint32_t>(e)});
-    out.flush();
+    out.push_back(Token{specials_[index].id, static_cast<uint32_t>(s), static_cast<uint32_t>(e)});
     pos = seg = e;
   }
   encode_ordinary(text, seg, text.size(), out);
@@ -288,17 +308,14 @@ void WordPieceEncoder::encode_spans(std::string_view text, const std::vector<std
 void WordPieceEncoder::encode_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
                                     int threads, std::vector<std::vector<Token>>& out) const {
   out.assign(texts.size(), {});
-  parallel_for(texts.size(), threads, [&](size_t i) { encode(texts[i], policy, out[i]); });
+  for_chunks(texts.size(), threads, [&](size_t i) { encode(texts[i], policy, out[i]); });
 }
 
 void WordPieceEncoder::encode_batch_ids(const std::vector<std::string_view>& texts,
                                         const std::vector<SpecialPolicy>& policy, int threads,
                                         std::vector<std::vector<uint32_t>>& out) const {
   out.assign(texts.size(), {});
-  parallel_for(texts.size(), threads, [&](size_t i) {
-    TokenSink sink(out[i]);
-    encode(texts[i], policy, sink);
-  });
+  for_chunks(texts.size(), threads, [&](size_t i) { encode_ids(texts[i], policy, out[i]); });
 }
 
 void WordPieceEncoder::decode(const uint32_t* ids, size_t n, std::string& out) const {

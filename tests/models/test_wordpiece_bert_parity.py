@@ -77,3 +77,37 @@ def test_generated_text_every_option(text):
         hf = hf_pipeline("uncased", *options)
         ours = ciyuan_encoder("uncased", *options)
         assert mismatches(hf, ours, [text]) == [], options
+
+
+def python_path(name, options, text):
+    """The same pipeline through the Python stages (what a Tokenizer does when some stage has no
+    native form): BertNormalizer -> BertPreTokenizer -> the model on byte spans."""
+    from ciyuan.normalizers import BertNormalizer, NormalizedString
+    from ciyuan.pre_tokenizers import BertPreTokenizer
+
+    enc = ciyuan_encoder(name, *options)
+    norm = BertNormalizer(*options).normalize(NormalizedString.from_str(text))
+    byte_at = [0]
+    for c in norm.text:
+        byte_at.append(byte_at[-1] + len(c.encode("utf-8")))
+    spans = [(byte_at[s], byte_at[e]) for s, e in BertPreTokenizer().split(norm.text)]
+    data = enc.encode_spans(norm.text, spans)
+    return data.ids, [norm.original_span(s, e) for s, e in data.char_offsets(norm.text)]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXT)
+def test_python_stages_match_the_native_front_end(text):
+    for options in [(True, True, None, True), (True, True, None, False), (False, False, True, False)]:
+        data = ciyuan_encoder("uncased", *options).encode(text, b"")
+        assert python_path("uncased", options, text) == (data.ids, data.char_offsets(text)), options
+
+
+def test_hostile_inputs_do_not_crash():
+    enc = ciyuan_encoder("uncased")
+    hf = hf_pipeline("uncased")
+    for text in ["", " \t\n", "\x00" * 1000, "a" * 1_000_000, "é" * 200_000 + " x", "中" * 100_000,
+                 "\u0301" * 10_000, "İ" * 1000, "a\u200db" * 1000]:
+        d = enc.encode(text, b"")
+        h = hf.encode(text, add_special_tokens=False)
+        assert d.ids == h.ids and d.char_offsets(text) == h.offsets

@@ -83,11 +83,11 @@ class WordPieceEncoder {
   WordPieceEncoder(std::shared_ptr<const WordPieceModel> model, int pattern, std::vector<SpecialToken> specials,
                    const BertOptions* bert);
 
-  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out) const;
-  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy, std::vector<Token>& out) const {
-    TokenSink sink(out);
-    encode(text, policy, sink);
-  }
+  // Appends the tokens of `text` (valid UTF-8); `policy` has one entry per special token (or is
+  // empty when all are ordinary text).
+  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy, std::vector<Token>& out) const;
+  // The same, ids only (tokens go through a per-thread buffer).
+  void encode_ids(std::string_view text, const std::vector<SpecialPolicy>& policy, std::vector<uint32_t>& out) const;
   // The model alone on caller-chosen words: [start, end) byte spans of `text`.
   void encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,
                     std::vector<Token>& out) const;
@@ -102,7 +102,7 @@ class WordPieceEncoder {
   const WordPieceModel& model() const { return *model_; }
 
  private:
-  void encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& out) const;
+  void encode_ordinary(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
 
   std::shared_ptr<const WordPieceModel> model_;
   int pattern_;
