@@ -2,6 +2,7 @@
 #include "ciyuan/wordpiece.h"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "ciyuan/errors.h"
@@ -9,8 +10,14 @@
 
 namespace ciyuan {
 
+namespace {
+std::atomic<uint32_t> next_instance{1};
+}  // namespace
+
 WordPieceModel::WordPieceModel(std::vector<std::string> tokens, std::vector<uint8_t> present, WordPieceConfig config)
     : tokens_(std::move(tokens)), present_(std::move(present)), config_(std::move(config)) {
+  instance_ = next_instance.fetch_add(1) & 0x0FFFFFFFu;
+  if (instance_ == 0) instance_ = next_instance.fetch_add(1) & 0x0FFFFFFFu;
   if (present_.size() != tokens_.size()) throw Error(ErrorKind::kModel, "tokens and present differ in length");
   if (tokens_.size() >= 0x7FFFFFFFu) throw Error(ErrorKind::kModel, "too many tokens");
   std::fill(std::begin(ascii_ids_), std::end(ascii_ids_), kNone);
@@ -69,11 +76,12 @@ void WordPieceModel::unknown(const char* w, size_t n, uint32_t start, uint32_t e
   out.push_back(Token{static_cast<uint32_t>(config_.unk_id), start, end});
 }
 
-void WordPieceModel::encode_word(const char* w, size_t n, uint32_t offset, std::vector<Token>& out) const {
+void WordPieceModel::encode_word(const char* w, size_t n, uint32_t offset, std::vector<Token>& out,
+                                 WordCache* cache) const {
   if (n == 0) return;
   switch (config_.kind) {
     case WordModelKind::kWordPiece:
-      encode_wordpiece(w, n, offset, out);
+      encode_wordpiece(w, n, offset, out, cache);
       return;
     case WordModelKind::kWordLevel: {
       uint32_t id = vocab_.find(w, n);
@@ -112,7 +120,21 @@ void WordPieceModel::encode_chars(const char* w, size_t n, uint32_t offset, std:
   }
 }
 
-void WordPieceModel::encode_wordpiece(const char* w, size_t n, uint32_t offset, std::vector<Token>& out) const {
+uint32_t WordPieceModel::whole_word_id(const char* w, size_t n, WordCache* cache) const {
+  if (!cache || n > 8) return vocab_.find(w, n);
+  uint64_t key = load_upto8(w, n);  // exact (zero-padded) for n <= 8
+  uint32_t check = (instance_ << 4) | static_cast<uint32_t>(n);
+  WordCache::Entry& e = cache->entries[((key + n) * 0x9E3779B97F4A7C15ULL) >> 52];
+  if (e.check == check && e.key == key) return e.id;
+  uint32_t id = vocab_.find(w, n);
+  e.key = key;
+  e.check = check;
+  e.id = id;
+  return id;
+}
+
+void WordPieceModel::encode_wordpiece(const char* w, size_t n, uint32_t offset, std::vector<Token>& out,
+                                      WordCache* cache) const {
   const uint32_t end = offset + static_cast<uint32_t>(n);
   if (n > config_.max_input_chars_per_word) {
     // Characters, not bytes, count (bytes >= characters, so short words skip this).
@@ -134,7 +156,7 @@ void WordPieceModel::encode_wordpiece(const char* w, size_t n, uint32_t offset, 
     utf8::decode(w, w + n, &cp);
     whole = bmp_ids_[cp];
   } else {
-    whole = vocab_.find(w, n);
+    whole = whole_word_id(w, n, cache);
   }
   if (whole != kNone) {
     out.push_back(Token{whole, offset, end});
@@ -183,6 +205,12 @@ __attribute__((noinline)) BertScratch& thread_scratch() {
   return scratch;
 }
 
+__attribute__((noinline)) WordCache* thread_word_cache() {
+  static thread_local std::unique_ptr<WordCache> cache;
+  if (!cache) cache.reset(new WordCache());
+  return cache.get();
+}
+
 std::vector<Token>& thread_tokens() {
   static thread_local std::vector<Token> tokens;
   return tokens;
@@ -224,13 +252,14 @@ const std::string* WordPieceEncoder::id_bytes(uint32_t id) const {
 void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const {
   if (start >= end) return;
   const WordPieceModel& model = *model_;
+  WordCache* cache = thread_word_cache();
   if (use_bert_) {
     bert_.for_each_word(text, start, end, thread_scratch(), [&](const BertWord& w) {
       if (!w.starts) {
-        model.encode_word(w.text.data(), w.text.size(), w.base, out);
+        model.encode_word(w.text.data(), w.text.size(), w.base, out, cache);
       } else {
         size_t k = out.size();
-        model.encode_word(w.text.data(), w.text.size(), 0, out);
+        model.encode_word(w.text.data(), w.text.size(), 0, out, cache);
         for (; k < out.size(); ++k) {
           out[k].start = w.orig_start(out[k].start);
           out[k].end = w.orig_end(out[k].end);
@@ -240,7 +269,7 @@ void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size
     return;
   }
   if (pattern_ < 0) {
-    model.encode_word(text.data() + start, end - start, static_cast<uint32_t>(start), out);
+    model.encode_word(text.data() + start, end - start, static_cast<uint32_t>(start), out, cache);
     return;
   }
   std::string_view segment = text.substr(0, end);
@@ -248,7 +277,7 @@ void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size
   std::pair<uint32_t, uint32_t> spans[256];
   for (size_t pos = start, n; pos < end && (n = next_pieces(p, segment, pos, spans, 256)) > 0;) {
     for (size_t k = 0; k < n; ++k)
-      model.encode_word(text.data() + spans[k].first, spans[k].second - spans[k].first, spans[k].first, out);
+      model.encode_word(text.data() + spans[k].first, spans[k].second - spans[k].first, spans[k].first, out, cache);
     pos = spans[n - 1].second;
   }
 }

@@ -215,3 +215,13 @@ def test_matches_hugging_face_wordpiece(words, continuations, text_words, max_ch
     d = ours.encode(text, b"")
     assert d.ids == h.ids
     assert d.char_offsets(text) == h.offsets
+
+
+def test_models_do_not_share_cached_words():
+    # Two models with the same short words but different ids, used alternately on one thread.
+    a = WordPiece(["[UNK]", "the", "cat"])
+    b = WordPiece(["the", "[UNK]", "dog", "cat"])
+    ea, eb = enc_of(a, "whitespace"), enc_of(b, "whitespace")
+    for _ in range(3):
+        assert ea.encode_ids("the cat dog", b"") == [1, 2, 0]
+        assert eb.encode_ids("the cat dog", b"") == [0, 3, 2]

@@ -39,6 +39,20 @@ struct WordPieceConfig {
   uint64_t max_input_chars_per_word = 100;
 };
 
+// A thread's cache of recent short words -> whole-word id (or "not a token"). English text
+// keeps reusing a few thousand words, and this 64 KB table stays in L2 while the vocabulary's
+// hash table (a megabyte) does not. Entries carry the model's instance number, so models never
+// see each other's entries.
+struct WordCache {
+  struct Entry {
+    uint64_t key = 0;      // the word's bytes (<= 8), zero-padded
+    uint32_t check = 0;    // instance * 16 + length (0: empty)
+    uint32_t id = 0;
+  };
+  static constexpr size_t kSlots = 4096;
+  Entry entries[kSlots];
+};
+
 class WordPieceModel {
  public:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
@@ -47,7 +61,9 @@ class WordPieceModel {
   WordPieceModel(std::vector<std::string> tokens, std::vector<uint8_t> present, WordPieceConfig config);
 
   // Appends the tokens of the word w[0, n) with spans [start, end) relative to w plus `offset`.
-  void encode_word(const char* w, size_t n, uint32_t offset, std::vector<Token>& out) const;
+  // `cache` (optional) is the calling thread's word cache.
+  void encode_word(const char* w, size_t n, uint32_t offset, std::vector<Token>& out,
+                   WordCache* cache = nullptr) const;
 
   size_t id_limit() const { return tokens_.size(); }
   size_t vocab_size() const { return vocab_.size(); }
@@ -57,7 +73,8 @@ class WordPieceModel {
   const WordPieceConfig& config() const { return config_; }
 
  private:
-  void encode_wordpiece(const char* w, size_t n, uint32_t offset, std::vector<Token>& out) const;
+  void encode_wordpiece(const char* w, size_t n, uint32_t offset, std::vector<Token>& out, WordCache* cache) const;
+  uint32_t whole_word_id(const char* w, size_t n, WordCache* cache) const;
   void encode_chars(const char* w, size_t n, uint32_t offset, std::vector<Token>& out) const;
   void unknown(const char* w, size_t n, uint32_t start, uint32_t end, std::vector<Token>& out) const;
   uint32_t char_id(const char* p, size_t len) const {
@@ -73,6 +90,7 @@ class WordPieceModel {
   int32_t prefix_node_;    // trie node of the continuing-subword prefix, or -1
   uint32_t ascii_ids_[128];
   std::vector<uint32_t> bmp_ids_;  // one-character tokens by code point < 0x10000 (kNone: none)
+  uint32_t instance_;              // tells models apart in the per-thread word caches
 };
 
 // The native encoder of the WordPiece family: the same interface and results as Encoder.
