@@ -8,9 +8,10 @@ import itertools
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import read_prefix, shared
-from tests.models.bert_helpers import CONFIGS, TEXT, ciyuan_encoder, hf_pipeline, mismatches
+from tests.models.bert_helpers import CONFIGS, TEXT, ciyuan_encoder, hf_pipeline, mismatches, vocab_tokens
 
 pytest.importorskip("tokenizers")
 
@@ -111,3 +112,24 @@ def test_hostile_inputs_do_not_crash():
         d = enc.encode(text, b"")
         h = hf.encode(text, add_special_tokens=False)
         assert d.ids == h.ids and d.char_offsets(text) == h.offsets
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(TEXT, st.sampled_from(["[CLS]", "[SEP]", "[MASK]", "[sep]", "[SEP"])), max_size=6).map("".join))
+def test_special_tokens_split_before_normalization(text):
+    # Hugging Face matches added special tokens in the original text, then normalizes and
+    # pre-tokenizes the text between them: the native encoder with the "allowed" policy.
+    import tokenizers
+
+    from ciyuan.models import WordPiece
+    from ciyuan.normalizers import BertNormalizer
+
+    hf = tokenizers.Tokenizer.from_str(hf_pipeline("uncased").to_str())
+    hf.add_special_tokens(["[CLS]", "[SEP]", "[MASK]"])
+    model = WordPiece(list(vocab_tokens("uncased")))
+    specials = [(t, model.token_to_id(t)) for t in ("[CLS]", "[SEP]", "[MASK]")]
+    enc = model.make_encoder("", specials, BertNormalizer().native_options())
+    h = hf.encode(text, add_special_tokens=False)
+    d = enc.encode(text, b"\x01\x01\x01")
+    assert d.ids == h.ids
+    assert d.char_offsets(text) == h.offsets

@@ -91,3 +91,27 @@ def test_generated_text_every_option(text):
 def test_generated_alignment(text):
     for options in [(True, True, None, True), (True, True, False, False), (False, True, True, False)]:
         assert ours_alignment(options, text) == hf_alignment(options, text), options
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [(True, True, None, True), (True, True, False, False), (False, False, True, False),
+                                     (False, True, False, True), (True, False, True, True)])
+def test_every_code_point(options):
+    # The generated tables against the installed Hugging Face, one code point at a time
+    # (separated by a starter, so no canonical reordering across them).
+    ours, hf = BertNormalizer(*options), tokenizers.normalizers.BertNormalizer(*options)
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for i in range(0, len(chars), 100_000):
+        text = "\x02".join(chars[i:i + 100_000])
+        assert ours.normalize_str(text) == hf.normalize_str(text)
+
+
+@pytest.mark.slow
+def test_every_code_point_pre_tokenizer():
+    from ciyuan.pre_tokenizers import BertPreTokenizer
+
+    hf = tokenizers.pre_tokenizers.BertPreTokenizer()
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for i in range(0, len(chars), 100_000):
+        text = "x".join(chars[i:i + 100_000])
+        assert BertPreTokenizer().pre_tokenize_str(text) == hf.pre_tokenize_str(text)
