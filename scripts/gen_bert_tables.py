@@ -10,9 +10,11 @@ What is recorded per code point (surrogates excluded; they never reach the core)
   - mapped to a space by ``clean_text`` (whitespace);
   - padded with spaces by ``handle_chinese_chars`` (the CJK ideograph ranges);
   - whitespace and punctuation as ``BertPreTokenizer`` sees them;
-  - its output under lowercase, under strip_accents (NFD minus Mn), and under both.
-Each of those normalizations is per character in Hugging Face (NFD's canonical reordering is
-the one exception; see docs in cpp/include/ciyuan/bert.h).
+  - its output under lowercase, under strip_accents (NFD minus Mn), and under both;
+  - for NFD's canonical reordering (the one step of the normalizer that is not per character):
+    its decomposition and the combining class of each part, as Hugging Face's NFD orders them.
+    Its Unicode tables are older than Python's, so the classes are measured, not read from
+    unicodedata: each mark is placed against reference marks by asking NFD which comes first.
 
 Usage:
     python scripts/gen_bert_tables.py            # writes cpp/src/bert_tables.cc
@@ -21,6 +23,7 @@ Usage:
 from __future__ import annotations
 
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -36,6 +39,7 @@ F_CJK = 4  # handle_chinese_chars pads it with spaces
 F_SPACE = 8  # BertPreTokenizer splits on it (and drops it)
 F_PUNCT = 16  # BertPreTokenizer isolates it
 F_FOLD = 32  # lowercase / strip_accents change it (see the fold indices)
+F_CCC = 64  # its NFD holds a character of non-zero combining class (canonical reordering)
 
 SEP = "\x01"
 
@@ -56,6 +60,54 @@ def batch_normalize(norm, cps: List[int], sep: str) -> List[str]:
             parts = [norm.normalize_str(chr(c)) for c in chunk]
         out.extend(parts)
     return out
+
+
+def combining_classes(cps: List[int]) -> Tuple[Dict[int, int], Dict[int, str]]:
+    """Hugging Face's view of canonical combining classes, as ranks (only the order matters),
+    and its NFD of every code point that decomposes or is a mark."""
+    nfd = normalizers.NFD()
+
+    def first_of(a: str, b: str) -> str:  # which of two marks NFD puts first
+        return nfd.normalize_str(a + b)[0]
+
+    # NFD (Hugging Face's) of every code point whose decomposition differs.
+    decomp: Dict[int, str] = {}
+    rest = [c for c in cps if c != 1]
+    for c, r in zip(rest, batch_normalize(nfd, rest, SEP)):
+        if r != chr(c):
+            decomp[c] = r
+    # Candidates: marks in Python's (newer) tables; Hugging Face may not know some of them.
+    marks = [c for c in cps if unicodedata.combining(chr(c)) and c not in decomp]
+    # Reference marks: per class value, the lowest code point Hugging Face orders consistently
+    # against U+0334 (class 1) and U+0301 (class 230).
+    refs: Dict[int, int] = {}
+    for c in marks:
+        v = unicodedata.combining(chr(c))
+        if v in refs:
+            continue
+        ch = chr(c)
+        ok = (v > 1 and first_of(ch, "\u0334") == "\u0334") or (v == 1 and first_of("\u0301", ch) == ch)
+        if ok and (v >= 230 or first_of("\u0301", ch) == ch) and (v <= 230 or first_of(ch, "\u0301") == "\u0301"):
+            refs[v] = c
+    values = sorted(refs)
+    rank: Dict[int, int] = {}
+    for c in marks:
+        ch = chr(c)
+        above = [v for v in values if first_of(ch, chr(refs[v])) == chr(refs[v]) and refs[v] != c]
+        below = [v for v in values if first_of(chr(refs[v]), ch) == ch and refs[v] != c]
+        if not above and not below:
+            continue  # a starter for Hugging Face
+        lo = max(above) if above else 0
+        hi = min(below) if below else 1000
+        equal = [v for v in values if lo < v < hi]
+        if len(equal) > 1:
+            raise SystemExit(f"U+{c:04X}: ambiguous combining class between {lo} and {hi}")
+        rank[c] = 2 * (values.index(equal[0]) + 1) if equal else 2 * (values.index(lo) + 1) + 1 if lo else 1
+    if max(rank.values()) > 255:
+        raise SystemExit("combining-class ranks overflow a byte")
+    for c in rank:
+        decomp.setdefault(c, chr(c))
+    return rank, decomp
 
 
 def main() -> None:
@@ -108,6 +160,11 @@ def main() -> None:
         for c in table:
             flags[c] |= F_FOLD
 
+    ccc_rank, decomp = combining_classes(cps)
+    for c, parts in decomp.items():
+        if any(ccc_rank.get(ord(ch), 0) for ch in parts):
+            flags[c] |= F_CCC
+
     # Fold strings: a pool of code points, each entry [length, cp...]; index 0 = identity.
     pool: List[int] = [0]
     pool_index: Dict[str, int] = {}
@@ -120,14 +177,24 @@ def main() -> None:
         return pool_index[s]
 
     # Per code point: an info record (flags, fold index per mode); records are shared.
-    infos: List[Tuple[int, int, int, int]] = [(0, 0, 0, 0)]
-    info_index: Dict[Tuple[int, int, int, int], int] = {infos[0]: 0}
+    infos: List[Tuple[int, ...]] = [(0, 0, 0, 0, 0, 0)]
+    info_index: Dict[Tuple[int, ...], int] = {infos[0]: 0}
     cp_info: Dict[int, int] = {}
+    decomp_entries: List[Tuple[int, int]] = []  # (cp, pool offset) for F_CCC code points
+    decomp_pool: List[int] = []
     for c in cps:
         f = flags[c]
         if not f:
             continue
-        rec = (f,) + tuple(pool_entry(t[c]) if c in t else 0 for t in folds)
+        first = last = 0
+        if f & F_CCC:
+            parts = decomp[c]
+            first, last = ccc_rank.get(ord(parts[0]), 0), ccc_rank.get(ord(parts[-1]), 0)
+            decomp_entries.append((c, len(decomp_pool)))
+            decomp_pool.append(len(parts))
+            for ch in parts:
+                decomp_pool.extend((ord(ch), ccc_rank.get(ord(ch), 0)))
+        rec = (f, first, last) + tuple(pool_entry(t[c]) if c in t else 0 for t in folds)
         if rec not in info_index:
             info_index[rec] = len(infos)
             infos.append(rec)
@@ -176,8 +243,17 @@ def main() -> None:
     lines.append("};")
     lines.append("")
     lines.append(f"const CharInfo kInfos[{len(infos)}] = {{")
-    for f, a, b, c in infos:
-        lines.append(f"    {{{f}, {{{a}, {b}, {c}}}}},")
+    for f, first, last, a, b, c in infos:
+        lines.append(f"    {{{f}, {first}, {last}, {{{a}, {b}, {c}}}}},")
+    lines.append("};")
+    lines.append("")
+    lines.append(f"const size_t kDecompCount = {len(decomp_entries)};")
+    lines.append(f"const DecompEntry kDecomp[{len(decomp_entries)}] = {{")
+    for c, off in decomp_entries:
+        lines.append(f"    {{{c}, {off}}},")
+    lines.append("};")
+    lines.append(f"const uint32_t kDecompPool[{len(decomp_pool)}] = {{")
+    emit(decomp_pool)
     lines.append("};")
     lines.append("")
     lines.append(f"const uint32_t kFoldPool[{len(pool)}] = {{")

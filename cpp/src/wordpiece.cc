@@ -254,7 +254,7 @@ void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size
   const WordPieceModel& model = *model_;
   WordCache* cache = thread_word_cache();
   if (use_bert_) {
-    bert_.for_each_word(text, start, end, thread_scratch(), [&](const BertWord& w) {
+    auto on_word = [&](const BertWord& w) {
       if (!w.starts) {
         model.encode_word(w.text.data(), w.text.size(), w.base, out, cache);
       } else {
@@ -265,7 +265,14 @@ void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size
           out[k].end = w.orig_end(out[k].end);
         }
       }
-    });
+    };
+    BertScratch& scratch = thread_scratch();
+    const size_t first = out.size();
+    if (!bert_.for_each_word(text, start, end, scratch, on_word)) {
+      // Marks out of canonical order: redo the segment through the exact normalizer.
+      out.resize(first);
+      bert_.for_each_word_exact(text, start, end, scratch, on_word);
+    }
     return;
   }
   if (pattern_ < 0) {

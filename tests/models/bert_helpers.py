@@ -80,7 +80,8 @@ _SPECIAL = (
 )
 TEXT = st.lists(
     st.one_of(
-        st.sampled_from(list(_SPECIAL) + ["\U0001d165", "\U0001d16e", "a\u0315\u0300", "e\u0301\u0316"]),
+        st.sampled_from(list(_SPECIAL) + ["\U0001d165", "\U0001d16e", "\U0001d16d", "\u1b44", "\U0001d15e",
+                                          "a\u0315\u0300", "e\u0301\u0316"]),
         st.characters(blacklist_categories=("Cs",)),
         st.text(alphabet="abcdefghijklmnopqrstuvwxyz ABCDEFGHIJ", min_size=1, max_size=12),
     ),
