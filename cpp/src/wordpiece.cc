@@ -236,15 +236,21 @@ WordPieceEncoder::WordPieceEncoder(std::shared_ptr<const WordPieceModel> model, 
                                    std::vector<SpecialToken> specials, const BertOptions* bert)
     : model_(std::move(model)), pattern_(pattern), specials_(std::move(specials)),
       matcher_(matcher_entries(specials_)), use_bert_(bert != nullptr), bert_(bert ? *bert : BertOptions{}) {
+  // Special ids may be anywhere in 0..2^32-1: a sorted list, not a table indexed by id.
   for (const SpecialToken& s : specials_) {
     if (s.text.empty()) throw Error(ErrorKind::kModel, "a special token is the empty string");
-    if (s.id >= special_by_id_.size()) special_by_id_.resize(s.id + 1, nullptr);
-    special_by_id_[s.id] = &s.text;
+    special_ids_.emplace_back(s.id, &s.text);
   }
+  std::sort(special_ids_.begin(), special_ids_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 const std::string* WordPieceEncoder::id_bytes(uint32_t id) const {
-  if (id < special_by_id_.size() && special_by_id_[id]) return special_by_id_[id];
+  if (!special_ids_.empty()) {
+    auto it = std::lower_bound(special_ids_.begin(), special_ids_.end(), id,
+                               [](const auto& e, uint32_t v) { return e.first < v; });
+    if (it != special_ids_.end() && it->first == id) return it->second;
+  }
   if (model_->has_id(id)) return &model_->token(id);
   return nullptr;
 }
@@ -360,8 +366,8 @@ void WordPieceEncoder::decode(const uint32_t* ids, size_t n, std::string& out) c
     if (!bytes)
       throw Error(ErrorKind::kUnknownId,
                   "id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
-                      " is not in the vocabulary (ids run from 0 to " +
-                      std::to_string(std::max(model_->id_limit(), special_by_id_.size())) + " - 1)");
+                      " is not in the vocabulary (the model's ids run from 0 to " +
+                      std::to_string(model_->id_limit()) + " - 1, plus the special tokens' ids)");
     out += *bytes;
   }
 }

@@ -225,3 +225,11 @@ def test_models_do_not_share_cached_words():
     for _ in range(3):
         assert ea.encode_ids("the cat dog", b"") == [1, 2, 0]
         assert eb.encode_ids("the cat dog", b"") == [0, 3, 2]
+
+
+def test_special_ids_anywhere_in_32_bits():
+    m = WordPiece(VOCAB)
+    e = m.make_encoder("whitespace", [("<big>", (1 << 32) - 1), ("<mid>", 1 << 31)], None)
+    assert e.encode("a<big>b<mid>", b"\x01\x01").ids == [4, (1 << 32) - 1, 7, 1 << 31]
+    assert e.decode_bytes([(1 << 32) - 1, 1 << 31, 4]) == b"<big><mid>a"
+    assert e.id_bytes(1 << 30) is None

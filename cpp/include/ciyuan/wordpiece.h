@@ -128,7 +128,7 @@ class WordPieceEncoder {
   SpecialMatcher matcher_;
   bool use_bert_;
   BertFrontEnd bert_;
-  std::vector<const std::string*> special_by_id_;
+  std::vector<std::pair<uint32_t, const std::string*>> special_ids_;  // sorted by id
 };
 
 }  // namespace ciyuan
