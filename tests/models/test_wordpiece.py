@@ -233,3 +233,17 @@ def test_special_ids_anywhere_in_32_bits():
     assert e.encode("a<big>b<mid>", b"\x01\x01").ids == [4, (1 << 32) - 1, 7, 1 << 31]
     assert e.decode_bytes([(1 << 32) - 1, 1 << 31, 4]) == b"<big><mid>a"
     assert e.id_bytes(1 << 30) is None
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sets(pieces, max_size=15), st.lists(st.text(alphabet=ALPHABET + " ", max_size=15), min_size=1, max_size=4))
+def test_word_level_matches_hugging_face(words, texts):
+    tokenizers = pytest.importorskip("tokenizers")
+    vocab = {t: i for i, t in enumerate(["[UNK]", *sorted(words)])}
+    hf = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
+    ours = WordLevel(vocab).make_encoder("whitespace", [])
+    for text in texts:
+        h = hf.encode(text, add_special_tokens=False)
+        d = ours.encode(text, b"")
+        assert (d.ids, d.char_offsets(text)) == (h.ids, h.offsets)
