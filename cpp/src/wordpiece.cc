@@ -16,8 +16,8 @@ std::atomic<uint32_t> next_instance{1};
 
 WordPieceModel::WordPieceModel(std::vector<std::string> tokens, std::vector<uint8_t> present, WordPieceConfig config)
     : tokens_(std::move(tokens)), present_(std::move(present)), config_(std::move(config)) {
-  instance_ = next_instance.fetch_add(1) & 0x0FFFFFFFu;
-  if (instance_ == 0) instance_ = next_instance.fetch_add(1) & 0x0FFFFFFFu;
+  instance_ = next_instance.fetch_add(1) & 0x07FFFFFFu;  // 27 bits: the cache check holds it * 32
+  if (instance_ == 0) instance_ = next_instance.fetch_add(1) & 0x07FFFFFFu;
   if (present_.size() != tokens_.size()) throw Error(ErrorKind::kModel, "tokens and present differ in length");
   if (tokens_.size() >= 0x7FFFFFFFu) throw Error(ErrorKind::kModel, "too many tokens");
   std::fill(std::begin(ascii_ids_), std::end(ascii_ids_), kNone);
@@ -120,21 +120,57 @@ void WordPieceModel::encode_chars(const char* w, size_t n, uint32_t offset, std:
   }
 }
 
-uint32_t WordPieceModel::whole_word_id(const char* w, size_t n, WordCache* cache) const {
-  if (!cache || n > 8) return vocab_.find(w, n);
-  uint64_t key = load_upto8(w, n);  // exact (zero-padded) for n <= 8
-  uint32_t check = (instance_ << 4) | static_cast<uint32_t>(n);
-  WordCache::Entry& e = cache->entries[((key + n) * 0x9E3779B97F4A7C15ULL) >> 52];
-  if (e.check == check && e.key == key) return e.id;
-  uint32_t id = vocab_.find(w, n);
-  e.key = key;
-  e.check = check;
-  e.id = id;
-  return id;
-}
-
 void WordPieceModel::encode_wordpiece(const char* w, size_t n, uint32_t offset, std::vector<Token>& out,
                                       WordCache* cache) const {
+  const uint32_t end = offset + static_cast<uint32_t>(n);
+  // Shortcut: a one-character word (CJK, punctuation) that is a token, by a table read.
+  unsigned char b0 = static_cast<unsigned char>(w[0]);
+  uint32_t one = kNone;
+  if (n == 1) {
+    one = b0 < 128 ? ascii_ids_[b0] : kNone;
+  } else if ((n == 2 && b0 >= 0xC0 && b0 < 0xE0) || (n == 3 && b0 >= 0xE0 && b0 < 0xF0)) {
+    uint32_t cp;
+    utf8::decode(w, w + n, &cp);
+    one = bmp_ids_[cp];
+  }
+  if (one != kNone && config_.max_input_chars_per_word >= 1) {
+    out.push_back(Token{one, offset, end});
+    return;
+  }
+  if (!cache || n > WordCache::kMaxBytes) {
+    encode_wordpiece_uncached(w, n, offset, out);
+    return;
+  }
+  // The word's tokens depend on its bytes only: cache them.
+  uint64_t k0 = load_upto8(w, n < 8 ? n : 8);  // exact (zero-padded) for up to 8 bytes
+  uint64_t k1 = n > 8 ? load_upto8(w + 8, n - 8) : 0;
+  uint32_t check = (instance_ << 5) | static_cast<uint32_t>(n);
+  WordCache::Entry& e = cache->entries[((k0 ^ (k1 * 0xBF58476D1CE4E5B9ULL) ^ n) * 0x9E3779B97F4A7C15ULL) >> 52];
+  if (e.check == check && e.key[0] == k0 && e.key[1] == k1) {
+    uint32_t start = offset;
+    for (uint32_t i = 0; i + 1 < e.count; ++i) {
+      out.push_back(Token{e.ids[i], start, offset + e.ends[i]});
+      start = offset + e.ends[i];
+    }
+    out.push_back(Token{e.ids[e.count - 1], start, end});
+    return;
+  }
+  const size_t first = out.size();
+  encode_wordpiece_uncached(w, n, offset, out);
+  const size_t count = out.size() - first;
+  if (count == 0 || count > 4) return;
+  e.key[0] = k0;
+  e.key[1] = k1;
+  e.check = check;
+  e.count = static_cast<uint8_t>(count);
+  for (size_t i = 0; i < count; ++i) {
+    e.ids[i] = out[first + i].id;
+    if (i + 1 < count) e.ends[i] = static_cast<uint8_t>(out[first + i].end - offset);
+  }
+}
+
+void WordPieceModel::encode_wordpiece_uncached(const char* w, size_t n, uint32_t offset,
+                                               std::vector<Token>& out) const {
   const uint32_t end = offset + static_cast<uint32_t>(n);
   if (n > config_.max_input_chars_per_word) {
     // Characters, not bytes, count (bytes >= characters, so short words skip this).
@@ -145,19 +181,8 @@ void WordPieceModel::encode_wordpiece(const char* w, size_t n, uint32_t offset, 
       return;
     }
   }
-  // Shortcuts: a one-character word (CJK, punctuation), a word that is a token.
-  uint32_t whole;
-  unsigned char b0 = static_cast<unsigned char>(w[0]);
-  if (n == 1) {
-    whole = b0 < 128 ? ascii_ids_[b0] : kNone;
-    if (whole == kNone) whole = vocab_.find(w, n);
-  } else if ((n == 2 && b0 >= 0xC0 && b0 < 0xE0) || (n == 3 && b0 >= 0xE0 && b0 < 0xF0)) {
-    uint32_t cp;
-    utf8::decode(w, w + n, &cp);
-    whole = bmp_ids_[cp];
-  } else {
-    whole = whole_word_id(w, n, cache);
-  }
+  // A word that is a token: one hash lookup.
+  uint32_t whole = vocab_.find(w, n);
   if (whole != kNone) {
     out.push_back(Token{whole, offset, end});
     return;

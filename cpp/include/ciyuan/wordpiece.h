@@ -39,17 +39,20 @@ struct WordPieceConfig {
   uint64_t max_input_chars_per_word = 100;
 };
 
-// A thread's cache of recent short words -> whole-word id (or "not a token"). English text
-// keeps reusing a few thousand words, and this 64 KB table stays in L2 while the vocabulary's
-// hash table (a megabyte) does not. Entries carry the model's instance number, so models never
-// see each other's entries.
+// A thread's cache of recent short words (<= 16 bytes) -> their tokens (up to 4). English text
+// keeps reusing a few thousand words, and this 160 KB table stays in L2 while the vocabulary's
+// hash table and trie (megabytes) do not. Entries carry the model's instance number, so models
+// never see each other's entries.
 struct WordCache {
   struct Entry {
-    uint64_t key = 0;      // the word's bytes (<= 8), zero-padded
-    uint32_t check = 0;    // instance * 16 + length (0: empty)
-    uint32_t id = 0;
+    uint64_t key[2] = {0, 0};  // the word's bytes, zero-padded
+    uint32_t check = 0;        // instance * 32 + length (0: empty)
+    uint8_t count = 0;         // tokens
+    uint8_t ends[3] = {0, 0, 0};  // where the first count - 1 tokens end (the last ends the word)
+    uint32_t ids[4] = {0, 0, 0, 0};
   };
   static constexpr size_t kSlots = 4096;
+  static constexpr size_t kMaxBytes = 16;
   Entry entries[kSlots];
 };
 
@@ -74,7 +77,7 @@ class WordPieceModel {
 
  private:
   void encode_wordpiece(const char* w, size_t n, uint32_t offset, std::vector<Token>& out, WordCache* cache) const;
-  uint32_t whole_word_id(const char* w, size_t n, WordCache* cache) const;
+  void encode_wordpiece_uncached(const char* w, size_t n, uint32_t offset, std::vector<Token>& out) const;
   void encode_chars(const char* w, size_t n, uint32_t offset, std::vector<Token>& out) const;
   void unknown(const char* w, size_t n, uint32_t start, uint32_t end, std::vector<Token>& out) const;
   uint32_t char_id(const char* p, size_t len) const {
