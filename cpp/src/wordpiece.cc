@@ -304,6 +304,7 @@ void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size
       out.resize(first);
       bert_.for_each_word_exact(text, start, end, scratch, on_word);
     }
+    if (scratch.word.capacity() > (size_t{1} << 20)) scratch = BertScratch();  // keep no huge word buffers
     return;
   }
   if (pattern_ < 0) {
