@@ -11,6 +11,7 @@ void register_models(nb::module_& m);
 void register_pipeline(nb::module_& m);
 void register_segment(nb::module_& m);
 void register_trainers(nb::module_& m);
+void register_wordpiece(nb::module_& m);  // issue 4, helper A
 
 namespace {
 const char* python_error_name(ciyuan::ErrorKind kind) {
@@ -39,4 +40,5 @@ NB_MODULE(_core, m) {
   register_pipeline(m);
   register_segment(m);
   register_trainers(m);
+  register_wordpiece(m);
 }

@@ -8,9 +8,10 @@ from ciyuan.errors import ModelError
 from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
 from ciyuan.pre_tokenizers.split import Split, WhitespaceSplit, WordPunct
 from ciyuan.pre_tokenizers.chinese_words import ChineseWords
+from ciyuan.pre_tokenizers.bert import BertPreTokenizer
 from ciyuan.pre_tokenizers.zh_sentence import ZhSentence
 
-__all__ = ["Split", "WordPunct", "WhitespaceSplit", "ZhSentence", "ChineseWords", "NAMED_PATTERNS", "from_dict"]
+__all__ = ["Split", "WordPunct", "WhitespaceSplit", "ZhSentence", "ChineseWords", "BertPreTokenizer", "NAMED_PATTERNS", "from_dict"]
 
 
 def from_dict(data: Dict[str, Any]) -> Any:
@@ -24,8 +25,10 @@ def from_dict(data: Dict[str, Any]) -> Any:
         return WhitespaceSplit()
     if kind == "ZhSentence":
         return ZhSentence(data.get("punctuation", ZhSentence().punctuation), data.get("keep_punctuation", True))
+    if kind == "BertPreTokenizer":
+        return BertPreTokenizer()
     if kind == "ChineseWords":
         return ChineseWords.from_dict(data)
     raise ModelError(
-        f"unknown pre-tokenizer type {kind!r}; expected Split, WordPunct, WhitespaceSplit, ZhSentence or ChineseWords"
+        f"unknown pre-tokenizer type {kind!r}; expected Split, WordPunct, WhitespaceSplit, ZhSentence, ChineseWords or BertPreTokenizer"
     )

@@ -1,0 +1,99 @@
+// The native result of one encode (EncodingData) and the helpers every encoder binding shares:
+// id lists built from cached int objects, special-token policies, character offsets, batches.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "ciyuan/bpe.h"
+#include "ciyuan/pipeline.h"
+#include "common.h"
+
+namespace ciyuan_bindings {
+
+// Ids with byte spans. Python's Encoding wraps it and turns spans into character offsets only
+// when asked. Shared by every encoder (_core.Encoder, _core.WordPieceEncoder).
+struct EncodingData {
+  std::vector<ciyuan::Token> tokens;
+};
+
+// Python int objects for ids, made once and shared: a list of millions of ids then costs an
+// INCREF per item instead of an allocation. Only touched with the GIL held.
+inline PyObject* id_object(uint32_t id) {
+  constexpr uint32_t kLimit = 1u << 21;  // ids above this are rare: allocate those
+  static std::vector<PyObject*> cache;
+  if (id >= kLimit) return PyLong_FromUnsignedLong(id);
+  if (id >= cache.size()) cache.resize(std::max<size_t>(id + 1, std::min<size_t>(cache.size() * 2, kLimit)), nullptr);
+  PyObject*& slot = cache[id];
+  if (!slot && !(slot = PyLong_FromUnsignedLong(id))) return nullptr;
+  Py_INCREF(slot);
+  return slot;
+}
+
+inline uint32_t id_of(const ciyuan::Token& t) { return t.id; }
+inline uint32_t id_of(uint32_t id) { return id; }
+
+template <class T>
+nb::list id_list(const std::vector<T>& tokens) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(tokens.size()));
+  if (!list) throw nb::python_error();
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    PyObject* item = id_object(id_of(tokens[i]));
+    if (!item) {
+      Py_DECREF(list);
+      throw nb::python_error();
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+  }
+  return nb::steal<nb::list>(list);
+}
+
+inline std::vector<ciyuan::SpecialPolicy> policy_from(nb::bytes policy) {
+  std::vector<ciyuan::SpecialPolicy> out(policy.size());
+  const char* p = policy.c_str();
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<ciyuan::SpecialPolicy>(p[i]);
+  return out;
+}
+
+// Character offsets of each token: the characters that contain its first and last byte.
+inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handle text) {
+  std::string_view utf8 = utf8_view(text);
+  bool ascii = is_ascii(text);
+  std::vector<uint32_t> char_at;  // byte -> index of the character containing it
+  if (!ascii) {
+    char_at.resize(utf8.size() + 1);
+    uint32_t c = 0;
+    for (size_t i = 0; i < utf8.size(); ++i) {
+      if ((static_cast<unsigned char>(utf8[i]) & 0xC0) != 0x80 && i > 0) ++c;
+      char_at[i] = c;
+    }
+    char_at[utf8.size()] = utf8.empty() ? 0 : c + 1;
+  }
+  nb::list out;
+  for (const ciyuan::Token& t : tokens) {
+    size_t s = t.start, e = t.end;
+    if (!ascii) {
+      s = char_at[s];
+      e = e > t.start ? char_at[e - 1] + 1 : s;
+    }
+    out.append(nb::make_tuple(s, e));
+  }
+  return out;
+}
+
+// Keeps every str of a batch alive (and its UTF-8 view valid) while the GIL is released.
+struct BatchTexts {
+  std::vector<nb::object> owners;
+  std::vector<std::string_view> views;
+  explicit BatchTexts(nb::handle texts) {
+    for (nb::handle t : texts) {
+      owners.push_back(nb::borrow(t));
+      views.push_back(utf8_view(t));
+    }
+  }
+};
+
+}  // namespace ciyuan_bindings

@@ -1,0 +1,401 @@
+// WordPiece / WordLevel / CharLevel models and their encoder (see wordpiece.h).
+#include "ciyuan/wordpiece.h"
+
+#include <algorithm>
+#include <atomic>
+#include <numeric>
+
+#include "ciyuan/errors.h"
+#include "ciyuan/utf8.h"
+
+namespace ciyuan {
+
+namespace {
+std::atomic<uint32_t> next_instance{1};
+}  // namespace
+
+WordPieceModel::WordPieceModel(std::vector<std::string> tokens, std::vector<uint8_t> present, WordPieceConfig config)
+    : tokens_(std::move(tokens)), present_(std::move(present)), config_(std::move(config)) {
+  instance_ = next_instance.fetch_add(1) & 0x07FFFFFFu;  // 27 bits: the cache check holds it * 32
+  if (instance_ == 0) instance_ = next_instance.fetch_add(1) & 0x07FFFFFFu;
+  if (present_.size() != tokens_.size()) throw Error(ErrorKind::kModel, "tokens and present differ in length");
+  if (tokens_.size() >= 0x7FFFFFFFu) throw Error(ErrorKind::kModel, "too many tokens");
+  std::fill(std::begin(ascii_ids_), std::end(ascii_ids_), kNone);
+  bmp_ids_.assign(0x10000, kNone);
+  std::vector<size_t> keyed;  // ids that go into the trie
+  for (size_t i = 0; i < tokens_.size(); ++i) {
+    if (!present_[i]) continue;
+    const std::string& t = tokens_[i];
+    if (!vocab_.insert(t, static_cast<uint32_t>(i)))
+      throw Error(ErrorKind::kModel, "the token '" + t + "' has two ids: " + std::to_string(vocab_.find(t)) +
+                                         " and " + std::to_string(i));
+    if (t.empty()) continue;
+    keyed.push_back(i);
+    uint32_t cp;
+    size_t len = utf8::decode(t.data(), t.data() + t.size(), &cp);
+    if (len == t.size()) {
+      if (cp < 128) ascii_ids_[cp] = static_cast<uint32_t>(i);
+      else if (cp < 0x10000 && !(cp == utf8::kReplacement && len == 1)) bmp_ids_[cp] = static_cast<uint32_t>(i);
+    }
+  }
+  if (config_.unk_id >= 0 && !has_id(static_cast<uint32_t>(config_.unk_id)))
+    throw Error(ErrorKind::kModel, "the unknown token's id " + std::to_string(config_.unk_id) + " is not in the vocabulary");
+
+  prefix_node_ = -1;
+  if (!keyed.empty()) {
+    std::sort(keyed.begin(), keyed.end(), [&](size_t a, size_t b) { return tokens_[a] < tokens_[b]; });
+    std::vector<uint32_t> labels;
+    std::vector<size_t> starts;
+    std::vector<int32_t> values;
+    for (size_t i : keyed) {
+      starts.push_back(labels.size());
+      for (unsigned char c : tokens_[i]) labels.push_back(static_cast<uint32_t>(c) + 1);
+      values.push_back(static_cast<int32_t>(i));
+    }
+    starts.push_back(labels.size());
+    std::vector<size_t> order(keyed.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    trie_.build(labels, starts, order, values, 257);
+    int32_t s = DoubleArrayTrie::kRoot;
+    for (unsigned char c : config_.continuing_subword_prefix) {
+      s = trie_.child(s, static_cast<uint32_t>(c) + 1);
+      if (s < 0) break;
+    }
+    prefix_node_ = s;
+  }
+}
+
+void WordPieceModel::unknown(const char* w, size_t n, uint32_t start, uint32_t end, std::vector<Token>& out) const {
+  if (config_.unk_id < 0) {
+    std::string shown(w, std::min<size_t>(n, 64));
+    throw Error(ErrorKind::kInvalidInput,
+                "'" + shown + (n > 64 ? "...'" : "'") +
+                    " cannot be encoded with this vocabulary and the model has no unknown token; give the model "
+                    "an unk_token (e.g. \"[UNK]\") that is in its vocabulary");
+  }
+  out.push_back(Token{static_cast<uint32_t>(config_.unk_id), start, end});
+}
+
+void WordPieceModel::encode_word(const char* w, size_t n, uint32_t offset, std::vector<Token>& out,
+                                 WordCache* cache) const {
+  if (n == 0) return;
+  switch (config_.kind) {
+    case WordModelKind::kWordPiece:
+      encode_wordpiece(w, n, offset, out, cache);
+      return;
+    case WordModelKind::kWordLevel: {
+      uint32_t id = vocab_.find(w, n);
+      if (id == kNone) {
+        unknown(w, n, offset, offset + static_cast<uint32_t>(n), out);
+      } else {
+        out.push_back(Token{id, offset, offset + static_cast<uint32_t>(n)});
+      }
+      return;
+    }
+    case WordModelKind::kCharLevel:
+      encode_chars(w, n, offset, out);
+      return;
+  }
+}
+
+void WordPieceModel::encode_chars(const char* w, size_t n, uint32_t offset, std::vector<Token>& out) const {
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    size_t len = utf8::decode(w + i, w + n, &cp);
+    uint32_t id;
+    if (len == 1) {
+      id = static_cast<unsigned char>(w[i]) < 128 ? ascii_ids_[static_cast<unsigned char>(w[i])] : kNone;
+    } else if (cp < 0x10000) {
+      id = bmp_ids_[cp];
+    } else {
+      id = vocab_.find(w + i, len);
+    }
+    uint32_t s = offset + static_cast<uint32_t>(i), e = s + static_cast<uint32_t>(len);
+    if (id == kNone) {
+      unknown(w + i, len, s, e, out);
+    } else {
+      out.push_back(Token{id, s, e});
+    }
+    i += len;
+  }
+}
+
+void WordPieceModel::encode_wordpiece(const char* w, size_t n, uint32_t offset, std::vector<Token>& out,
+                                      WordCache* cache) const {
+  const uint32_t end = offset + static_cast<uint32_t>(n);
+  // Shortcut: a one-character word (CJK, punctuation) that is a token, by a table read.
+  unsigned char b0 = static_cast<unsigned char>(w[0]);
+  uint32_t one = kNone;
+  if (n == 1) {
+    one = b0 < 128 ? ascii_ids_[b0] : kNone;
+  } else if ((n == 2 && b0 >= 0xC0 && b0 < 0xE0) || (n == 3 && b0 >= 0xE0 && b0 < 0xF0)) {
+    uint32_t cp;
+    utf8::decode(w, w + n, &cp);
+    one = bmp_ids_[cp];
+  }
+  if (one != kNone && config_.max_input_chars_per_word >= 1) {
+    out.push_back(Token{one, offset, end});
+    return;
+  }
+  if (!cache || n > WordCache::kMaxBytes) {
+    encode_wordpiece_uncached(w, n, offset, out);
+    return;
+  }
+  // The word's tokens depend on its bytes only: cache them.
+  uint64_t k0 = load_upto8(w, n < 8 ? n : 8);  // exact (zero-padded) for up to 8 bytes
+  uint64_t k1 = n > 8 ? load_upto8(w + 8, n - 8) : 0;
+  uint32_t check = (instance_ << 5) | static_cast<uint32_t>(n);
+  WordCache::Entry& e = cache->entries[((k0 ^ (k1 * 0xBF58476D1CE4E5B9ULL) ^ n) * 0x9E3779B97F4A7C15ULL) >> 52];
+  if (e.check == check && e.key[0] == k0 && e.key[1] == k1) {
+    uint32_t start = offset;
+    for (uint32_t i = 0; i + 1 < e.count; ++i) {
+      out.push_back(Token{e.ids[i], start, offset + e.ends[i]});
+      start = offset + e.ends[i];
+    }
+    out.push_back(Token{e.ids[e.count - 1], start, end});
+    return;
+  }
+  const size_t first = out.size();
+  encode_wordpiece_uncached(w, n, offset, out);
+  const size_t count = out.size() - first;
+  if (count == 0 || count > 4) return;
+  e.key[0] = k0;
+  e.key[1] = k1;
+  e.check = check;
+  e.count = static_cast<uint8_t>(count);
+  for (size_t i = 0; i < count; ++i) {
+    e.ids[i] = out[first + i].id;
+    if (i + 1 < count) e.ends[i] = static_cast<uint8_t>(out[first + i].end - offset);
+  }
+}
+
+void WordPieceModel::encode_wordpiece_uncached(const char* w, size_t n, uint32_t offset,
+                                               std::vector<Token>& out) const {
+  const uint32_t end = offset + static_cast<uint32_t>(n);
+  if (n > config_.max_input_chars_per_word) {
+    // Characters, not bytes, count (bytes >= characters, so short words skip this).
+    uint64_t chars = 0;
+    for (size_t i = 0; i < n; ++i) chars += (static_cast<unsigned char>(w[i]) & 0xC0) != 0x80;
+    if (chars > config_.max_input_chars_per_word) {
+      unknown(w, n, offset, end, out);
+      return;
+    }
+  }
+  // A word that is a token: one hash lookup.
+  uint32_t whole = vocab_.find(w, n);
+  if (whole != kNone) {
+    out.push_back(Token{whole, offset, end});
+    return;
+  }
+  // Greedy longest match, one trie walk per token.
+  const size_t first = out.size();
+  const DoubleArrayTrie::Node* nodes = trie_.data();
+  for (size_t pos = 0; pos < n;) {
+    int32_t s = pos == 0 ? (nodes ? DoubleArrayTrie::kRoot : -1) : prefix_node_;
+    int32_t best = -1;
+    size_t best_end = 0;
+    for (size_t j = pos; s >= 0 && j < n; ++j) {
+      s = DoubleArrayTrie::child_of(nodes, s, static_cast<uint32_t>(static_cast<unsigned char>(w[j])) + 1);
+      if (s < 0) break;
+      int32_t v = nodes[s].value;
+      if (v >= 0) {
+        best = v;
+        best_end = j + 1;
+      }
+    }
+    if (best < 0) {
+      out.resize(first);
+      unknown(w, n, offset, end, out);
+      return;
+    }
+    out.push_back(Token{static_cast<uint32_t>(best), offset + static_cast<uint32_t>(pos),
+                        offset + static_cast<uint32_t>(best_end)});
+    pos = best_end;
+  }
+}
+
+// -- encoder ------------------------------------------------------------------------------------
+
+namespace {
+std::vector<std::pair<std::string, uint32_t>> matcher_entries(const std::vector<SpecialToken>& specials) {
+  std::vector<std::pair<std::string, uint32_t>> entries;
+  for (size_t i = 0; i < specials.size(); ++i) entries.emplace_back(specials[i].text, static_cast<uint32_t>(i));
+  return entries;
+}
+
+// The calling thread's word buffers. Not inlined: the hot loop then holds a plain pointer
+// instead of asking for the thread-local address (__tls_get_addr) at every use.
+__attribute__((noinline)) BertScratch& thread_scratch() {
+  static thread_local BertScratch scratch;
+  return scratch;
+}
+
+__attribute__((noinline)) WordCache* thread_word_cache() {
+  static thread_local std::unique_ptr<WordCache> cache;
+  if (!cache) cache.reset(new WordCache());
+  return cache.get();
+}
+
+std::vector<Token>& thread_tokens() {
+  static thread_local std::vector<Token> tokens;
+  return tokens;
+}
+
+// parallel_for over runs of consecutive texts: one atomic step per run, not per text (a batch
+// of short lines would otherwise bounce the counter's cache line between cores per line).
+template <class F>
+void for_chunks(size_t n, int threads, F&& fn) {
+  constexpr size_t kRun = 16;
+  parallel_for((n + kRun - 1) / kRun, threads, [&](size_t c) {
+    for (size_t i = c * kRun, e = std::min(n, i + kRun); i < e; ++i) fn(i);
+  });
+}
+
+void check_size(std::string_view text) {
+  if (text.size() >= 0xFFFFFFFFull)  // token spans are 32-bit
+    throw Error(ErrorKind::kInvalidInput, "a single text must be shorter than 4 GiB; split it (e.g. by lines)");
+}
+}  // namespace
+
+WordPieceEncoder::WordPieceEncoder(std::shared_ptr<const WordPieceModel> model, int pattern,
+                                   std::vector<SpecialToken> specials, const BertOptions* bert)
+    : model_(std::move(model)), pattern_(pattern), specials_(std::move(specials)),
+      matcher_(matcher_entries(specials_)), use_bert_(bert != nullptr), bert_(bert ? *bert : BertOptions{}) {
+  // Special ids may be anywhere in 0..2^32-1: a sorted list, not a table indexed by id.
+  for (const SpecialToken& s : specials_) {
+    if (s.text.empty()) throw Error(ErrorKind::kModel, "a special token is the empty string");
+    special_ids_.emplace_back(s.id, &s.text);
+  }
+  std::sort(special_ids_.begin(), special_ids_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+const std::string* WordPieceEncoder::id_bytes(uint32_t id) const {
+  if (!special_ids_.empty()) {
+    auto it = std::lower_bound(special_ids_.begin(), special_ids_.end(), id,
+                               [](const auto& e, uint32_t v) { return e.first < v; });
+    if (it != special_ids_.end() && it->first == id) return it->second;
+  }
+  if (model_->has_id(id)) return &model_->token(id);
+  return nullptr;
+}
+
+void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const {
+  if (start >= end) return;
+  const WordPieceModel& model = *model_;
+  WordCache* cache = thread_word_cache();
+  if (use_bert_) {
+    auto on_word = [&](const BertWord& w) {
+      if (!w.starts) {
+        model.encode_word(w.text.data(), w.text.size(), w.base, out, cache);
+      } else {
+        size_t k = out.size();
+        model.encode_word(w.text.data(), w.text.size(), 0, out, cache);
+        for (; k < out.size(); ++k) {
+          out[k].start = w.orig_start(out[k].start);
+          out[k].end = w.orig_end(out[k].end);
+        }
+      }
+    };
+    BertScratch& scratch = thread_scratch();
+    const size_t first = out.size();
+    if (!bert_.for_each_word(text, start, end, scratch, on_word)) {
+      // Marks out of canonical order: redo the segment through the exact normalizer.
+      out.resize(first);
+      bert_.for_each_word_exact(text, start, end, scratch, on_word);
+    }
+    if (scratch.word.capacity() > (size_t{1} << 20)) scratch = BertScratch();  // keep no huge word buffers
+    return;
+  }
+  if (pattern_ < 0) {
+    model.encode_word(text.data() + start, end - start, static_cast<uint32_t>(start), out, cache);
+    return;
+  }
+  std::string_view segment = text.substr(0, end);
+  PreTokPattern p = static_cast<PreTokPattern>(pattern_);
+  std::pair<uint32_t, uint32_t> spans[256];
+  for (size_t pos = start, n; pos < end && (n = next_pieces(p, segment, pos, spans, 256)) > 0;) {
+    for (size_t k = 0; k < n; ++k)
+      model.encode_word(text.data() + spans[k].first, spans[k].second - spans[k].first, spans[k].first, out, cache);
+    pos = spans[n - 1].second;
+  }
+}
+
+void WordPieceEncoder::encode_ids(std::string_view text, const std::vector<SpecialPolicy>& policy,
+                                  std::vector<uint32_t>& out) const {
+  std::vector<Token>& tokens = thread_tokens();
+  tokens.clear();
+  encode(text, policy, tokens);
+  out.reserve(out.size() + tokens.size());
+  for (const Token& t : tokens) out.push_back(t.id);
+  if (tokens.capacity() > (size_t{1} << 20)) std::vector<Token>().swap(tokens);  // keep no huge buffer
+}
+
+void WordPieceEncoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy,
+                              std::vector<Token>& out) const {
+  check_size(text);
+  out.reserve(text.size() / 3 + 16);
+  bool any = false;
+  for (SpecialPolicy p : policy) any |= p != SpecialPolicy::kOrdinary;
+  if (!any || matcher_.empty()) {
+    encode_ordinary(text, 0, text.size(), out);
+    return;
+  }
+  size_t pos = 0, seg = 0, s, e;
+  uint32_t index;
+  while (matcher_.find(text, pos, &s, &e, &index)) {
+    SpecialPolicy p = index < policy.size() ? policy[index] : SpecialPolicy::kOrdinary;
+    if (p == SpecialPolicy::kOrdinary) {
+      pos = s + 1;
+      continue;
+    }
+    if (p == SpecialPolicy::kDisallowed) {
+      throw Error(ErrorKind::kSpecialToken,
+                  "the text contains the special token '" + specials_[index].text + "' at byte " + std::to_string(s) +
+                      "; pass allowed_special={'" + specials_[index].text +
+                      "'} to encode it as a special token, or disallowed_special=() to encode it as ordinary text");
+    }
+    encode_ordinary(text, seg, s, out);
+    out.push_back(Token{specials_[index].id, static_cast<uint32_t>(s), static_cast<uint32_t>(e)});
+    pos = seg = e;
+  }
+  encode_ordinary(text, seg, text.size(), out);
+}
+
+void WordPieceEncoder::encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,
+                                    std::vector<Token>& out) const {
+  check_size(text);
+  for (const auto& [s, e] : spans) {
+    if (s > e || e > text.size())
+      throw Error(ErrorKind::kInvalidInput,
+                  "piece span [" + std::to_string(s) + ", " + std::to_string(e) + ") is outside the text");
+    model_->encode_word(text.data() + s, e - s, s, out);
+  }
+}
+
+void WordPieceEncoder::encode_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                                    int threads, std::vector<std::vector<Token>>& out) const {
+  out.assign(texts.size(), {});
+  for_chunks(texts.size(), threads, [&](size_t i) { encode(texts[i], policy, out[i]); });
+}
+
+void WordPieceEncoder::encode_batch_ids(const std::vector<std::string_view>& texts,
+                                        const std::vector<SpecialPolicy>& policy, int threads,
+                                        std::vector<std::vector<uint32_t>>& out) const {
+  out.assign(texts.size(), {});
+  for_chunks(texts.size(), threads, [&](size_t i) { encode_ids(texts[i], policy, out[i]); });
+}
+
+void WordPieceEncoder::decode(const uint32_t* ids, size_t n, std::string& out) const {
+  for (size_t i = 0; i < n; ++i) {
+    const std::string* bytes = id_bytes(ids[i]);
+    if (!bytes)
+      throw Error(ErrorKind::kUnknownId,
+                  "id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                      " is not in the vocabulary (the model's ids run from 0 to " +
+                      std::to_string(model_->id_limit()) + " - 1, plus the special tokens' ids)");
+    out += *bytes;
+  }
+}
+
+}  // namespace ciyuan

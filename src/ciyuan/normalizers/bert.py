@@ -1,0 +1,100 @@
+"""BERT's normalizer, identical to Hugging Face's ``BertNormalizer``, with offsets.
+
+In order, per character: ``clean_text`` removes control and format characters (and NUL,
+U+FFFD) and turns every whitespace character into a space; ``handle_chinese_chars`` puts spaces
+around CJK ideographs (so each becomes its own word); ``strip_accents`` decomposes (NFD) and
+drops the nonspacing marks; ``lowercase`` lowercases. ``strip_accents=None`` follows
+``lowercase``, as in Hugging Face (uncased BERT strips accents, cased BERT keeps them).
+
+The work is native (tables generated from Hugging Face itself, so both see the same Unicode
+version); every output character points at the original character it came from.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+from ciyuan import _core
+from ciyuan.errors import ModelError
+from ciyuan.normalizers.base import NormalizedString, Normalizer
+
+__all__ = ["BertNormalizer"]
+
+
+def _replace_surrogates(text: str) -> str:
+    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
+class BertNormalizer(Normalizer):
+    """Hugging Face's ``BertNormalizer``.
+
+    Args:
+        clean_text: remove control characters, turn whitespace into spaces.
+        handle_chinese_chars: surround each CJK ideograph with spaces.
+        strip_accents: NFD and drop nonspacing marks; ``None``: the same as ``lowercase``.
+        lowercase: lowercase everything.
+
+    Example:
+        >>> BertNormalizer().normalize_str("Héllo\\t中国!")
+        'hello  中  国 !'
+    """
+
+    type_name = "BertNormalizer"
+
+    def __init__(
+        self,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        strip_accents: Optional[bool] = None,
+        lowercase: bool = True,
+    ) -> None:
+        for name, value in (("clean_text", clean_text), ("handle_chinese_chars", handle_chinese_chars),
+                            ("lowercase", lowercase)):
+            if not isinstance(value, bool):
+                raise ModelError(f"{name} must be True or False, got {value!r}")
+        if strip_accents is not None and not isinstance(strip_accents, bool):
+            raise ModelError(f"strip_accents must be True, False or None, got {strip_accents!r}")
+        self.clean_text = clean_text
+        self.handle_chinese_chars = handle_chinese_chars
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+
+    def native_options(self) -> Tuple[bool, bool, bool, bool]:
+        """``(clean_text, handle_chinese_chars, strip_accents, lowercase)`` with ``strip_accents``
+        resolved, as ``_core.WordPieceEncoder(bert=...)`` takes them."""
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        return (self.clean_text, self.handle_chinese_chars, strip, self.lowercase)
+
+    def normalize(self, text: NormalizedString) -> NormalizedString:
+        s = text.text
+        try:
+            out, spans = _core.bert_normalize(s, self.native_options())
+        except UnicodeEncodeError:
+            out, spans = _core.bert_normalize(_replace_surrogates(s), self.native_options())
+        if out == s and all(a == i for i, (a, _) in enumerate(spans)) and len(spans) == len(s):
+            return text
+        if text.spans is not None:
+            spans = [text.original_span(a, b) for a, b in spans]
+        return NormalizedString(text.original, out, spans)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "type": self.type_name,
+            "clean_text": self.clean_text,
+            "handle_chinese_chars": self.handle_chinese_chars,
+            "strip_accents": self.strip_accents,
+            "lowercase": self.lowercase,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "BertNormalizer":
+        return cls(
+            clean_text=data.get("clean_text", True),
+            handle_chinese_chars=data.get("handle_chinese_chars", True),
+            strip_accents=data.get("strip_accents"),
+            lowercase=data.get("lowercase", True),
+        )
+
+    def __repr__(self) -> str:
+        return (f"BertNormalizer(clean_text={self.clean_text}, handle_chinese_chars={self.handle_chinese_chars}, "
+                f"strip_accents={self.strip_accents}, lowercase={self.lowercase})")

@@ -1,0 +1,50 @@
+"""BERT's pre-tokenizer, identical to Hugging Face's ``BertPreTokenizer``.
+
+Split on whitespace (which is dropped), and make every punctuation character a word of its own
+(ASCII punctuation, which includes symbols such as ``$`` and ``^``, and the Unicode punctuation
+categories). Character classes come from Hugging Face itself (see scripts/gen_bert_tables.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from ciyuan import _core
+
+__all__ = ["BertPreTokenizer"]
+
+Span = Tuple[int, int]
+
+
+class BertPreTokenizer:
+    """Hugging Face's ``BertPreTokenizer``.
+
+    Example:
+        >>> BertPreTokenizer().pre_tokenize_str("Hello, world!")
+        [('Hello', (0, 5)), (',', (5, 6)), ('world', (7, 12)), ('!', (12, 13))]
+    """
+
+    type_name = "BertPreTokenizer"
+    # No native scanner of the ``_core.Encoder`` kind: the native path is the BERT front end of
+    # ``_core.WordPieceEncoder``, chosen by the tokenizer when the normalizer is BertNormalizer.
+    native_pattern: Optional[str] = None
+
+    def split(self, text: str) -> List[Span]:
+        """Character spans [start, end) of the words of ``text``."""
+        try:
+            return _core.bert_split(text)
+        except UnicodeEncodeError:
+            return _core.bert_split("".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text))
+
+    def pre_tokenize_str(self, text: str) -> List[Tuple[str, Span]]:
+        """The words of ``text`` with their character spans."""
+        return [(text[s:e], (s, e)) for s, e in self.split(text)]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"type": self.type_name}
+
+    def __repr__(self) -> str:
+        return "BertPreTokenizer()"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BertPreTokenizer)
