@@ -18,7 +18,7 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ciyuan.encoding import _SLICE, _SPECIAL, Encoding
-from ciyuan.errors import ModelError
+from ciyuan.errors import InvalidInputError, ModelError
 
 __all__ = ["TemplateProcessing", "SpecialTokenSpec"]
 
@@ -203,7 +203,12 @@ class TemplateProcessing:
         """
         inputs = [encoding] if pair is None else [encoding, pair]
         template = self._compiled[0 if pair is None else 1]
-        if not encoding._overflowing and (pair is None or not pair._overflowing):
+        try:
+            plain = not encoding._overflowing and (pair is None or not pair._overflowing)
+        except AttributeError:
+            bad = encoding if not isinstance(encoding, Encoding) else pair
+            raise InvalidInputError(f"expected a ciyuan Encoding, not {type(bad).__name__}") from None
+        if plain:
             return self._process_plain(inputs, template, add_special_tokens)
         # General case (overflowing windows): HF's algorithm step by step.
         nodes = []
