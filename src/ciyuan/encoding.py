@@ -196,13 +196,15 @@ class Encoding:
 
     def _join(self, field: str) -> list:
         parts = self._parts
-        if len(parts) == 1:  # type: ignore[arg-type]
-            values = _part_field(parts[0], field)  # type: ignore[index]
-            # A whole flat list is shared by reference; copy so the two owners stay independent.
-            return list(values) if parts[0][0] == _SLICE else values  # type: ignore[index]
         out: list = []
         for part in parts:  # type: ignore[union-attr]
-            out += _part_field(part, field)
+            # The slice of a flat encoding is the common part: inlined (one call per field read).
+            if part[0] == _SLICE and (field != "type_ids" or part[4] is None):
+                values = getattr(part[1], field)
+                start, stop = part[2], part[3]
+                out += values if start == 0 and stop == len(values) else values[start:stop]
+            else:
+                out += _part_field(part, field)
         return out
 
     @property

@@ -173,6 +173,7 @@ class TemplateProcessing:
         self.single = single
         self.pair = pair
         self._added = (self._count(single), self._count(pair))
+        self._one_sequence = sum(1 for p in single if p[0] == "seq") == 1
         # Pieces compiled for process(): ("seq", index, type_id) or a ready special-token part.
         self._compiled = (self._compile(single), self._compile(pair))
 
@@ -210,6 +211,13 @@ class TemplateProcessing:
             raise InvalidInputError(f"expected a ciyuan Encoding, not {type(bad).__name__}") from None
         if plain:
             return self._process_plain(inputs, template, add_special_tokens)
+        if pair is None and self._one_sequence and not any(o._overflowing for o in encoding._overflowing):
+            # One sequence in the template and plain windows: HF's merges reduce to the template
+            # applied to each window, which keeps its own type ids (as the general path shows).
+            result = self._process_plain(inputs, template, add_special_tokens)
+            result._overflowing = [self._process_plain([o], template, add_special_tokens, keep_types=True)
+                                   for o in encoding._overflowing]
+            return result
         # General case (overflowing windows): HF's algorithm step by step.
         nodes = []
         for index, enc in enumerate(inputs):
@@ -230,7 +238,8 @@ class TemplateProcessing:
         return result
 
     @staticmethod
-    def _process_plain(inputs: List[Encoding], template: List[Tuple[Any, ...]], add_special_tokens: bool) -> Encoding:
+    def _process_plain(inputs: List[Encoding], template: List[Tuple[Any, ...]], add_special_tokens: bool,
+                       keep_types: bool = False) -> Encoding:
         """The common case, no overflowing windows: concatenate parts, record ranges."""
         parts: List[Any] = []
         ranges: Dict[int, Tuple[int, int]] = {}
@@ -240,6 +249,8 @@ class TemplateProcessing:
                 _, index, type_id = piece
                 enc = inputs[index]
                 n = len(enc)
+                if keep_types:
+                    type_id = None
                 if enc._parts is None:
                     parts.append((_SLICE, enc, 0, n, type_id))
                 else:
