@@ -65,3 +65,28 @@ def test_max_length_below_special_tokens() -> None:
     # max_length == added: everything overflows
     enc = post_process(raw(3), processor=bert, truncation=Truncation(2))
     assert enc.ids == [101, 102] and enc.overflowing[0].ids == [101, 0, 1, 2, 102]
+
+
+def test_hf_json_forms(hf_custom) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    for trunc, padding in [(Truncation(10, stride=2, strategy="only_second", direction="left"),
+                            Padding(length=12, pad_to_multiple_of=4, direction="left", pad_id=3, pad_type_id=1,
+                                    pad_token="<p>")),
+                           (Truncation(512), Padding())]:
+        hf_custom.enable_truncation(trunc.max_length, stride=trunc.stride, strategy=trunc.strategy,
+                                    direction=trunc.direction)
+        hf_custom.enable_padding(direction=padding.direction, pad_id=padding.pad_id, pad_type_id=padding.pad_type_id,
+                                 pad_token=padding.pad_token, length=padding.length,
+                                 pad_to_multiple_of=padding.pad_to_multiple_of)
+        described = json.loads(hf_custom.to_str())
+        assert trunc.to_hf_dict() == described["truncation"]
+        assert padding.to_hf_dict() == described["padding"]
+        assert Truncation.from_hf_dict(described["truncation"]) == trunc
+        assert Padding.from_hf_dict(described["padding"]) == padding
+    hf_custom.no_truncation()
+    hf_custom.no_padding()
+    with pytest.raises(InvalidInputError):
+        Padding.from_hf_dict({"strategy": {"Max": 3}})
+    with pytest.raises(InvalidInputError):
+        Truncation.from_hf_dict({"strategy": "Middle"})

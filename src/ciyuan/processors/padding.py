@@ -88,6 +88,28 @@ class Padding:
         fields = {k: v for k, v in data.items() if k != "type"}
         return cls(**fields)
 
+    def to_hf_dict(self) -> Dict[str, Any]:
+        """The ``"padding"`` entry of a Hugging Face ``tokenizer.json``."""
+        return {"strategy": "BatchLongest" if self.strategy == "longest" else {"Fixed": self.length},
+                "direction": self.direction.capitalize(), "pad_to_multiple_of": self.pad_to_multiple_of,
+                "pad_id": self.pad_id, "pad_type_id": self.pad_type_id, "pad_token": self.pad_token}
+
+    @classmethod
+    def from_hf_dict(cls, data: Dict[str, Any]) -> "Padding":
+        """Read the ``"padding"`` entry of a Hugging Face ``tokenizer.json``."""
+        if not isinstance(data, dict):
+            raise InvalidInputError(f"not a Hugging Face padding description: {data!r}")
+        strategy = data.get("strategy", "BatchLongest")
+        if strategy == "BatchLongest":
+            length = None
+        elif isinstance(strategy, dict) and set(strategy) == {"Fixed"}:
+            length = strategy["Fixed"]
+        else:
+            raise InvalidInputError(f"unknown Hugging Face padding strategy {strategy!r}")
+        return cls(length=length, pad_to_multiple_of=data.get("pad_to_multiple_of"),
+                   direction=str(data.get("direction", "Right")).lower(), pad_id=data.get("pad_id", 0),
+                   pad_type_id=data.get("pad_type_id", 0), pad_token=data.get("pad_token", "[PAD]"))
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Padding) and self.to_dict() == other.to_dict()
 

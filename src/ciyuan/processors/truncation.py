@@ -87,6 +87,22 @@ class Truncation:
         return cls(data["max_length"], data.get("stride", 0), data.get("strategy", "longest_first"),
                    data.get("direction", "right"))
 
+    _HF_STRATEGIES = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_second": "OnlySecond"}
+
+    def to_hf_dict(self) -> Dict[str, Any]:
+        """The ``"truncation"`` entry of a Hugging Face ``tokenizer.json``."""
+        return {"direction": self.direction.capitalize(), "max_length": self.max_length,
+                "strategy": self._HF_STRATEGIES[self.strategy], "stride": self.stride}
+
+    @classmethod
+    def from_hf_dict(cls, data: Dict[str, Any]) -> "Truncation":
+        """Read the ``"truncation"`` entry of a Hugging Face ``tokenizer.json``."""
+        names = {v: k for k, v in cls._HF_STRATEGIES.items()}
+        if not isinstance(data, dict) or data.get("strategy", "LongestFirst") not in names:
+            raise InvalidInputError(f"not a Hugging Face truncation description: {data!r}")
+        return cls(data.get("max_length", 512), data.get("stride", 0), names[data.get("strategy", "LongestFirst")],
+                   str(data.get("direction", "Right")).lower())
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Truncation) and self.to_dict() == other.to_dict()
 
