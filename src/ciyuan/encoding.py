@@ -1,9 +1,25 @@
-"""Encoding: the result of encoding one text - ids, tokens, and the character span of the input
-that each token came from."""
+"""Encoding: the result of encoding one text (or a pair of texts) - ids, tokens, the character
+span of the input that each token came from, and the masks a model needs.
+
+An Encoding is built in one of two ways:
+
+* **flat** - straight from the model: ids and offsets (or callables that make them on first use);
+  the other fields have defaults (type ids 0, attention 1, special-tokens mask 0) and the tokens
+  are looked up from the ids when first read;
+* **composed** - by post-processing (template, truncation, padding): a list of *parts*, each a
+  slice of a flat Encoding, a run of special tokens or a run of padding. Every field is the
+  concatenation of its parts' fields, computed on first read, so adding ``[CLS] ... [SEP]`` to a
+  plain encode costs a few list operations and never forces the offsets or tokens of the model's
+  output until someone reads them.
+
+The composed form follows Hugging Face ``tokenizers``' Encoding exactly: sequence ranges (which
+token belongs to which input sequence), overflowing windows (a list of Encodings, possibly with
+their own overflowing), truncation windows and padding.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:
     from ciyuan.tokenizer import Tokenizer
@@ -11,65 +27,412 @@ if TYPE_CHECKING:
 __all__ = ["Encoding"]
 
 Offsets = List[Tuple[int, int]]
+Ranges = Dict[int, Tuple[int, int]]
+
+# Kinds of parts. A part is a tuple, never mutated once made:
+#   (_SLICE, flat, start, stop, type_id)  tokens flat[start:stop]; type_id None keeps flat's
+#   (_SPECIAL, ids, tokens, type_id)      template special tokens: offsets (0, 0), special mask 1
+#   (_PAD, n, pad_id, pad_type_id, pad_token)  padding: attention 0, special mask 1
+_SLICE, _SPECIAL, _PAD = 0, 1, 2
+Part = tuple
+
+_FIELDS = ("ids", "type_ids", "tokens", "offsets", "special_tokens_mask", "attention_mask")
+
+
+def _part_len(part: Part) -> int:
+    kind = part[0]
+    if kind == _SLICE:
+        return part[3] - part[2]
+    if kind == _SPECIAL:
+        return len(part[1])
+    return part[1]
+
+
+def _part_field(part: Part, field: str) -> list:
+    """The values of one field for the tokens of one part."""
+    kind = part[0]
+    if kind == _SLICE:
+        _, flat, start, stop, type_id = part
+        if field == "type_ids" and type_id is not None:
+            return [type_id] * (stop - start)
+        values = getattr(flat, field)
+        if start == 0 and stop == len(values):
+            return values
+        return values[start:stop]
+    if kind == _SPECIAL:
+        _, ids, tokens, type_id = part
+        n = len(ids)
+        if field == "ids":
+            return list(ids)
+        if field == "tokens":
+            return list(tokens)
+        if field == "type_ids":
+            return [type_id] * n
+        if field == "offsets":
+            return [(0, 0)] * n
+        return [1] * n  # special_tokens_mask and attention_mask
+    _, n, pad_id, pad_type_id, pad_token = part
+    if field == "ids":
+        return [pad_id] * n
+    if field == "tokens":
+        return [pad_token] * n
+    if field == "type_ids":
+        return [pad_type_id] * n
+    if field == "offsets":
+        return [(0, 0)] * n
+    if field == "special_tokens_mask":
+        return [1] * n
+    return [0] * n  # attention_mask
+
+
+def _with_type(part: Part, type_id: int) -> Part:
+    """``part`` with every type id replaced (what HF's ``set_type_ids`` does to a sequence)."""
+    kind = part[0]
+    if kind == _SLICE:
+        return (_SLICE, part[1], part[2], part[3], type_id)
+    if kind == _SPECIAL:
+        return (_SPECIAL, part[1], part[2], type_id)
+    return (_PAD, part[1], part[2], type_id, part[4])
+
+
+def _slice_parts(parts: List[Part], start: int, stop: int) -> List[Part]:
+    """The parts covering tokens ``start:stop`` of the concatenation of ``parts``."""
+    out: List[Part] = []
+    at = 0
+    for part in parts:
+        n = _part_len(part)
+        lo, hi = max(start - at, 0), min(stop - at, n)
+        if lo < hi:
+            if lo == 0 and hi == n:
+                out.append(part)
+            elif part[0] == _SLICE:
+                out.append((_SLICE, part[1], part[2] + lo, part[2] + hi, part[4]))
+            elif part[0] == _SPECIAL:
+                out.append((_SPECIAL, part[1][lo:hi], part[2][lo:hi], part[3]))
+            else:
+                out.append((_PAD, hi - lo, part[2], part[3], part[4]))
+        at += n
+        if at >= stop:
+            break
+    return out
 
 
 class Encoding:
-    """Ids, tokens and offsets of one encoded text.
+    """Ids, tokens, offsets, type ids and masks of one encoded text or pair of texts.
 
     ``offsets[i]`` is the character span ``(start, end)`` of the original input that token ``i``
-    came from, so ``text[start:end]`` is its source text. A byte-level token that holds only part
-    of a character's bytes points at that whole character. Fields are computed on first use.
+    came from, so ``text[start:end]`` is its source text (special and padding tokens have
+    ``(0, 0)``; for a pair, offsets of the second sequence point into the second text). A
+    byte-level token that holds only part of a character's bytes points at that whole character.
+    Fields are computed on first use.
+
+    Fields, as in Hugging Face ``tokenizers``:
+        ids, tokens, offsets: one entry per token.
+        type_ids: segment id of each token (0 for the first sequence, 1 for the second in BERT).
+        attention_mask: 1 for real tokens, 0 for padding.
+        special_tokens_mask: 1 for tokens added by post-processing (special and padding), else 0.
+        sequence_ids: 0 or 1 for tokens of the first or second input, None for added tokens.
+        n_sequences: how many input sequences this Encoding holds.
+        overflowing: the windows truncation cut off, each a full Encoding.
 
     Example:
         >>> enc = tok.encode("Hello world")          # doctest: +SKIP
         >>> enc.ids, enc.tokens, enc.offsets         # doctest: +SKIP
         ([9906, 1917], ['Hello', 'Ġworld'], [(0, 5), (5, 11)])
+        >>> bert.encode("hi", "there")               # doctest: +SKIP
+        >>> enc.tokens, enc.type_ids, enc.sequence_ids   # doctest: +SKIP
+        (['[CLS]', 'hi', '[SEP]', 'there', '[SEP]'], [0, 0, 0, 1, 1], [None, 0, None, 1, None])
     """
 
-    __slots__ = ("_ids", "_offsets", "_tokens", "_make_ids", "_make_offsets", "_tokenizer")
+    __slots__ = (
+        "_ids", "_offsets", "_tokens", "_type_ids", "_attention_mask", "_special_tokens_mask",
+        "_make_ids", "_make_offsets", "_tokenizer", "_parts", "_length", "_ranges", "_overflowing",
+    )
 
     def __init__(
         self,
-        tokenizer: "Tokenizer",
+        tokenizer: Optional["Tokenizer"],
         ids: Optional[List[int]] = None,
         offsets: Optional[Offsets] = None,
         make_ids: Optional[Callable[[], List[int]]] = None,
         make_offsets: Optional[Callable[[], Offsets]] = None,
+        *,
+        tokens: Optional[List[str]] = None,
+        type_ids: Optional[List[int]] = None,
+        attention_mask: Optional[List[int]] = None,
+        special_tokens_mask: Optional[List[int]] = None,
+        overflowing: Optional[List["Encoding"]] = None,
     ) -> None:
         self._tokenizer = tokenizer
         self._ids = ids
         self._offsets = offsets
-        self._tokens: Optional[List[str]] = None
+        self._tokens = tokens
+        self._type_ids = type_ids
+        self._attention_mask = attention_mask
+        self._special_tokens_mask = special_tokens_mask
         self._make_ids = make_ids
         self._make_offsets = make_offsets
+        self._parts: Optional[List[Part]] = None
+        self._length: Optional[int] = None
+        self._ranges: Ranges = {}
+        self._overflowing: List[Encoding] = list(overflowing) if overflowing else []
+
+    @classmethod
+    def _composed(cls, tokenizer: Optional["Tokenizer"], parts: List[Part], length: int, ranges: Ranges,
+                  overflowing: List["Encoding"]) -> "Encoding":
+        """A composed Encoding (no validation; ``parts`` and ``ranges`` are owned by it)."""
+        enc = cls.__new__(cls)
+        enc._tokenizer = tokenizer
+        enc._ids = enc._offsets = enc._tokens = enc._type_ids = None
+        enc._attention_mask = enc._special_tokens_mask = None
+        enc._make_ids = enc._make_offsets = None
+        enc._parts = parts
+        enc._length = length
+        enc._ranges = ranges
+        enc._overflowing = overflowing
+        return enc
+
+    # -- fields ----------------------------------------------------------------------------------
+
+    def _join(self, field: str) -> list:
+        parts = self._parts
+        out: list = []
+        for part in parts:  # type: ignore[union-attr]
+            # The slice of a flat encoding is the common part: inlined (one call per field read).
+            if part[0] == _SLICE and (field != "type_ids" or part[4] is None):
+                values = getattr(part[1], field)
+                start, stop = part[2], part[3]
+                out += values if start == 0 and stop == len(values) else values[start:stop]
+            else:
+                out += _part_field(part, field)
+        return out
 
     @property
     def ids(self) -> List[int]:
         if self._ids is None:
-            self._ids = self._make_ids()  # type: ignore[misc]
+            self._ids = self._join("ids") if self._parts is not None else self._make_ids()  # type: ignore[misc]
         return self._ids
 
     @property
     def offsets(self) -> Offsets:
         if self._offsets is None:
-            self._offsets = self._make_offsets()  # type: ignore[misc]
+            self._offsets = self._join("offsets") if self._parts is not None else self._make_offsets()  # type: ignore[misc]
         return self._offsets
 
     @property
     def tokens(self) -> List[str]:
         if self._tokens is None:
-            to_token = self._tokenizer.id_to_token
-            self._tokens = [to_token(i) for i in self.ids]
+            if self._parts is not None:
+                self._tokens = self._join("tokens")
+            elif self._tokenizer is None:
+                raise ValueError("this Encoding has no tokenizer to look its tokens up; pass tokens=...")
+            else:
+                to_token = self._tokenizer.id_to_token
+                self._tokens = [to_token(i) for i in self.ids]
         return self._tokens
+
+    @tokens.setter
+    def tokens(self, value: Sequence[str]) -> None:
+        self._set("_tokens", value)
+
+    @property
+    def type_ids(self) -> List[int]:
+        if self._type_ids is None:
+            self._type_ids = self._join("type_ids") if self._parts is not None else [0] * len(self)
+        return self._type_ids
+
+    @type_ids.setter
+    def type_ids(self, value: Sequence[int]) -> None:
+        self._set("_type_ids", value)
 
     @property
     def attention_mask(self) -> List[int]:
-        return [1] * len(self.ids)
+        if self._attention_mask is None:
+            self._attention_mask = self._join("attention_mask") if self._parts is not None else [1] * len(self)
+        return self._attention_mask
+
+    @attention_mask.setter
+    def attention_mask(self, value: Sequence[int]) -> None:
+        self._set("_attention_mask", value)
+
+    @property
+    def special_tokens_mask(self) -> List[int]:
+        if self._special_tokens_mask is None:
+            self._special_tokens_mask = (
+                self._join("special_tokens_mask") if self._parts is not None else [0] * len(self)
+            )
+        return self._special_tokens_mask
+
+    @special_tokens_mask.setter
+    def special_tokens_mask(self, value: Sequence[int]) -> None:
+        self._set("_special_tokens_mask", value)
+
+    @property
+    def overflowing(self) -> List["Encoding"]:
+        """The windows truncation cut off (each a whole Encoding, with special tokens)."""
+        return self._overflowing
+
+    @overflowing.setter
+    def overflowing(self, value: Sequence["Encoding"]) -> None:
+        self._overflowing = list(value)
+
+    @property
+    def n_sequences(self) -> int:
+        """Number of input sequences in this Encoding (1 for a single text, 2 for a pair)."""
+        return len(self._ranges) if self._ranges else 1
+
+    @property
+    def sequence_ids(self) -> List[Optional[int]]:
+        """For each token, the input sequence it came from (0 or 1), None for added tokens."""
+        n = len(self)
+        # As HF: with no recorded ranges the whole encoding is sequence 0; otherwise sequence k
+        # covers its range (a missing k counts as the whole encoding) and the rest is None.
+        seq: List[Optional[int]] = [None] * n
+        for k in range(self.n_sequences):
+            start, stop = self._ranges.get(k, (0, n))
+            seq[start:stop] = [k] * (stop - start)
+        return seq
+
+    def _set(self, slot: str, value: Sequence) -> None:
+        """Set a field directly; a composed Encoding is made flat first so the value sticks."""
+        values = list(value)
+        if len(values) != len(self):
+            raise ValueError(f"{slot[1:]} needs {len(self)} values (one per token), got {len(values)}")
+        self._flatten()
+        setattr(self, slot, values)
+
+    def _flatten(self) -> None:
+        """Turn a composed Encoding into a flat one holding every field as a list."""
+        if self._parts is None:
+            return
+        for field in _FIELDS:
+            getattr(self, field)
+        self._parts = None
+        self._length = None
 
     def __len__(self) -> int:
+        if self._length is not None:
+            return self._length
         return len(self.ids)
 
     def __repr__(self) -> str:
         shown = self.ids[:8]
         more = ", ..." if len(self.ids) > 8 else ""
-        return f"Encoding(n={len(self.ids)}, ids={shown}{more})"
+        over = f", overflowing={len(self._overflowing)}" if self._overflowing else ""
+        return f"Encoding(n={len(self.ids)}, ids={shown}{more}{over})"
+
+    # -- the operations post-processing is made of (HF's encoding.rs semantics) ------------------
+
+    def _as_parts(self, type_id: Optional[int] = None) -> List[Part]:
+        """This Encoding's tokens as parts (a new list); ``type_id`` replaces every type id."""
+        if self._parts is None:
+            return [(_SLICE, self, 0, len(self), type_id)]
+        if type_id is None:
+            return list(self._parts)
+        return [_with_type(p, type_id) for p in self._parts]
+
+    def _clone(self) -> "Encoding":
+        """A deep copy of the structure (parts are immutable and flat Encodings are shared)."""
+        return Encoding._composed(self._tokenizer, self._as_parts(), len(self), dict(self._ranges),
+                                  [o._clone() for o in self._overflowing])
+
+    def _set_parts(self, parts: List[Part], length: int) -> None:
+        if self._parts is None:
+            # A flat Encoding about to change shape: its current fields become one immutable part.
+            snapshot = Encoding(self._tokenizer, self._ids, self._offsets, self._make_ids, self._make_offsets,
+                                tokens=self._tokens, type_ids=self._type_ids, attention_mask=self._attention_mask,
+                                special_tokens_mask=self._special_tokens_mask)
+            parts = [(_SLICE, snapshot, p[2], p[3], p[4]) if p[0] == _SLICE and p[1] is self else p
+                     for p in parts]
+            self._make_ids = self._make_offsets = None
+        self._parts = parts
+        self._length = length
+        self._ids = self._offsets = self._tokens = self._type_ids = None
+        self._attention_mask = self._special_tokens_mask = None
+
+    def _set_type_id(self, type_id: int) -> None:
+        """Every token gets ``type_id`` (overflowing windows keep theirs, as in HF)."""
+        self._set_parts(self._as_parts(type_id), len(self))
+
+    def _set_sequence_id(self, sequence_id: int) -> None:
+        self._ranges[sequence_id] = (0, len(self))
+
+    def _set_sequence_id_everywhere(self, sequence_id: int) -> None:
+        self._set_sequence_id(sequence_id)
+        for o in self._overflowing:
+            o._set_sequence_id_everywhere(sequence_id)
+
+    def _merge_with(self, pair: "Encoding") -> None:
+        """Append ``pair`` in place (offsets not shifted), combining overflowing windows as HF's
+        ``merge_with`` does: each of our windows with ``pair`` and with each of its windows, then
+        ourselves with each of its windows - clones carry their own overflowing, so the result can
+        nest."""
+        overflowings: List[Encoding] = []
+        for mine in self._overflowing:
+            n = mine._clone()
+            n._merge_with(pair._clone())
+            overflowings.append(n)
+            for other in pair._overflowing:
+                n = mine._clone()
+                n._merge_with(other._clone())
+                overflowings.append(n)
+        for other in pair._overflowing:
+            n = self._clone()
+            n._merge_with(other._clone())
+            overflowings.append(n)
+        shift = len(self)
+        for k, (start, stop) in pair._ranges.items():
+            self._ranges[k] = (start + shift, stop + shift)
+        self._set_parts(self._as_parts() + pair._as_parts(), shift + len(pair))
+        self._overflowing = overflowings
+
+    def _truncate(self, max_length: int, stride: int, left: bool) -> None:
+        """Keep ``max_length`` tokens; the rest becomes overflowing windows that overlap by
+        ``stride`` tokens (HF's ``Encoding::truncate``; the caller checks stride < max_length)."""
+        n = len(self)
+        if max_length >= n:
+            return
+        if max_length == 0:
+            whole = Encoding._composed(self._tokenizer, self._as_parts(), n, self._ranges, self._overflowing)
+            self._set_parts([], 0)
+            self._ranges = {}
+            self._overflowing = [whole]
+            return
+        step = max_length - stride
+        windows: List[Tuple[int, int]] = []
+        if not left:
+            for start in range(0, n, step):
+                stop = min(start + max_length, n)
+                windows.append((start, stop))
+                if stop == n:
+                    break
+        else:
+            for last in range(n - 1, -1, -step):
+                stop = last + 1
+                start = max(stop - max_length, 0)
+                windows.append((start, stop))
+                if start == 0:
+                    break
+        parts = self._as_parts()
+        self._overflowing = [
+            Encoding._composed(self._tokenizer, _slice_parts(parts, s, e), e - s, {}, []) for s, e in windows[1:]
+        ]
+        s, e = windows[0]
+        self._ranges = {}
+        self._set_parts(_slice_parts(parts, s, e), e - s)
+
+    def _pad(self, length: int, pad_id: int, pad_type_id: int, pad_token: str, left: bool) -> None:
+        """Pad to ``length`` tokens (overflowing windows first, as HF; never shortens)."""
+        for o in self._overflowing:
+            o._pad(length, pad_id, pad_type_id, pad_token, left)
+        n = len(self)
+        if n >= length:
+            return
+        pad = (_PAD, length - n, pad_id, pad_type_id, pad_token)
+        if left:
+            shift = length - n
+            self._ranges = {k: (s + shift, e + shift) for k, (s, e) in self._ranges.items()}
+            self._set_parts([pad] + self._as_parts(), length)
+        else:
+            self._set_parts(self._as_parts() + [pad], length)
+
