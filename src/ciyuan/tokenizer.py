@@ -15,7 +15,7 @@ from typing import Any, Collection, Dict, Iterable, List, Mapping, Optional, Tup
 
 import regex
 
-from ciyuan import _core, decoders, models, normalizers, pre_tokenizers
+from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
 from ciyuan.decoders import Decoder
 from ciyuan.encoding import Encoding
@@ -30,10 +30,12 @@ from ciyuan.errors import (
 from ciyuan.models import BPE
 from ciyuan.normalizers import NormalizedString, Normalizer
 from ciyuan.pre_tokenizers import Split
+from ciyuan.processors import Padding, PostProcessor, Truncation, pad_batch, post_process
 
 __all__ = ["Tokenizer"]
 
 SpecialSet = Union[str, Collection[str]]  # "all" or a collection of special-token texts
+EncodeInput = Union[str, Tuple[str, str]]  # one text, or a pair of texts (BERT's A and B)
 FORMAT_VERSION = 1
 
 _ORDINARY, _ALLOWED, _DISALLOWED = 0, 1, 2
@@ -43,6 +45,22 @@ def _replace_surrogates(text: str) -> str:
     # A Python str may hold lone surrogates, which have no UTF-8 form. Like tiktoken, encode them
     # as U+FFFD; one character becomes one character, so offsets are unchanged.
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _split_pairs(inputs: List[Any]) -> Tuple[List[str], List[Optional[str]]]:
+    """The first texts, and the second text of each input (None for single texts)."""
+    firsts: List[str] = []
+    seconds: List[Optional[str]] = []
+    for i, item in enumerate(inputs):
+        if isinstance(item, str):
+            firsts.append(item)
+            seconds.append(None)
+        elif isinstance(item, (tuple, list)) and len(item) == 2:
+            firsts.append(item[0])
+            seconds.append(item[1])
+        else:
+            raise InvalidInputError(f"input {i} must be a text or a (text, pair) tuple, not {type(item).__name__}")
+    return firsts, seconds
 
 
 def _byte_offsets(text: str) -> List[int]:
@@ -65,16 +83,32 @@ def _native_front_end(model: Any, normalizer: Any, pre_tokenizer: Any) -> Option
     return None
 
 
+def _default_training_pipeline(trainer: Any) -> Tuple[Optional[Normalizer], Any]:
+    """(normalizer, pre-tokenizer) a new tokenizer trained by ``trainer`` uses by default."""
+    kind = type(trainer).__name__
+    if kind == "WordPieceTrainer":  # BERT's: clean-up, CJK characters apart, punctuation apart
+        return (normalizers.BertNormalizer(lowercase=trainer.lowercase),
+                pre_tokenizers.BertPreTokenizer())
+    if kind == "CharLevelTrainer":
+        return None, None  # every character of a line, spaces included
+    if getattr(trainer, "byte_level", False):
+        return None, Split("gpt2")
+    return None, pre_tokenizers.WordPunct()
+
+
 class Tokenizer:
     """A complete tokenizer: encode text to ids and decode ids back to text.
 
     Args:
-        model: the model (e.g. :class:`ciyuan.models.BPE`).
+        model: the model (e.g. :class:`ciyuan.models.BPE`, :class:`ciyuan.models.WordPiece`).
         normalizer: optional first stage (e.g. ``normalizers.NFKC()``).
         pre_tokenizer: splits text into pieces (e.g. ``pre_tokenizers.Split("cl100k_base")``);
             None encodes each text as one piece.
+        post_processor: adds the model's special tokens around one text or a pair (e.g.
+            ``processors.BertProcessing()``: ``[CLS] A [SEP] B [SEP]`` with type ids).
         decoder: turns token bytes into text; defaults to what the model needs.
         special_tokens: special-token text -> id (e.g. ``{"<|endoftext|>": 100257}``).
+        truncation, padding: see :meth:`enable_truncation` and :meth:`enable_padding`.
 
     Example:
         >>> tok = Tokenizer.from_tiktoken("cl100k_base.tiktoken")          # doctest: +SKIP
@@ -90,12 +124,18 @@ class Tokenizer:
         *,
         normalizer: Optional[Normalizer] = None,
         pre_tokenizer: Optional[Any] = None,
+        post_processor: Optional[PostProcessor] = None,
         decoder: Optional[Decoder] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
+        truncation: Optional[Truncation] = None,
+        padding: Optional[Padding] = None,
     ) -> None:
         self.model = model
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
+        self.post_processor = post_processor
+        self.truncation = truncation
+        self.padding = padding
         self.decoder = decoder if decoder is not None else model.default_decoder()
         self.special_tokens: Dict[str, int] = dict(special_tokens or {})
         self._special_ids = {i: t for t, i in self.special_tokens.items()}
@@ -176,11 +216,17 @@ class Tokenizer:
     def encode(
         self,
         text: str,
+        pair: Optional[str] = None,
         *,
+        add_special_tokens: bool = True,
         allowed_special: SpecialSet = (),
         disallowed_special: SpecialSet = "all",
     ) -> Encoding:
-        """Encode one text.
+        """Encode one text, or a pair of texts, into an :class:`~ciyuan.encoding.Encoding`.
+
+        With a post-processor (BERT's ``[CLS] $A [SEP] $B [SEP]``) its special tokens are added
+        unless ``add_special_tokens=False``; truncation and padding apply when enabled
+        (:meth:`enable_truncation`, :meth:`enable_padding`), exactly as Hugging Face does.
 
         Special-token text in ``text`` raises :class:`~ciyuan.errors.DisallowedSpecialTokenError`
         unless listed in ``allowed_special`` (then it becomes the special token) or left out of
@@ -190,8 +236,19 @@ class Tokenizer:
         Example:
             >>> tok.encode("<|endoftext|>", allowed_special="all").ids   # doctest: +SKIP
             [100257]
+            >>> bert.encode("Hello", "world").type_ids                  # doctest: +SKIP
+            [0, 0, 0, 1, 1]
         """
         policy = self._policy(allowed_special, disallowed_special)
+        encoding = self._encode_raw(text, policy)
+        if pair is None and not self._post_processing:
+            return encoding
+        second = self._encode_raw(pair, policy) if pair is not None else None
+        encoding = self._post_process(encoding, second, add_special_tokens)
+        return pad_batch([encoding], self.padding)[0] if self.padding is not None else encoding
+
+    def _encode_raw(self, text: str, policy: bytes) -> Encoding:
+        """What the model gives for one text: no post-processing."""
         if not self._native_path:
             return self._encode_python(text, policy)
         try:
@@ -201,11 +258,21 @@ class Tokenizer:
             data = self._encoder.encode(text, policy)
         return Encoding(self, make_ids=lambda: data.ids, make_offsets=lambda: data.char_offsets(text))
 
+    @property
+    def _post_processing(self) -> bool:
+        return self.post_processor is not None or self.truncation is not None or self.padding is not None
+
+    def _post_process(self, encoding: Encoding, pair: Optional[Encoding], add_special_tokens: bool) -> Encoding:
+        return post_process(encoding, pair, processor=self.post_processor, truncation=self.truncation,
+                            add_special_tokens=add_special_tokens)
+
     def encode_ids(
         self, text: str, *, allowed_special: SpecialSet = (), disallowed_special: SpecialSet = "all"
     ) -> List[int]:
         """Just the ids of :meth:`encode` (the fastest path; no offsets are kept)."""
         policy = self._policy(allowed_special, disallowed_special)
+        if self._post_processing:
+            return self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special).ids
         if not self._native_path:
             return self._encode_python(text, policy).ids
         try:
@@ -215,34 +282,75 @@ class Tokenizer:
 
     def encode_batch(
         self,
-        texts: Iterable[str],
+        inputs: Iterable[EncodeInput],
         *,
+        add_special_tokens: bool = True,
         threads: Optional[int] = None,
         allowed_special: SpecialSet = (),
         disallowed_special: SpecialSet = "all",
     ) -> List[Encoding]:
-        """Encode many texts on ``threads`` threads (default: all cores), GIL released."""
-        texts, datas = self._native_batch(texts, threads, allowed_special, disallowed_special, ids_only=False)
+        """Encode many texts (or ``(text, pair)`` tuples) on ``threads`` threads (default: all
+        cores) with the GIL released; padding ``"longest"`` pads to the longest of the batch.
+
+        Example:
+            >>> [e.ids for e in tok.encode_batch(["hello", "world"])]     # doctest: +SKIP
+            [[15339], [14957]]
+        """
+        inputs = list(inputs)
+        firsts, seconds = _split_pairs(inputs)
+        texts, datas = self._native_batch(firsts + [t for t in seconds if t is not None], threads,
+                                          allowed_special, disallowed_special, ids_only=False)
         if datas is None:
-            return [self._encode_python(t, self._policy(allowed_special, disallowed_special)) for t in texts]
-        return [
-            Encoding(self, make_ids=lambda d=d: d.ids, make_offsets=lambda d=d, t=t: d.char_offsets(t))
-            for d, t in zip(datas, texts)
-        ]
+            policy = self._policy(allowed_special, disallowed_special)
+            raws = [self._encode_python(t, policy) for t in texts]
+        else:
+            raws = [Encoding(self, make_ids=lambda d=d: d.ids, make_offsets=lambda d=d, t=t: d.char_offsets(t))
+                    for d, t in zip(datas, texts)]
+        if not self._post_processing and len(raws) == len(inputs):
+            return raws
+        rest = iter(raws[len(firsts):])
+        out = [self._post_process(raw, next(rest) if second is not None else None, add_special_tokens)
+               for raw, second in zip(raws, seconds)]
+        return pad_batch(out, self.padding) if self.padding is not None else out
 
     def encode_batch_ids(
         self,
-        texts: Iterable[str],
+        inputs: Iterable[EncodeInput],
         *,
+        add_special_tokens: bool = True,
         threads: Optional[int] = None,
         allowed_special: SpecialSet = (),
         disallowed_special: SpecialSet = "all",
     ) -> List[List[int]]:
-        """Just the ids of :meth:`encode_batch`."""
-        texts, ids = self._native_batch(texts, threads, allowed_special, disallowed_special, ids_only=True)
+        """Just the ids of :meth:`encode_batch` (the fastest path: no offsets are kept)."""
+        inputs = list(inputs)
+        special = dict(allowed_special=allowed_special, disallowed_special=disallowed_special)
+        wrap = self._single_template() if add_special_tokens else ([], [])
+        if (self.truncation is not None or self.padding is not None or wrap is None
+                or any(not isinstance(t, str) for t in inputs)):
+            return [e.ids for e in self.encode_batch(inputs, add_special_tokens=add_special_tokens, threads=threads,
+                                                     **special)]
+        texts, ids = self._native_batch(inputs, threads, allowed_special, disallowed_special, ids_only=True)
         if ids is None:
-            return [self._encode_python(t, self._policy(allowed_special, disallowed_special)).ids for t in texts]
+            policy = self._policy(allowed_special, disallowed_special)
+            ids = [self._encode_python(t, policy).ids for t in texts]
+        head, tail = wrap
+        if head or tail:
+            ids = [head + x + tail for x in ids]
         return ids
+
+    def _single_template(self) -> Optional[Tuple[List[int], List[int]]]:
+        """(ids before, ids after) the text that the post-processor adds to a single text, or
+        None when it does anything else."""
+        if self.post_processor is None:
+            return [], []
+        marker = -1  # no real id is negative
+        probe = self.post_processor.process(Encoding(None, ids=[marker], offsets=[(0, 0)], tokens=[""]))
+        ids = probe.ids
+        if ids.count(marker) != 1:
+            return None
+        at = ids.index(marker)
+        return ids[:at], ids[at + 1:]
 
     def _native_batch(self, texts: Iterable[str], threads: Optional[int], allowed_special: SpecialSet,
                       disallowed_special: SpecialSet, ids_only: bool) -> Tuple[List[str], Any]:
@@ -299,6 +407,60 @@ class Tokenizer:
             ['hello', 'Ġworld']
         """
         return self.encode(text, **special).tokens
+
+    # -- truncation and padding ----------------------------------------------------------------
+
+    def enable_truncation(self, max_length: int, *, stride: int = 0, strategy: str = "longest_first",
+                          direction: str = "right") -> None:
+        """Cut encodings to ``max_length`` tokens (special tokens included); what is cut off
+        becomes ``overflowing`` windows that overlap by ``stride`` tokens.
+
+        Args:
+            strategy: for pairs, ``"longest_first"`` (take from the longer text first),
+                ``"only_first"`` or ``"only_second"``.
+            direction: ``"right"`` keeps the start of the text, ``"left"`` its end.
+
+        Example:
+            >>> bert.enable_truncation(512, stride=128)                   # doctest: +SKIP
+        """
+        truncation = Truncation(max_length, stride=stride, strategy=strategy, direction=direction)
+        if self.post_processor is not None:
+            truncation.check(self.post_processor.num_special_tokens_to_add(False))
+        self.truncation = truncation
+
+    def no_truncation(self) -> None:
+        """Stop truncating."""
+        self.truncation = None
+
+    def enable_padding(self, *, length: Optional[int] = None, pad_to_multiple_of: Optional[int] = None,
+                       direction: str = "right", pad_id: Optional[int] = None, pad_type_id: int = 0,
+                       pad_token: Optional[str] = None) -> None:
+        """Pad encodings: to ``length``, or (``length=None``) to the longest of each batch; then
+        up to a multiple of ``pad_to_multiple_of``. Padding has attention mask 0.
+
+        The padding token defaults to ``"[PAD]"``; give ``pad_token`` or ``pad_id`` (the other
+        is looked up) for another one.
+
+        Example:
+            >>> bert.enable_padding(pad_to_multiple_of=8)                 # doctest: +SKIP
+        """
+        if pad_id is None:
+            pad_token = pad_token if pad_token is not None else "[PAD]"
+            pad_id = self.token_to_id(pad_token)
+            if pad_id is None:
+                raise InvalidInputError(f"the padding token {pad_token!r} is not in the vocabulary; pass "
+                                        "pad_token= (a token of the vocabulary) or pad_id=")
+        elif pad_token is None:
+            try:
+                pad_token = self.id_to_token(pad_id)
+            except UnknownIdError:
+                pad_token = "[PAD]"
+        self.padding = Padding(length=length, pad_to_multiple_of=pad_to_multiple_of, direction=direction,
+                               pad_id=pad_id, pad_type_id=pad_type_id, pad_token=pad_token)
+
+    def no_padding(self) -> None:
+        """Stop padding."""
+        self.padding = None
 
     # -- decoding ------------------------------------------------------------------------------
 
@@ -372,6 +534,9 @@ class Tokenizer:
             "type": "Tokenizer",
             "normalizer": self.normalizer.to_dict() if self.normalizer else None,
             "pre_tokenizer": self.pre_tokenizer.to_dict() if self.pre_tokenizer else None,
+            "post_processor": self.post_processor.to_dict() if self.post_processor else None,
+            "truncation": self.truncation.to_dict() if self.truncation else None,
+            "padding": self.padding.to_dict() if self.padding else None,
             "model": self.model.to_dict(),
             "decoder": self.decoder.to_dict(),
             "special_tokens": dict(self.special_tokens),
@@ -388,6 +553,9 @@ class Tokenizer:
             models.from_dict(data["model"]),
             normalizer=normalizers.from_dict(data["normalizer"]) if data.get("normalizer") else None,
             pre_tokenizer=pre_tokenizers.from_dict(data["pre_tokenizer"]) if data.get("pre_tokenizer") else None,
+            post_processor=processors.from_dict(data["post_processor"]) if data.get("post_processor") else None,
+            truncation=Truncation.from_dict(data["truncation"]) if data.get("truncation") else None,
+            padding=Padding.from_dict(data["padding"]) if data.get("padding") else None,
             decoder=decoders.from_dict(data["decoder"]) if data.get("decoder") else None,
             special_tokens=data.get("special_tokens") or {},
         )
@@ -448,28 +616,38 @@ class Tokenizer:
         from ciyuan.trainers import BpeTrainer
 
         trainer = trainer if trainer is not None else BpeTrainer()
-        if not isinstance(trainer, BpeTrainer):
-            raise TypeError(f"trainer must be a ciyuan.trainers.BpeTrainer, not {type(trainer).__name__}")
+        if not callable(getattr(trainer, "train", None)):
+            raise TypeError(f"trainer must be a ciyuan trainer (BpeTrainer, WordPieceTrainer, ...), "
+                            f"not {type(trainer).__name__}")
         instance = self_or_cls if isinstance(self_or_cls, Tokenizer) else None
         cls = type(instance) if instance is not None else self_or_cls
+        post_processor = instance.post_processor if instance is not None else None
         if instance is not None:
             normalizer = normalizer if normalizer is not None else instance.normalizer
             if isinstance(pre_tokenizer, str) and pre_tokenizer == "default":
                 pre_tokenizer = instance.pre_tokenizer
         elif isinstance(pre_tokenizer, str) and pre_tokenizer == "default":
-            pre_tokenizer = Split("gpt2") if trainer.byte_level else pre_tokenizers.WordPunct()
+            default_normalizer, pre_tokenizer = _default_training_pipeline(trainer)
+            normalizer = normalizer if normalizer is not None else default_normalizer
+        bert_front = getattr(normalizer, "native_options", None) is not None
         model = trainer.train(source, pre_tokenizer, normalizer, errors=errors)
-        if trainer.lowercase:
+        if getattr(trainer, "lowercase", False) and not bert_front:
             lower = normalizers.Lowercase()
             normalizer = lower if normalizer is None else normalizers.Sequence([normalizer, lower])
-        specials = {t: model.token_to_id(t) for t in trainer.special_tokens}
+        specials = {t: model.token_to_id(t) for t in trainer.special_tokens if model.token_to_id(t) is not None}
+        if post_processor is None and type(model).__name__ == "WordPiece" and {"[CLS]", "[SEP]"} <= set(specials):
+            from ciyuan.processors import BertProcessing
+
+            post_processor = BertProcessing(sep=("[SEP]", specials["[SEP]"]), cls=("[CLS]", specials["[CLS]"]))
         if decoder is None:
             decoder = model.default_decoder()
+        parts = dict(normalizer=normalizer, pre_tokenizer=pre_tokenizer, post_processor=post_processor,
+                     decoder=decoder, special_tokens=specials)
         if instance is None:
-            return cls(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer, decoder=decoder,
-                       special_tokens=specials)
-        instance.__init__(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer, decoder=decoder,
-                          special_tokens=specials)
+            return cls(model, **parts)
+        truncation, padding = instance.truncation, instance.padding
+        instance.__init__(model, **parts)
+        instance.truncation, instance.padding = truncation, padding
         return instance
 
     @classmethod
@@ -501,10 +679,62 @@ class Tokenizer:
 
         return gpt2_tokenizer(encoder_json, vocab_bpe)
 
+    @classmethod
+    def from_bert_vocab(
+        cls,
+        path: PathLike,
+        lowercase: bool = True,
+        *,
+        strip_accents: Optional[bool] = None,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        unk_token: str = "[UNK]",
+        sep_token: str = "[SEP]",
+        cls_token: str = "[CLS]",
+        pad_token: str = "[PAD]",
+        mask_token: str = "[MASK]",
+        wordpieces_prefix: str = "##",
+        max_input_chars_per_word: int = 100,
+    ) -> "Tokenizer":
+        """The whole BERT pipeline from a ``vocab.txt``, as Hugging Face's
+        ``BertWordPieceTokenizer`` builds it: BERT normalizer (clean-up, CJK characters apart,
+        lowercase and accent stripping if ``lowercase``), BERT pre-tokenizer, WordPiece,
+        ``[CLS] $A [SEP] $B [SEP]`` post-processing and the WordPiece decoder.
+
+        The special tokens the vocabulary holds are special tokens of the tokenizer (in input
+        text they follow ``allowed_special`` / ``disallowed_special``, see :meth:`encode`).
+
+        Example:
+            >>> bert = Tokenizer.from_bert_vocab("bert-base-uncased-vocab.txt")     # doctest: +SKIP
+            >>> bert.encode("Hello, world!").tokens                                  # doctest: +SKIP
+            ['[CLS]', 'hello', ',', 'world', '!', '[SEP]']
+        """
+        from ciyuan.models import WordPiece
+        from ciyuan.normalizers import BertNormalizer
+        from ciyuan.pre_tokenizers import BertPreTokenizer
+        from ciyuan.processors import BertProcessing
+
+        model = WordPiece.from_file(path, unk_token=unk_token, continuing_subword_prefix=wordpieces_prefix,
+                                    max_input_chars_per_word=max_input_chars_per_word)
+        specials = {t: model.token_to_id(t) for t in (pad_token, unk_token, cls_token, sep_token, mask_token)
+                    if model.token_to_id(t) is not None}
+        for name, token in (("sep_token", sep_token), ("cls_token", cls_token)):
+            if token not in specials:
+                raise FileFormatError(str(path), None, f"the vocabulary has no {token!r} ({name})")
+        return cls(
+            model,
+            normalizer=BertNormalizer(clean_text=clean_text, handle_chinese_chars=handle_chinese_chars,
+                                      strip_accents=strip_accents, lowercase=lowercase),
+            pre_tokenizer=BertPreTokenizer(),
+            post_processor=BertProcessing(sep=(sep_token, specials[sep_token]), cls=(cls_token, specials[cls_token])),
+            decoder=decoders.WordPiece(wordpieces_prefix),
+            special_tokens=specials,
+        )
+
     def __repr__(self) -> str:
         return (
             f"Tokenizer(model={self.model!r}, normalizer={self.normalizer!r}, "
-            f"pre_tokenizer={self.pre_tokenizer!r}, decoder={self.decoder!r}, "
+            f"pre_tokenizer={self.pre_tokenizer!r}, post_processor={self.post_processor!r}, decoder={self.decoder!r}, "
             f"special_tokens={len(self.special_tokens)})"
         )
 

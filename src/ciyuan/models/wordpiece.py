@@ -64,6 +64,7 @@ class _VocabModel:
 
     type_name = ""
     _kind = ""
+    accepts_bert_front_end = True  # the native encoder runs BertNormalizer + BertPreTokenizer itself
 
     def _setup(self, vocab: VocabLike, unk_token: Optional[str], prefix: str, max_chars: int) -> None:
         self._tokens = tokens_by_id(vocab)
