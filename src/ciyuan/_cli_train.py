@@ -1,7 +1,7 @@
 """The training commands of the ``ciyuan`` command line: ``train`` and ``zh-bpe``.
 
-``ciyuan train`` learns a BPE tokenizer from files and writes ciyuan JSON (plus, on request,
-``vocab.txt`` and ``merges.txt``). ``ciyuan zh-bpe`` is a small Chinese BPE tool with two modes:
+``ciyuan train`` learns a tokenizer (BPE, WordPiece, word- or character-level) from files and
+writes ciyuan JSON (plus, on request, ``vocab.txt`` and, for BPE, ``merges.txt``). ``ciyuan zh-bpe`` is a small Chinese BPE tool with two modes:
 ``train`` learns units inside clauses of (space-free) Chinese text, ``apply`` cuts a text into
 those units, separated by spaces. Every output is written only after all of them are ready,
 and atomically, so a failed run leaves no partial file.
@@ -21,13 +21,20 @@ __all__ = ["COMMANDS", "add_commands", "run"]
 
 COMMANDS = ("train", "zh-bpe")
 
-_PRE_TOKENIZERS = ("bytelevel", "gpt2", "cl100k_base", "o200k_base", "wordpunct", "whitespace", "zh-sentence", "none")
+_PRE_TOKENIZERS = ("bytelevel", "gpt2", "cl100k_base", "o200k_base", "wordpunct", "whitespace", "zh-sentence", "bert",
+                   "none")
+_MODELS = ("bpe", "wordpiece", "wordlevel", "charlevel")
+# The pre-tokenizer each model trains with unless --pre-tokenizer says otherwise.
+_DEFAULT_PRE_TOKENIZER = {"bpe": "wordpunct", "wordpiece": "bert", "wordlevel": "wordpunct", "charlevel": "none"}
 
 _TRAIN_EPILOG = """\
 examples:
   ciyuan train --model bpe --byte-level --vocab-size 32000 --min-frequency 2 --output tok.json corpus.txt
   ciyuan train --model bpe --pre-tokenizer whitespace --end-of-word-suffix '</w>' --tie-break subword-nmt \\
-      --vocab-size 0 --max-merges 10000 --min-frequency 2 --output tok.json --merges codes.txt corpus.txt"""
+      --vocab-size 0 --max-merges 10000 --min-frequency 2 --output tok.json --merges codes.txt corpus.txt
+  ciyuan train --model wordpiece --vocab-size 30000 --lowercase --output bert.json --vocab vocab.txt corpus.txt
+  ciyuan train --model wordlevel --vocab-size 20000 --min-frequency 2 --output words.json corpus.txt
+  ciyuan train --model charlevel --vocab-size 6000 --output chars.json novels.txt"""
 
 _ZH_EPILOG = """\
 examples:
@@ -38,19 +45,29 @@ examples:
 def add_commands(sub: "argparse._SubParsersAction") -> None:
     """Register ``train`` and ``zh-bpe`` on the main parser's subcommands."""
     p = sub.add_parser(
-        "train", help="learn a BPE tokenizer from text files",
-        description="Learn a BPE vocabulary and merges from text files (UTF-8; each line is "
-                    "pre-tokenized on its own) and save the tokenizer as ciyuan JSON.",
+        "train", help="learn a tokenizer (BPE, WordPiece, word- or character-level) from text files",
+        description="Learn a vocabulary (and for BPE its merges) from text files (UTF-8; each line "
+                    "is pre-tokenized on its own) and save the tokenizer as ciyuan JSON.",
         epilog=_TRAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="FILE", help="training text files")
-    p.add_argument("--model", choices=("bpe",), default="bpe", help="the model to train (bpe)")
+    p.add_argument("--model", choices=_MODELS, default="bpe",
+                   help="bpe (default); wordpiece (BERT: '##' continuation pieces, [CLS]/[SEP] added "
+                        "when encoding); wordlevel (whole words); charlevel (single characters)")
+    p.add_argument("--criterion", choices=("likelihood", "frequency"), default="likelihood",
+                   help="wordpiece: merge the pair with the best count(ab)/(count(a)*count(b)) "
+                        "(likelihood, WordPiece as published) or the most frequent pair (frequency, "
+                        "Hugging Face's WordPieceTrainer)")
+    p.add_argument("--prefix", default="##", metavar="S", help="wordpiece: the continuation prefix (default ##)")
+    p.add_argument("--unk-token", default="[UNK]", metavar="T",
+                   help="wordpiece/wordlevel/charlevel: the unknown token (default [UNK]; must be a special token)")
     p.add_argument("--byte-level", action="store_true",
                    help="byte-level BPE (GPT-2 style: the 256 bytes are the initial alphabet)")
     p.add_argument("--pre-tokenizer", choices=_PRE_TOKENIZERS, default=None,
                    help="how text is split into words: bytelevel (GPT-2's pattern; the default with "
-                        "--byte-level, and implies it), wordpunct (\\w+|[^\\w\\s]+, the default otherwise), "
+                        "--byte-level, and implies it), wordpunct (\\w+|[^\\w\\s]+, the default for bpe and "
+                        "wordlevel), bert (BERT's clean-up and splitting, the default for wordpiece), "
                         "whitespace (\\S+), zh-sentence (clauses of Chinese text), cl100k_base, o200k_base, "
-                        "none (each line is a word)")
+                        "none (each line is a word; the default for charlevel)")
     p.add_argument("--vocab-size", type=int, default=None, metavar="N",
                    help="vocabulary size to reach, special tokens included (0: no limit)")
     p.add_argument("--max-merges", type=int, default=None, metavar="M", help="learn at most M merges")
@@ -63,12 +80,14 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--tie-break", choices=("hf", "subword-nmt", "first"), default="hf",
                    help="which of equally frequent pairs merges first: hf (smallest ids, default), "
                         "subword-nmt (greatest text), first (seen first)")
-    p.add_argument("--special-tokens", default="", metavar="LIST", help="comma-separated special tokens (first ids)")
+    p.add_argument("--special-tokens", default=None, metavar="LIST",
+                   help="comma-separated special tokens (first ids); default: none for bpe, "
+                        "[PAD],[UNK],[CLS],[SEP],[MASK] for wordpiece, [UNK] for wordlevel and charlevel")
     p.add_argument("--lowercase", action="store_true", help="lowercase the text")
     p.add_argument("--limit-alphabet", type=int, default=None, metavar="N", help="keep the N most frequent characters")
     p.add_argument("--max-token-length", type=int, default=None, metavar="N", help="longest token, in characters or bytes")
     p.add_argument("--output", "-o", required=True, metavar="FILE", help="the tokenizer, as ciyuan JSON")
-    p.add_argument("--merges", metavar="FILE", help="also write merges.txt ('left right' per line, in merge order)")
+    p.add_argument("--merges", metavar="FILE", help="bpe: also write merges.txt ('left right' per line, in merge order)")
     p.add_argument("--vocab", metavar="FILE", help="also write vocab.txt (one token per line; ids are line numbers)")
     p.add_argument("--threads", type=int, default=None, metavar="N", help="threads for word counting (default: all cores)")
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
@@ -106,47 +125,66 @@ def run(args: argparse.Namespace) -> None:
 
 
 def _pre_tokenizer(name: str):  # noqa: ANN202
-    from ciyuan import pre_tokenizers
+    """(normalizer, pre-tokenizer) for a --pre-tokenizer name."""
+    from ciyuan import normalizers, pre_tokenizers
 
     if name == "none":
-        return None
+        return None, None
+    if name == "bert":
+        return "bert", pre_tokenizers.BertPreTokenizer()  # the normalizer depends on --lowercase
     if name == "zh-sentence":
-        return pre_tokenizers.ZhSentence()
+        return None, pre_tokenizers.ZhSentence()
     if name == "wordpunct":
-        return pre_tokenizers.WordPunct()
+        return None, pre_tokenizers.WordPunct()
     if name == "whitespace":
-        return pre_tokenizers.WhitespaceSplit()
-    return pre_tokenizers.Split("gpt2" if name == "bytelevel" else name)
+        return None, pre_tokenizers.WhitespaceSplit()
+    return None, pre_tokenizers.Split("gpt2" if name == "bytelevel" else name)
+
+
+def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
+    from ciyuan.trainers import BpeTrainer, CharLevelTrainer, WordLevelTrainer, WordPieceTrainer
+
+    common = dict(min_frequency=args.min_frequency, lowercase=args.lowercase, show_progress=not args.no_progress,
+                  threads=args.threads)
+    if args.special_tokens is not None:
+        common["special_tokens"] = [s for s in args.special_tokens.split(",") if s]
+    if args.model != "bpe":
+        for flag, value in (("--byte-level", args.byte_level), ("--end-of-word-suffix", args.end_of_word_suffix),
+                            ("--end-of-word-symbol", args.end_of_word_symbol), ("--merges", args.merges)):
+            if value:
+                raise InvalidInputError(f"{flag} applies to --model bpe, not {args.model}")
+    if args.model in ("wordlevel", "charlevel"):
+        if args.vocab_size is None:
+            raise InvalidInputError("give --vocab-size N")
+        cls = WordLevelTrainer if args.model == "wordlevel" else CharLevelTrainer
+        return cls(args.vocab_size, unk_token=args.unk_token, **common)
+    if args.vocab_size is None and args.max_merges is None:
+        raise InvalidInputError("give --vocab-size N (or --vocab-size 0 with --max-merges M)")
+    size = 0 if args.vocab_size is None else args.vocab_size  # only --max-merges: no size limit
+    if args.model == "wordpiece":
+        return WordPieceTrainer(size, max_merges=args.max_merges, limit_alphabet=args.limit_alphabet,
+                                max_token_length=args.max_token_length, continuing_subword_prefix=args.prefix,
+                                criterion=args.criterion, unk_token=args.unk_token, **common)
+    return BpeTrainer(size, max_merges=args.max_merges, byte_level=byte_level, limit_alphabet=args.limit_alphabet,
+                      max_token_length=args.max_token_length, end_of_word_suffix=args.end_of_word_suffix,
+                      end_of_word_symbol=args.end_of_word_symbol, tie_break=args.tie_break, **common)
 
 
 def _train(args: argparse.Namespace) -> None:
     from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
+    from ciyuan.normalizers import BertNormalizer
     from ciyuan.tokenizer import Tokenizer
-    from ciyuan.trainers import BpeTrainer
 
-    if args.vocab_size is None and args.max_merges is None:
-        raise InvalidInputError("give --vocab-size N (or --vocab-size 0 with --max-merges M)")
     byte_level = args.byte_level or args.pre_tokenizer == "bytelevel"
-    name = args.pre_tokenizer or ("bytelevel" if byte_level else "wordpunct")
-    trainer = BpeTrainer(
-        0 if args.vocab_size is None else args.vocab_size,  # only --max-merges: no size limit
-        min_frequency=args.min_frequency,
-        max_merges=args.max_merges,
-        special_tokens=[s for s in args.special_tokens.split(",") if s],
-        byte_level=byte_level,
-        lowercase=args.lowercase,
-        limit_alphabet=args.limit_alphabet,
-        max_token_length=args.max_token_length,
-        end_of_word_suffix=args.end_of_word_suffix,
-        end_of_word_symbol=args.end_of_word_symbol,
-        tie_break=args.tie_break,
-        show_progress=not args.no_progress,
-        threads=args.threads,
-    )
+    name = args.pre_tokenizer or ("bytelevel" if byte_level else _DEFAULT_PRE_TOKENIZER[args.model])
+    trainer = _trainer(args, byte_level)
     for path in args.inputs:
         if not Path(path).is_file():
             raise InvalidInputError(f"cannot read {path}: no such file")
-    tok = Tokenizer.train([Path(p) for p in args.inputs], trainer, pre_tokenizer=_pre_tokenizer(name),
+    normalizer, pre_tokenizer = _pre_tokenizer(name)
+    if normalizer == "bert":
+        normalizer = BertNormalizer(lowercase=args.lowercase)
+    tok = Tokenizer.train([Path(p) for p in args.inputs], trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer,
                           errors=args.errors)
     # Render every output before writing any, so that a failure leaves no partial set.
     import json
@@ -158,11 +196,11 @@ def _train(args: argparse.Namespace) -> None:
         outputs.append((args.vocab, "".join(line + "\n" for line in vocab_lines(tok.model))))
     for path, text in outputs:
         atomic_write_text(path, text)
-    report = trainer.report
+    report = getattr(trainer, "report", None)
+    done = f"{tok.vocab_size} tokens"
     if report is not None:
-        print(f"ciyuan train: {report.words} distinct words, {len(report.merge_counts)} merges, "
-              f"{tok.vocab_size} tokens ({report.stop_reason}); wrote {', '.join(p for p, _ in outputs)}",
-              file=sys.stderr)
+        done = f"{report.words} distinct words, {len(report.merge_counts)} merges, {done} ({report.stop_reason})"
+    print(f"ciyuan train: {done}; wrote {', '.join(p for p, _ in outputs)}", file=sys.stderr)
 
 
 _SPACES = str.maketrans("", "", " \t\u3000\r")

@@ -23,9 +23,10 @@ _DESCRIPTION = """\
 ciyuan (词元): train, run and explain tokenizers.
 
   encode / tokenize / decode   use an existing vocabulary (a tiktoken file, GPT-2's
-                               encoder.json + vocab.bpe, or ciyuan JSON) exactly as its own
-                               library does, but faster
-  train / zh-bpe               learn a BPE vocabulary (byte-level, character-level, Chinese)
+                               encoder.json + vocab.bpe, a BERT vocab.txt, or ciyuan JSON)
+                               exactly as its own library does, but faster
+  train / zh-bpe               learn a vocabulary: BPE (byte-level, character-level, Chinese),
+                               WordPiece, word- or character-level
   segment / seg-eval           Chinese word segmentation with a dictionary, and its score
 
 Line-oriented commands read files, or standard input when none (or -) is named, and write
@@ -36,13 +37,17 @@ examples:
   ciyuan encode --tokenizer cl100k_base.tiktoken corpus.txt > ids.txt
   ciyuan decode --tokenizer cl100k_base.tiktoken ids.txt
   echo "Hello world" | ciyuan tokenize --tokenizer o200k_base.tiktoken --pattern o200k_base
-  ciyuan encode --tokenizer gpt2/encoder.json --allowed-special all --whole doc.txt"""
+  ciyuan encode --tokenizer gpt2/encoder.json --allowed-special all --whole doc.txt
+  ciyuan encode --tokenizer bert-base-uncased-vocab.txt --pair --max-length 128 --padding max-length pairs.tsv"""
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizer", "-t", required=True, metavar="PATH",
                    help="a .tiktoken file, GPT-2's encoder.json (vocab.bpe beside it) or a folder "
-                        "holding both, or a tokenizer saved by ciyuan (.json)")
+                        "holding both, a BERT vocab.txt, or a tokenizer saved by ciyuan (.json)")
+    p.add_argument("--cased", action="store_true",
+                   help="for a BERT vocab.txt: keep case and accents (cased models; default: lowercase "
+                        "and strip accents, as bert-base-uncased)")
     p.add_argument("--pattern", metavar="NAME",
                    help="pre-tokenizer for .tiktoken files: gpt2, r50k_base, p50k_base, cl100k_base "
                         "(default), o200k_base, or a regex pattern")
@@ -64,6 +69,23 @@ def _add_encoding(p: argparse.ArgumentParser) -> None:
                    help="encode special-token text that is not allowed as ordinary text instead of failing")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads to encode with (default: all cores)")
+    g = p.add_argument_group("model inputs (pairs, truncation, padding; BERT-style tokenizers)")
+    g.add_argument("--pair", action="store_true",
+                   help="each input line holds two texts separated by a tab: encode them as a pair "
+                        "([CLS] A [SEP] B [SEP] for BERT)")
+    g.add_argument("--no-special-tokens", action="store_true",
+                   help="do not add the tokenizer's post-processing tokens ([CLS], [SEP], ...)")
+    g.add_argument("--max-length", type=int, default=None, metavar="N",
+                   help="truncate to N tokens (special tokens included); what is cut off is dropped "
+                        "(ids) or listed as overflowing windows (--format json)")
+    g.add_argument("--stride", type=int, default=0, metavar="K",
+                   help="with --max-length: overflowing windows overlap by K tokens")
+    g.add_argument("--truncation-strategy", choices=("longest_first", "only_first", "only_second"),
+                   default="longest_first", help="which text of a pair to cut (default longest_first)")
+    g.add_argument("--padding", choices=("longest", "max-length"), default=None,
+                   help="pad to the longest sequence of each batch of lines, or to --max-length")
+    g.add_argument("--pad-to-multiple-of", type=int, default=None, metavar="M",
+                   help="with --padding: round the padded length up to a multiple of M")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -83,7 +105,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_encoding(p)
     p.add_argument("--format", choices=("ids", "json"), default="ids",
                    help="ids: space-separated ids (default); json: one JSON object per line with "
-                        "ids, tokens and character offsets")
+                        "ids, tokens and character offsets (and, for pairs, truncation or padding: "
+                        "type ids, masks and overflowing windows)")
 
     p = sub.add_parser("tokenize", help="text -> tokens (space-separated; byte-level tokens in GPT-2's printable form)",
                        description="Split text into tokens, written space-separated (byte-level tokens in "
@@ -164,20 +187,57 @@ def _texts(args: argparse.Namespace) -> Iterator[List[str]]:
             yield from _line_batches(name, f, args.errors)
 
 
+def _configure_model_inputs(args: argparse.Namespace, tok) -> bool:  # noqa: ANN001
+    """Apply --max-length/--padding to the tokenizer; whether the output has model-input fields."""
+    if args.padding == "max-length" and args.max_length is None:
+        raise InvalidInputError("--padding max-length needs --max-length N")
+    if args.pad_to_multiple_of is not None and args.padding is None:
+        raise InvalidInputError("--pad-to-multiple-of needs --padding")
+    if args.max_length is not None:
+        tok.enable_truncation(args.max_length, stride=args.stride, strategy=args.truncation_strategy)
+    if args.padding is not None:
+        tok.enable_padding(length=args.max_length if args.padding == "max-length" else None,
+                           pad_to_multiple_of=args.pad_to_multiple_of)
+    return args.pair or args.max_length is not None or args.padding is not None
+
+
+def _pairs(texts: List[str], where: str) -> List[tuple]:
+    pairs = []
+    for i, line in enumerate(texts):
+        parts = line.split("\t")
+        if len(parts) != 2:
+            raise InvalidInputError(f"{where}: with --pair each line must hold two texts separated by one tab; "
+                                    f"batch line {i + 1} has {len(parts)} field(s): {line[:60]!r}")
+        pairs.append((parts[0], parts[1]))
+    return pairs
+
+
+def _encoding_json(enc, full: bool) -> dict:  # noqa: ANN001
+    data = {"ids": enc.ids, "tokens": enc.tokens, "offsets": enc.offsets}
+    if full:
+        data.update(type_ids=enc.type_ids, attention_mask=enc.attention_mask,
+                    special_tokens_mask=enc.special_tokens_mask)
+        if enc.overflowing:
+            data["overflowing"] = [_encoding_json(o, full) for o in enc.overflowing]
+    return data
+
+
 def _run_encode(args: argparse.Namespace, tok) -> None:  # noqa: ANN001
     special = _special_args(args)
+    full = _configure_model_inputs(args, tok)
+    options = dict(threads=args.threads, add_special_tokens=not args.no_special_tokens, **special)
     with _open_output(args.output) as out:
         for texts in _texts(args):
+            inputs = _pairs(texts, "input") if args.pair else texts
             if args.command == "encode" and args.format == "ids":
-                for ids in tok.encode_batch_ids(texts, threads=args.threads, **special):
+                for ids in tok.encode_batch_ids(inputs, **options):
                     out.write((" ".join(map(str, ids)) + "\n").encode())
                 continue
-            for enc in tok.encode_batch(texts, threads=args.threads, **special):
+            for enc in tok.encode_batch(inputs, **options):
                 if args.command == "tokenize":
                     line = " ".join(enc.tokens)
                 else:
-                    line = json.dumps({"ids": enc.ids, "tokens": enc.tokens, "offsets": enc.offsets},
-                                      ensure_ascii=False)
+                    line = json.dumps(_encoding_json(enc, full), ensure_ascii=False)
                 out.write((line + "\n").encode("utf-8", "surrogatepass"))
 
 
@@ -209,7 +269,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         else:
             from ciyuan.formats import load_tokenizer
 
-            tok = load_tokenizer(args.tokenizer, args.pattern)
+            tok = load_tokenizer(args.tokenizer, args.pattern, lowercase=not args.cased)
             if args.command in ("encode", "tokenize"):
                 _run_encode(args, tok)
             else:

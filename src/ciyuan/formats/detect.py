@@ -14,12 +14,23 @@ if TYPE_CHECKING:
 __all__ = ["load_tokenizer"]
 
 
-def load_tokenizer(path: PathLike, pattern: Optional[str] = None) -> "Tokenizer":
+def _looks_like_bert_vocab(p: Path) -> bool:
+    """A BERT vocab.txt: one token per line, with [UNK]/[CLS]/[SEP] or ``##`` pieces among them."""
+    with open(p, "rb") as f:
+        head = f.read(1 << 16)
+    lines = head.split(b"\n")
+    return any(line.strip() in (b"[UNK]", b"[CLS]", b"[SEP]") for line in lines) or \
+        sum(line.startswith(b"##") for line in lines) > 10
+
+
+def load_tokenizer(path: PathLike, pattern: Optional[str] = None, *, lowercase: bool = True) -> "Tokenizer":
     """Load ``path`` as a tokenizer, choosing the reader by what the file is.
 
     - ``*.tiktoken``: a tiktoken file, split with ``pattern`` (default ``cl100k_base``);
     - ``encoder.json`` (with ``vocab.bpe`` beside it), or a folder holding both: GPT-2's files;
-    - any other JSON: a tokenizer saved by ciyuan.
+    - any other JSON: a tokenizer saved by ciyuan;
+    - a BERT ``vocab.txt`` (one token per line, with ``[UNK]``, ``[CLS]``...): the whole BERT
+      pipeline (``lowercase=False`` for cased vocabularies).
 
     Example:
         >>> tok = load_tokenizer("o200k_base.tiktoken", pattern="o200k_base")   # doctest: +SKIP
@@ -42,6 +53,8 @@ def load_tokenizer(path: PathLike, pattern: Optional[str] = None) -> "Tokenizer"
         return Tokenizer.from_gpt2(p, vocab_bpe)
     if p.suffix == ".json":
         return Tokenizer.from_file(p)
+    if p.suffix == ".txt" and _looks_like_bert_vocab(p):
+        return Tokenizer.from_bert_vocab(p, lowercase=lowercase)
     # No telling suffix: JSON starts with "{", a tiktoken file with "base64 rank" lines.
     with open(p, "rb") as f:
         head = f.read(64).lstrip()
