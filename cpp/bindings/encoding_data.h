@@ -72,16 +72,35 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
     }
     char_at[utf8.size()] = utf8.empty() ? 0 : c + 1;
   }
-  nb::list out;
-  for (const ciyuan::Token& t : tokens) {
+  // Built with the C API: positions are the cached int objects ids use, and the collector
+  // stays off while the tuples are made.
+  GcPause gc;
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(tokens.size()));
+  if (!list) throw nb::python_error();
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const ciyuan::Token& t = tokens[i];
     size_t s = t.start, e = t.end;
     if (!ascii) {
       s = char_at[s];
       e = e > t.start ? char_at[e - 1] + 1 : s;
     }
-    out.append(nb::make_tuple(s, e));
+    PyObject* pair = PyTuple_New(2);
+    PyObject* a = pair ? id_object(static_cast<uint32_t>(s)) : nullptr;
+    PyObject* b = a ? id_object(static_cast<uint32_t>(e)) : nullptr;
+    if (!b) {
+      Py_XDECREF(a);
+      Py_XDECREF(pair);
+      Py_DECREF(list);
+      throw nb::python_error();
+    }
+    PyTuple_SET_ITEM(pair, 0, a);
+    PyTuple_SET_ITEM(pair, 1, b);
+    // Two ints can never form a cycle: untracked, the tuple costs later collections nothing
+    // (CPython untracks such tuples itself, but only when a collection first walks them).
+    PyObject_GC_UnTrack(pair);
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), pair);
   }
-  return out;
+  return nb::steal<nb::list>(list);
 }
 
 // Keeps every str of a batch alive (and its UTF-8 view valid) while the GIL is released.

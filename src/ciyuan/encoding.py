@@ -19,7 +19,7 @@ their own overflowing), truncation windows and padding.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:
     from ciyuan.tokenizer import Tokenizer
@@ -37,6 +37,26 @@ _SLICE, _SPECIAL, _PAD = 0, 1, 2
 Part = tuple
 
 _FIELDS = ("ids", "type_ids", "tokens", "offsets", "special_tokens_mask", "attention_mask")
+
+
+_NONE: List["Encoding"] = []  # the shared "no overflowing windows" (never mutated: always replaced)
+
+
+class NativeWrap:
+    """How a single-sequence template wraps every text of a batch (e.g. BERT's ``[CLS] $A
+    [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings."""
+
+    __slots__ = ("before", "after", "added", "type_id", "fields")
+
+    def __init__(self, head: List[Part], type_id: Optional[int], tail: List[Part]) -> None:
+        self.before = sum(_part_len(p) for p in head)
+        self.after = sum(_part_len(p) for p in tail)
+        self.added = self.before + self.after
+        self.type_id = 0 if type_id is None else type_id
+        self.fields = {
+            field: ([v for p in head for v in _part_field(p, field)], [v for p in tail for v in _part_field(p, field)])
+            for field in _FIELDS
+        }
 
 
 def _part_len(part: Part) -> int:
@@ -146,7 +166,8 @@ class Encoding:
 
     __slots__ = (
         "_ids", "_offsets", "_tokens", "_type_ids", "_attention_mask", "_special_tokens_mask",
-        "_make_ids", "_make_offsets", "_tokenizer", "_parts", "_length", "_ranges", "_overflowing",
+        "_make_ids", "_make_offsets", "_tokenizer", "_parts", "_length", "_range_map", "_overflowing",
+        "_native",
     )
 
     def __init__(
@@ -174,8 +195,60 @@ class Encoding:
         self._make_offsets = make_offsets
         self._parts: Optional[List[Part]] = None
         self._length: Optional[int] = None
-        self._ranges: Ranges = {}
-        self._overflowing: List[Encoding] = list(overflowing) if overflowing else []
+        self._range_map: Optional[Ranges] = None
+        self._overflowing: List[Encoding] = list(overflowing) if overflowing else _NONE
+        self._native: Optional[tuple] = None
+
+    @classmethod
+    def _from_native(cls, tokenizer: "Tokenizer", data: Any, text: str, wrap: Optional["NativeWrap"] = None
+                     ) -> "Encoding":
+        """A flat Encoding over a native result (``_core.EncodingData`` of ``text``), optionally
+        wrapped in a template's special tokens. Batches make one per text, so it is kept to a
+        single object: every field is computed from ``data`` on first read."""
+        enc = cls.__new__(cls)
+        enc._tokenizer = tokenizer
+        enc._ids = enc._offsets = enc._tokens = enc._type_ids = None
+        enc._attention_mask = enc._special_tokens_mask = None
+        enc._make_ids = enc._make_offsets = None
+        enc._parts = None
+        enc._length = len(data) + wrap.added if wrap is not None else None
+        enc._range_map = None
+        enc._overflowing = _NONE
+        enc._native = (data, text, wrap)
+        return enc
+
+    @property
+    def _ranges(self) -> Ranges:
+        """Which tokens belong to which input sequence: {sequence: (start, stop)} (made on first use)."""
+        if self._range_map is None:
+            wrap = self._native[2] if self._native is not None else None
+            self._range_map = {} if wrap is None else {0: (wrap.before, self._length - wrap.after)}
+        return self._range_map
+
+    @_ranges.setter
+    def _ranges(self, value: Ranges) -> None:
+        self._range_map = value
+
+    def _native_field(self, field: str) -> list:
+        """A field of a native-backed Encoding: the model's tokens, between the wrap's."""
+        data, text, wrap = self._native  # type: ignore[misc]
+        if field == "ids":
+            inner = data.ids
+        elif field == "offsets":
+            inner = data.char_offsets(text)
+        elif field == "tokens":
+            to_token = self._tokenizer.id_to_token  # type: ignore[union-attr]
+            inner = [to_token(i) for i in data.ids]
+        elif wrap is None:
+            return [0 if field != "attention_mask" else 1] * len(data)
+        elif field == "type_ids":
+            inner = [wrap.type_id] * len(data)
+        else:
+            inner = [0 if field == "special_tokens_mask" else 1] * len(data)
+        if wrap is None:
+            return inner
+        head, tail = wrap.fields[field]
+        return head + inner + tail if head or tail else inner
 
     @classmethod
     def _composed(cls, tokenizer: Optional["Tokenizer"], parts: List[Part], length: int, ranges: Ranges,
@@ -188,8 +261,9 @@ class Encoding:
         enc._make_ids = enc._make_offsets = None
         enc._parts = parts
         enc._length = length
-        enc._ranges = ranges
+        enc._range_map = ranges
         enc._overflowing = overflowing
+        enc._native = None
         return enc
 
     # -- fields ----------------------------------------------------------------------------------
@@ -210,13 +284,21 @@ class Encoding:
     @property
     def ids(self) -> List[int]:
         if self._ids is None:
-            self._ids = self._join("ids") if self._parts is not None else self._make_ids()  # type: ignore[misc]
+            if self._parts is not None:
+                self._ids = self._join("ids")
+            else:
+                self._ids = self._native_field("ids") if self._native is not None else self._make_ids()  # type: ignore[misc]
         return self._ids
 
     @property
     def offsets(self) -> Offsets:
         if self._offsets is None:
-            self._offsets = self._join("offsets") if self._parts is not None else self._make_offsets()  # type: ignore[misc]
+            if self._parts is not None:
+                self._offsets = self._join("offsets")
+            elif self._native is not None:
+                self._offsets = self._native_field("offsets")
+            else:
+                self._offsets = self._make_offsets()  # type: ignore[misc]
         return self._offsets
 
     @property
@@ -224,6 +306,8 @@ class Encoding:
         if self._tokens is None:
             if self._parts is not None:
                 self._tokens = self._join("tokens")
+            elif self._native is not None:
+                self._tokens = self._native_field("tokens")
             elif self._tokenizer is None:
                 raise ValueError("this Encoding has no tokenizer to look its tokens up; pass tokens=...")
             else:
@@ -238,7 +322,10 @@ class Encoding:
     @property
     def type_ids(self) -> List[int]:
         if self._type_ids is None:
-            self._type_ids = self._join("type_ids") if self._parts is not None else [0] * len(self)
+            if self._parts is not None:
+                self._type_ids = self._join("type_ids")
+            else:
+                self._type_ids = self._native_field("type_ids") if self._native is not None else [0] * len(self)
         return self._type_ids
 
     @type_ids.setter
@@ -248,7 +335,12 @@ class Encoding:
     @property
     def attention_mask(self) -> List[int]:
         if self._attention_mask is None:
-            self._attention_mask = self._join("attention_mask") if self._parts is not None else [1] * len(self)
+            if self._parts is not None:
+                self._attention_mask = self._join("attention_mask")
+            elif self._native is not None:
+                self._attention_mask = self._native_field("attention_mask")
+            else:
+                self._attention_mask = [1] * len(self)
         return self._attention_mask
 
     @attention_mask.setter
@@ -258,9 +350,12 @@ class Encoding:
     @property
     def special_tokens_mask(self) -> List[int]:
         if self._special_tokens_mask is None:
-            self._special_tokens_mask = (
-                self._join("special_tokens_mask") if self._parts is not None else [0] * len(self)
-            )
+            if self._parts is not None:
+                self._special_tokens_mask = self._join("special_tokens_mask")
+            elif self._native is not None:
+                self._special_tokens_mask = self._native_field("special_tokens_mask")
+            else:
+                self._special_tokens_mask = [0] * len(self)
         return self._special_tokens_mask
 
     @special_tokens_mask.setter
@@ -270,7 +365,7 @@ class Encoding:
     @property
     def overflowing(self) -> List["Encoding"]:
         """The windows truncation cut off (each a whole Encoding, with special tokens)."""
-        return self._overflowing
+        return list(self._overflowing)
 
     @overflowing.setter
     def overflowing(self, value: Sequence["Encoding"]) -> None:
@@ -342,6 +437,9 @@ class Encoding:
             snapshot = Encoding(self._tokenizer, self._ids, self._offsets, self._make_ids, self._make_offsets,
                                 tokens=self._tokens, type_ids=self._type_ids, attention_mask=self._attention_mask,
                                 special_tokens_mask=self._special_tokens_mask)
+            if self._native is not None:
+                snapshot._native, snapshot._length, snapshot._range_map = self._native, self._length, self._range_map
+                self._native = None
             parts = [(_SLICE, snapshot, p[2], p[3], p[4]) if p[0] == _SLICE and p[1] is self else p
                      for p in parts]
             self._make_ids = self._make_offsets = None

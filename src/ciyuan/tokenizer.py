@@ -8,17 +8,19 @@ offsets.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, Collection, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Collection, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 import regex
 
 from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
 from ciyuan.decoders import Decoder
-from ciyuan.encoding import Encoding
+from ciyuan.encoding import Encoding, NativeWrap
 from ciyuan.errors import (
     CiyuanError,
     DisallowedSpecialTokenError,
@@ -45,6 +47,20 @@ def _replace_surrogates(text: str) -> str:
     # A Python str may hold lone surrogates, which have no UTF-8 form. Like tiktoken, encode them
     # as U+FFFD; one character becomes one character, so offsets are unchanged.
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Keep the cyclic garbage collector off while a batch of results is built: the many small
+    objects would start collections again and again (each walking every live object), and none
+    of them form cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _split_pairs(inputs: List[Any]) -> Tuple[List[str], List[Optional[str]]]:
@@ -256,7 +272,7 @@ class Tokenizer:
         except UnicodeEncodeError:
             text = _replace_surrogates(text)
             data = self._encoder.encode(text, policy)
-        return Encoding(self, make_ids=lambda: data.ids, make_offsets=lambda: data.char_offsets(text))
+        return Encoding._from_native(self, data, text)
 
     @property
     def _post_processing(self) -> bool:
@@ -298,20 +314,38 @@ class Tokenizer:
         """
         inputs = list(inputs)
         firsts, seconds = _split_pairs(inputs)
+        singles = len(firsts) == len(inputs) and all(t is None for t in seconds)
         texts, datas = self._native_batch(firsts + [t for t in seconds if t is not None], threads,
                                           allowed_special, disallowed_special, ids_only=False)
-        if datas is None:
-            policy = self._policy(allowed_special, disallowed_special)
-            raws = [self._encode_python(t, policy) for t in texts]
-        else:
-            raws = [Encoding(self, make_ids=lambda d=d: d.ids, make_offsets=lambda d=d, t=t: d.char_offsets(t))
-                    for d, t in zip(datas, texts)]
-        if not self._post_processing and len(raws) == len(inputs):
-            return raws
-        rest = iter(raws[len(firsts):])
-        out = [self._post_process(raw, next(rest) if second is not None else None, add_special_tokens)
-               for raw, second in zip(raws, seconds)]
-        return pad_batch(out, self.padding) if self.padding is not None else out
+        with _gc_paused():
+            if datas is not None and singles and self.truncation is None and self.post_processor is not None:
+                wrapped = self._wrap_all(datas, texts, add_special_tokens)
+                if wrapped is not None:
+                    return pad_batch(wrapped, self.padding) if self.padding is not None else wrapped
+            if datas is None:
+                policy = self._policy(allowed_special, disallowed_special)
+                raws = [self._encode_python(t, policy) for t in texts]
+            else:
+                from_native = Encoding._from_native
+                raws = [from_native(self, d, t) for d, t in zip(datas, texts)]
+            if not self._post_processing and singles:
+                return raws
+            rest = iter(raws[len(firsts):])
+            out = [self._post_process(raw, next(rest) if second is not None else None, add_special_tokens)
+                   for raw, second in zip(raws, seconds)]
+            return pad_batch(out, self.padding) if self.padding is not None else out
+
+    def _wrap_all(self, datas: List[Any], texts: List[str], add_special_tokens: bool) -> Optional[List[Encoding]]:
+        """The post-processed encodings of single texts, built straight from the native results
+        when the template just wraps each text (BERT's ``[CLS] $A [SEP]``): the same Encodings
+        as :func:`~ciyuan.processors.post_process` gives, without its per-text bookkeeping."""
+        wrapper = getattr(self.post_processor, "single_wrapper", None)
+        wrap = wrapper(add_special_tokens) if wrapper is not None else None
+        if wrap is None:
+            return None
+        native_wrap = NativeWrap(*wrap)
+        from_native = Encoding._from_native
+        return [from_native(self, d, t, native_wrap) for d, t in zip(datas, texts)]
 
     def encode_batch_ids(
         self,

@@ -190,6 +190,20 @@ class TemplateProcessing:
                 out.append(((_SPECIAL, ids, tokens, type_id), len(ids)))
         return out
 
+    def single_wrapper(self, add_special_tokens: bool = True) -> Optional[Tuple[List[Any], Optional[int], List[Any]]]:
+        """How the single template wraps one plain sequence: (parts before it, the type id it
+        gets, parts after it); None if the template uses the sequence more than once.
+
+        A batch encoder uses this to build each result directly, which gives the same Encoding
+        as :meth:`process` on an input without overflowing windows.
+        """
+        template = self._compiled[0]
+        at = [i for i, piece in enumerate(template) if piece[0] is None]
+        if len(at) != 1:
+            return None
+        specials = (lambda pieces: [p[0] for p in pieces]) if add_special_tokens else (lambda pieces: [])
+        return specials(template[:at[0]]), template[at[0]][2], specials(template[at[0] + 1:])
+
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         """How many tokens the template adds to one sequence (or a pair)."""
         return self._added[1 if is_pair else 0]
