@@ -145,7 +145,7 @@ void WordPieceModel::encode_wordpiece(const char* w, size_t n, uint32_t offset, 
   uint64_t k0 = load_upto8(w, n < 8 ? n : 8);  // exact (zero-padded) for up to 8 bytes
   uint64_t k1 = n > 8 ? load_upto8(w + 8, n - 8) : 0;
   uint32_t check = (instance_ << 5) | static_cast<uint32_t>(n);
-  WordCache::Entry& e = cache->entries[((k0 ^ (k1 * 0xBF58476D1CE4E5B9ULL) ^ n) * 0x9E3779B97F4A7C15ULL) >> 52];
+  WordCache::Entry& e = cache->entries[((k0 ^ (k1 * 0xBF58476D1CE4E5B9ULL) ^ n) * 0x9E3779B97F4A7C15ULL) >> 51];
   if (e.check == check && e.key[0] == k0 && e.key[1] == k1) {
     uint32_t start = offset;
     for (uint32_t i = 0; i + 1 < e.count; ++i) {

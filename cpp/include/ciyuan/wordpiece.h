@@ -40,7 +40,7 @@ struct WordPieceConfig {
 };
 
 // A thread's cache of recent short words (<= 16 bytes) -> their tokens (up to 4). English text
-// keeps reusing a few thousand words, and this 160 KB table stays in L2 while the vocabulary's
+// keeps reusing a few thousand words, and this 320 KB table stays in L2 while the vocabulary's
 // hash table and trie (megabytes) do not. Entries carry the model's instance number, so models
 // never see each other's entries.
 struct WordCache {
@@ -51,7 +51,7 @@ struct WordCache {
     uint8_t ends[3] = {0, 0, 0};  // where the first count - 1 tokens end (the last ends the word)
     uint32_t ids[4] = {0, 0, 0, 0};
   };
-  static constexpr size_t kSlots = 4096;
+  static constexpr size_t kSlots = 8192;
   static constexpr size_t kMaxBytes = 16;
   Entry entries[kSlots];
 };
