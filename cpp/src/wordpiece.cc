@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <new>
 #include <numeric>
+#include <type_traits>
 
 #include "ciyuan/errors.h"
 #include "ciyuan/utf8.h"
@@ -230,9 +233,18 @@ __attribute__((noinline)) BertScratch& thread_scratch() {
   return scratch;
 }
 
+struct FreeCache {
+  void operator()(WordCache* c) const { std::free(c); }
+};
+
 __attribute__((noinline)) WordCache* thread_word_cache() {
-  static thread_local std::unique_ptr<WordCache> cache;
-  if (!cache) cache.reset(new WordCache());
+  static_assert(std::is_trivially_default_constructible<WordCache>::value, "WordCache must be plain data");
+  static thread_local std::unique_ptr<WordCache, FreeCache> cache;
+  if (!cache) {
+    void* memory = std::calloc(1, sizeof(WordCache));
+    if (!memory) throw std::bad_alloc();
+    cache.reset(new (memory) WordCache);  // default-initialized: stays all zero (empty)
+  }
   return cache.get();
 }
 

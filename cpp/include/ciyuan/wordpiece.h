@@ -44,12 +44,14 @@ struct WordPieceConfig {
 // hash table and trie (megabytes) do not. Entries carry the model's instance number, so models
 // never see each other's entries.
 struct WordCache {
+  // No initializers: a cache is made from zeroed memory (calloc: the pages cost nothing until
+  // used), and all-zero is the empty state.
   struct Entry {
-    uint64_t key[2] = {0, 0};  // the word's bytes, zero-padded
-    uint32_t check = 0;        // instance * 32 + length (0: empty)
-    uint8_t count = 0;         // tokens
-    uint8_t ends[3] = {0, 0, 0};  // where the first count - 1 tokens end (the last ends the word)
-    uint32_t ids[4] = {0, 0, 0, 0};
+    uint64_t key[2];   // the word's bytes, zero-padded
+    uint32_t check;    // instance * 32 + length (0: empty)
+    uint8_t count;     // tokens
+    uint8_t ends[3];   // where the first count - 1 tokens end (the last ends the word)
+    uint32_t ids[4];
   };
   static constexpr size_t kSlots = 8192;
   static constexpr size_t kMaxBytes = 16;
