@@ -169,3 +169,16 @@ def test_one_encoder_from_many_python_threads():
     for t in threads:
         t.join()
     assert not errors and len(results) == 24 and all(r == expected for r in results)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXT)
+def test_pre_tokenizer_alone_is_the_front_end_with_every_option_off(text):
+    # A pipeline with BertPreTokenizer but no normalizer runs natively as bert=(False,) * 4.
+    import tokenizers
+
+    hf = tokenizers.Tokenizer.from_str(hf_pipeline("uncased").to_str())
+    hf.normalizer = None
+    h = hf.encode(text, add_special_tokens=False)
+    d = ciyuan_encoder("uncased", False, False, False, False).encode(text, b"")
+    assert (d.ids, d.char_offsets(text)) == (h.ids, h.offsets)
