@@ -12,7 +12,8 @@
 //
 // Every step is per character except one: with strip_accents, NFD puts the combining marks of
 // a run in canonical order, which can move a mark across the boundary of the character it came
-// from (and Hugging Face's alignments stay in place while the characters move). The fast path
+// from; Hugging Face then hands out the original spans in order (a part that stands for its
+// character takes the next character's span, an inserted part the span taken last). The fast path
 // folds each character alone and watches for a mark that follows one of a higher class; only
 // then (text that is not in canonical order: rare) the segment is redone by the exact path,
 // which decomposes, reorders and then folds.
