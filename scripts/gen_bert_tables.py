@@ -40,6 +40,13 @@ F_SPACE = 8  # BertPreTokenizer splits on it (and drops it)
 F_PUNCT = 16  # BertPreTokenizer isolates it
 F_FOLD = 32  # lowercase / strip_accents change it (see the fold indices)
 F_CCC = 64  # its NFD holds a character of non-zero combining class (canonical reordering)
+F_HANGUL = 128  # a Hangul syllable: strip_accents decomposes it by the Unicode formula (not stored)
+
+
+def hangul_parts(c: int) -> str:
+    s = c - 0xAC00
+    parts = [0x1100 + s // 588, 0x1161 + (s % 588) // 28] + ([0x11A7 + s % 28] if s % 28 else [])
+    return "".join(map(chr, parts))
 
 SEP = "\x01"
 
@@ -156,6 +163,12 @@ def main() -> None:
         if r1 != "\x01":
             table[1] = r1
         folds.append(table)
+    # Hangul syllables decompose by formula: checked here, computed at run time, not stored.
+    for c in range(0xAC00, 0xD7A4):
+        if c in folds[0] or folds[1].get(c) != hangul_parts(c) or folds[2].get(c) != hangul_parts(c):
+            raise SystemExit(f"U+{c:04X}: Hangul syllable not folded by the formula")
+        del folds[1][c], folds[2][c]
+        flags[c] |= F_HANGUL | F_FOLD
     for table in folds:
         for c in table:
             flags[c] |= F_FOLD

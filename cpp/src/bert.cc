@@ -18,7 +18,8 @@ BertFrontEnd::BertFrontEnd(BertOptions options) : options_(options) {
     uint8_t f = ci.flags;
     char out = static_cast<char>(b);
     const uint32_t* outs;
-    uint32_t n = fold(ci, &outs);
+    uint32_t buf[3];
+    uint32_t n = fold(ci, b, buf, &outs);
     if (n != kUnchanged && (n != 1 || outs[0] >= 128))
       throw std::logic_error("BERT tables: an ASCII character folds to non-ASCII");
     if (n == 1) out = static_cast<char>(outs[0]);
@@ -118,7 +119,8 @@ void BertFrontEnd::normalized_chars(std::string_view text, size_t start, size_t 
       span = taken > 0 ? spans[std::min(taken, spans.size()) - 1] : std::make_pair(static_cast<uint32_t>(start), static_cast<uint32_t>(start));
     }
     const uint32_t* outs;
-    uint32_t n = fold(bert::info(it.cp), &outs);
+    uint32_t buf[3];
+    uint32_t n = fold(bert::info(it.cp), it.cp, buf, &outs);
     if (n == kUnchanged) {
       out.push_back(NormChar{it.cp, span.first, span.second});
     } else {

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <new>
 #include <numeric>
+#include <type_traits>
 
 #include "ciyuan/errors.h"
 #include "ciyuan/utf8.h"
@@ -145,7 +148,7 @@ void WordPieceModel::encode_wordpiece(const char* w, size_t n, uint32_t offset, 
   uint64_t k0 = load_upto8(w, n < 8 ? n : 8);  // exact (zero-padded) for up to 8 bytes
   uint64_t k1 = n > 8 ? load_upto8(w + 8, n - 8) : 0;
   uint32_t check = (instance_ << 5) | static_cast<uint32_t>(n);
-  WordCache::Entry& e = cache->entries[((k0 ^ (k1 * 0xBF58476D1CE4E5B9ULL) ^ n) * 0x9E3779B97F4A7C15ULL) >> 52];
+  WordCache::Entry& e = cache->entries[((k0 ^ (k1 * 0xBF58476D1CE4E5B9ULL) ^ n) * 0x9E3779B97F4A7C15ULL) >> 51];
   if (e.check == check && e.key[0] == k0 && e.key[1] == k1) {
     uint32_t start = offset;
     for (uint32_t i = 0; i + 1 < e.count; ++i) {
@@ -230,9 +233,18 @@ __attribute__((noinline)) BertScratch& thread_scratch() {
   return scratch;
 }
 
+struct FreeCache {
+  void operator()(WordCache* c) const { std::free(c); }
+};
+
 __attribute__((noinline)) WordCache* thread_word_cache() {
-  static thread_local std::unique_ptr<WordCache> cache;
-  if (!cache) cache.reset(new WordCache());
+  static_assert(std::is_trivially_default_constructible<WordCache>::value, "WordCache must be plain data");
+  static thread_local std::unique_ptr<WordCache, FreeCache> cache;
+  if (!cache) {
+    void* memory = std::calloc(1, sizeof(WordCache));
+    if (!memory) throw std::bad_alloc();
+    cache.reset(new (memory) WordCache);  // default-initialized: stays all zero (empty)
+  }
   return cache.get();
 }
 

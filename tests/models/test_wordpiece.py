@@ -129,6 +129,7 @@ def test_vocab_txt_errors_name_file_and_line(tmp_path, data, line, what):
 
 def test_vocab_txt_line_ends():
     assert parse_bert_vocab(b"a\r\nb\r\n") == ["a", "b"]
+    assert parse_bert_vocab(b"a\n \nb") == ["a", "", "b"]  # a whitespace line is the empty token
     assert parse_bert_vocab(b"a\nb") == ["a", "b"]
     with pytest.raises(FileFormatError):
         parse_bert_vocab(b"")
@@ -247,3 +248,27 @@ def test_word_level_matches_hugging_face(words, texts):
         h = hf.encode(text, add_special_tokens=False)
         d = ours.encode(text, b"")
         assert (d.ids, d.char_offsets(text)) == (h.ids, h.offsets)
+
+
+def test_vocab_txt_reads_like_hugging_face(tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    from tests.conftest import shared
+
+    for name in ("bert-base-uncased-vocab.txt", "bert-base-chinese-vocab.txt"):
+        path = shared("tokenizers", "bert", name)
+        tokens = load_bert_vocab(path)
+        hf = tokenizers.models.WordPiece.read_file(str(path))
+        assert {t: i for i, t in enumerate(tokens) if t is not None} == hf
+        model = WordPiece.from_file(path)
+        assert model.get_vocab() == hf
+        model.save_vocab(tmp_path / name)  # the empty token (from "\u2028") is written as " "
+        assert load_bert_vocab(tmp_path / name) == tokens
+        assert tokenizers.models.WordPiece.read_file(str(tmp_path / name)) == hf
+    path = tmp_path / "vocab.txt"
+    path.write_bytes("a \nb\t\r\nc\u3000\nd\nd \n".encode())
+    assert load_bert_vocab(path) == ["a", "b", "c", None, "d"]
+    assert tokenizers.models.WordPiece.read_file(str(path)) == {"a": 0, "b": 1, "c": 2, "d": 4}
+    with pytest.raises(FileFormatError, match="empty line"):
+        parse_bert_vocab(b"a\n\nb\n")
+    with pytest.raises(ModelError):
+        save_bert_vocab(tmp_path / "v2.txt", ["a "])

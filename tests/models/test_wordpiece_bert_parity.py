@@ -145,3 +145,40 @@ def test_marks_out_of_canonical_order(text):
     # characters move. The native encoder redoes such segments through its exact path.
     for options in OPTIONS:
         assert mismatches(hf_pipeline("uncased", *options), ciyuan_encoder("uncased", *options), [text]) == [], options
+
+
+def test_one_encoder_from_many_python_threads():
+    import threading
+
+    enc = ciyuan_encoder("uncased")
+    lines = read_prefix(shared("corpora", "en", "taylorswift.txt"), 100_000).split("\n")
+    expected = [d.ids for d in enc.encode_batch(lines, b"", 1)]
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(3):
+                results.append([d.ids for d in enc.encode_batch(lines, b"", 2)])
+                results.append([enc.encode_ids(line, b"") for line in lines])
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == 24 and all(r == expected for r in results)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXT)
+def test_pre_tokenizer_alone_is_the_front_end_with_every_option_off(text):
+    # A pipeline with BertPreTokenizer but no normalizer runs natively as bert=(False,) * 4.
+    import tokenizers
+
+    hf = tokenizers.Tokenizer.from_str(hf_pipeline("uncased").to_str())
+    hf.normalizer = None
+    h = hf.encode(text, add_special_tokens=False)
+    d = ciyuan_encoder("uncased", False, False, False, False).encode(text, b"")
+    assert (d.ids, d.char_offsets(text)) == (h.ids, h.offsets)

@@ -12,7 +12,8 @@
 //
 // Every step is per character except one: with strip_accents, NFD puts the combining marks of
 // a run in canonical order, which can move a mark across the boundary of the character it came
-// from (and Hugging Face's alignments stay in place while the characters move). The fast path
+// from; Hugging Face then hands out the original spans in order (a part that stands for its
+// character takes the next character's span, an inserted part the span taken last). The fast path
 // folds each character alone and watches for a mark that follows one of a higher class; only
 // then (text that is not in canonical order: rare) the segment is redone by the exact path,
 // which decomposes, reorders and then folds.
@@ -40,6 +41,7 @@ enum : uint8_t {
   kPunct = 16,      // the pre-tokenizer isolates it
   kFold = 32,       // lowercase or strip_accents changes it
   kCcc = 64,        // its NFD holds a mark of non-zero combining class
+  kHangul = 128,    // a Hangul syllable: strip_accents decomposes it by formula (not in the pool)
 };
 
 // Fold modes: lowercase only, strip_accents only, both.
@@ -137,10 +139,19 @@ class BertFrontEnd {
  private:
   enum AsciiAction : uint8_t { kKeep = 0, kSeparate = 1, kDrop = 2, kIsolate = 3 };
   // The output code points of cp (after strip_accents / lowercase): returns their count (0: cp
-  // is removed) and sets *cps, or returns kUnchanged.
+  // is removed) and sets *cps (into the pool, or into `buf` for Hangul), or returns kUnchanged.
   static constexpr uint32_t kUnchanged = 0xFFFFFFFFu;
-  uint32_t fold(const bert::CharInfo& ci, const uint32_t** cps) const {
+  uint32_t fold(const bert::CharInfo& ci, uint32_t cp, uint32_t* buf, const uint32_t** cps) const {
     if (fold_mode_ == bert::kFoldNone || !(ci.flags & bert::kFold)) return kUnchanged;
+    if (ci.flags & bert::kHangul) {
+      if (fold_mode_ == bert::kFoldLower) return kUnchanged;
+      uint32_t s = cp - 0xAC00;
+      buf[0] = 0x1100 + s / 588;
+      buf[1] = 0x1161 + (s % 588) / 28;
+      buf[2] = 0x11A7 + s % 28;
+      *cps = buf;
+      return s % 28 ? 3 : 2;
+    }
     uint16_t k = ci.fold[fold_mode_];
     if (!k) return kUnchanged;
     *cps = &bert::kFoldPool[k + 1];
@@ -296,7 +307,8 @@ bool BertFrontEnd::for_each_word(std::string_view text, size_t start, size_t end
     }
     if (cjk) flush();
     const uint32_t* outs;
-    uint32_t n = fold(ci, &outs);
+    uint32_t buf[3];
+    uint32_t n = fold(ci, cp, buf, &outs);
     if (n == kUnchanged) {
       if (len == 1 && cp == utf8::kReplacement) {
         // An invalid byte: keep it as U+FFFD (3 bytes) pointing at the byte.

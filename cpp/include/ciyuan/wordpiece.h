@@ -40,18 +40,20 @@ struct WordPieceConfig {
 };
 
 // A thread's cache of recent short words (<= 16 bytes) -> their tokens (up to 4). English text
-// keeps reusing a few thousand words, and this 160 KB table stays in L2 while the vocabulary's
+// keeps reusing a few thousand words, and this 320 KB table stays in L2 while the vocabulary's
 // hash table and trie (megabytes) do not. Entries carry the model's instance number, so models
 // never see each other's entries.
 struct WordCache {
+  // No initializers: a cache is made from zeroed memory (calloc: the pages cost nothing until
+  // used), and all-zero is the empty state.
   struct Entry {
-    uint64_t key[2] = {0, 0};  // the word's bytes, zero-padded
-    uint32_t check = 0;        // instance * 32 + length (0: empty)
-    uint8_t count = 0;         // tokens
-    uint8_t ends[3] = {0, 0, 0};  // where the first count - 1 tokens end (the last ends the word)
-    uint32_t ids[4] = {0, 0, 0, 0};
+    uint64_t key[2];   // the word's bytes, zero-padded
+    uint32_t check;    // instance * 32 + length (0: empty)
+    uint8_t count;     // tokens
+    uint8_t ends[3];   // where the first count - 1 tokens end (the last ends the word)
+    uint32_t ids[4];
   };
-  static constexpr size_t kSlots = 4096;
+  static constexpr size_t kSlots = 8192;
   static constexpr size_t kMaxBytes = 16;
   Entry entries[kSlots];
 };

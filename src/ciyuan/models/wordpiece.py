@@ -21,7 +21,7 @@ from ciyuan.errors import ModelError, UnknownIdError
 
 __all__ = ["WordPiece"]
 
-VocabLike = Union[Mapping[str, int], Sequence[str]]
+VocabLike = Union[Mapping[str, int], Sequence[Optional[str]]]
 
 
 def tokens_by_id(vocab: VocabLike) -> List[Optional[str]]:
@@ -46,10 +46,12 @@ def tokens_by_id(vocab: VocabLike) -> List[Optional[str]]:
     if isinstance(vocab, (str, bytes)):
         raise ModelError("the vocabulary must be a mapping token -> id or a sequence of tokens, not a string")
     tokens = list(vocab)
-    if not tokens:
+    if not any(t is not None for t in tokens):
         raise ModelError("the vocabulary is empty")
     seen: Dict[str, int] = {}
     for i, token in enumerate(tokens):
+        if token is None:  # an unused id
+            continue
         if not isinstance(token, str):
             raise ModelError(f"tokens must be str, got {type(token).__name__} ({token!r}) at id {i}")
         if token in seen:
@@ -148,7 +150,7 @@ class WordPiece(_VocabModel):
     """WordPiece model: greedy longest-match-first subwords (BERT).
 
     Args:
-        vocab: token -> id, or the tokens in id order.
+        vocab: token -> id, or the tokens in id order (``None`` for an unused id).
         unk_token: the token for words that cannot be split; ``None`` makes them an error
             (:class:`~ciyuan.errors.InvalidInputError`).
         continuing_subword_prefix: marks tokens that continue a word.
