@@ -3,8 +3,10 @@
     python benchmarks/wordpiece.py [--part train|encode|all] [--repeats 3] [--markdown docs/benchmarks.md]
 
 Training (--part train): vocabulary 30,000 on the full gutenberg_100mb.txt (105 MB of English),
-BERT's five special tokens, the same pre-tokenization on both sides (ciyuan WordPunct = HF
-Whitespace, \\w+|[^\\w\\s]+). Each configuration runs in a fresh worker process (so each has
+BERT's five special tokens, the same pre-tokenization on both sides: ciyuan WordPunct = HF
+Whitespace (\\w+|[^\\w\\s]+), and the whole BERT pipeline (BertNormalizer, lowercase, +
+BertPreTokenizer: ciyuan Tokenizer.train with WordPieceTrainer vs HF
+BertWordPieceTokenizer.train). Each configuration runs in a fresh worker process (so each has
 its own peak RSS); the figure is the median wall time of --repeats runs, covering reading the
 file, counting words and learning the vocabulary, all cores.
   ciyuan WordPieceTrainer, criterion="likelihood" (the WordPiece score count(ab)/(count(a)count(b)))
@@ -38,16 +40,32 @@ from _common import SHARED_DATA, machine, median_seconds, peak_rss_mb, read_pref
 TRAIN_CORPUS = SHARED_DATA / "corpora" / "en" / "gutenberg_100mb.txt"
 VOCAB = 30000
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-TRAIN_CONFIGS = ["ciyuan-likelihood", "ciyuan-frequency", "hf"]
+TRAIN_CONFIGS = ["ciyuan-likelihood", "ciyuan-frequency", "hf", "ciyuan-bert-likelihood", "ciyuan-bert-frequency",
+                 "hf-bert"]
 LABELS = {
     "ciyuan-likelihood": 'ciyuan WordPieceTrainer, criterion="likelihood"',
     "ciyuan-frequency": 'ciyuan WordPieceTrainer, criterion="frequency"',
     "hf": "HF tokenizers WordPieceTrainer",
+    "ciyuan-bert-likelihood": 'ciyuan Tokenizer.train, BERT pipeline, "likelihood"',
+    "ciyuan-bert-frequency": 'ciyuan Tokenizer.train, BERT pipeline, "frequency"',
+    "hf-bert": "HF BertWordPieceTokenizer.train",
 }
 
 
 def train_once(config: str) -> int:
     path = str(TRAIN_CORPUS)
+    if config.startswith("ciyuan-bert"):
+        import ciyuan
+        from ciyuan.trainers import WordPieceTrainer
+
+        trainer = WordPieceTrainer(VOCAB, special_tokens=SPECIALS, criterion=config.split("-")[2], lowercase=True)
+        return ciyuan.Tokenizer.train(path, trainer).vocab_size
+    if config == "hf-bert":
+        from tokenizers import BertWordPieceTokenizer
+
+        tok = BertWordPieceTokenizer(lowercase=True)
+        tok.train([path], vocab_size=VOCAB, special_tokens=SPECIALS, show_progress=False)
+        return tok.get_vocab_size()
     if config.startswith("ciyuan"):
         from ciyuan import pre_tokenizers
         from ciyuan.trainers import WordPieceTrainer
@@ -75,7 +93,7 @@ def run_train(repeats: int) -> List[str]:
         return []
     results: Dict[str, dict] = {}
     for config in TRAIN_CONFIGS:
-        if config == "hf":
+        if config.startswith("hf"):
             try:
                 import tokenizers  # noqa: F401
             except ImportError:
@@ -97,7 +115,6 @@ def run_train(repeats: int) -> List[str]:
         }
         print(f"{LABELS[config]:50s} {r['seconds']:7.2f} s {r['rss_mb']:7.0f} MB  runs {r['runs']}", file=sys.stderr)
 
-    hf = results.get("hf")
     lines = [
         f"WordPiece training, vocabulary {VOCAB:,}, on {TRAIN_CORPUS.name} "
         f"({TRAIN_CORPUS.stat().st_size / 1e6:.0f} MB); {machine()}.",
@@ -115,7 +132,8 @@ def run_train(repeats: int) -> List[str]:
         if "error" in r:
             lines.append(f"| {LABELS[config]} | {r['error']} | | | |")
             continue
-        if config == "hf" or not hf or "error" in hf:
+        hf = results.get("hf-bert" if "bert" in config else "hf")
+        if config.startswith("hf") or not hf or "error" in hf:
             ratio_t = ratio_m = "-"
         else:
             ratio_t = f"{hf['seconds'] / r['seconds']:.1f}x"

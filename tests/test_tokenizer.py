@@ -187,6 +187,14 @@ def test_special_token_validation():
         ciyuan.Tokenizer(model, special_tokens={"<s>": 5, "</s>": 5})
     with pytest.raises(ciyuan.ModelError, match="non-empty"):
         ciyuan.Tokenizer(model, special_tokens={"": 5})
+    with pytest.raises(ciyuan.ModelError, match="2\\*\\*32"):
+        ciyuan.Tokenizer(model, special_tokens={"<s>": 1 << 32})
+    # The largest id works (it once made a table of 2**32 entries and crashed).
+    tok = ciyuan.Tokenizer(model, special_tokens={"<s>": (1 << 32) - 1})
+    assert tok.encode("a<s>b", allowed_special="all").ids == [0, (1 << 32) - 1, 1]
+    assert tok.decode([0, (1 << 32) - 1]) == "a<s>"
+    with pytest.raises(ciyuan.UnknownIdError):
+        tok.decode([7])
 
 
 def test_concurrent_python_threads(ciyuan_tokenizers):

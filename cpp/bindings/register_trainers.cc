@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ciyuan/bert.h"
 #include "ciyuan/bpe_trainer.h"
 #include "ciyuan/errors.h"
 #include "ciyuan/pretokenize.h"
@@ -49,6 +50,19 @@ void register_trainers(nb::module_& m) {
   nb::class_<WordCounter>(m, "WordCounter")
       .def("__init__", [](WordCounter* self, const std::string& pattern) { new (self) WordCounter(parse_pattern(pattern)); },
            nb::arg("pattern"))
+      .def_static(
+          "bert",
+          [](bool clean_text, bool handle_chinese_chars, bool strip_accents, bool lowercase) {
+            ciyuan::BertOptions options;
+            options.clean_text = clean_text;
+            options.handle_chinese_chars = handle_chinese_chars;
+            options.strip_accents = strip_accents;
+            options.lowercase = lowercase;
+            return new WordCounter(options);
+          },
+          nb::arg("clean_text"), nb::arg("handle_chinese_chars"), nb::arg("strip_accents"), nb::arg("lowercase"),
+          nb::rv_policy::take_ownership,
+          "A counter of the words the native BERT front end (BertNormalizer + BertPreTokenizer) cuts.")
       .def(
           "add_texts",
           [](WordCounter& self, nb::list texts, int threads) {

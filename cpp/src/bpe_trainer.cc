@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "ciyuan/errors.h"
+#include "ciyuan/bert.h"
 #include "ciyuan/hash.h"
 #include "ciyuan/pipeline.h"
 #include "ciyuan/pretokenize.h"
@@ -91,6 +92,8 @@ struct WordCounter::Table {
 };
 
 WordCounter::WordCounter(int pattern) : pattern_(pattern), table_(new Table()) {}
+WordCounter::WordCounter(const BertOptions& bert)
+    : pattern_(-1), bert_(std::make_unique<BertFrontEnd>(bert)), table_(new Table()) {}
 WordCounter::~WordCounter() { delete table_; }
 
 size_t WordCounter::size() const { return table_->entries.size(); }
@@ -98,9 +101,40 @@ uint64_t WordCounter::total() const { return table_->total; }
 
 namespace {
 
+// Counts the normalized words the BERT front end cuts from `text`. Words are staged first: the
+// fast pass may give up part way (combining marks out of canonical order), and then the whole
+// text is redone by the exact pass.
+template <class Table>
+void count_bert_words(const BertFrontEnd& bert, std::string_view text, uint64_t base, Table* t) {
+  thread_local BertScratch scratch;
+  thread_local std::string staged;                                  // the words, back to back
+  thread_local std::vector<std::pair<uint32_t, uint64_t>> lengths;  // (length, first seen)
+  staged.clear();
+  lengths.clear();
+  auto on_word = [&](const BertWord& w) {
+    staged.append(w.text.data(), w.text.size());
+    lengths.emplace_back(static_cast<uint32_t>(w.text.size()), base + w.orig_start(0));
+  };
+  if (!bert.for_each_word(text, 0, text.size(), scratch, on_word)) {
+    staged.clear();
+    lengths.clear();
+    bert.for_each_word_exact(text, 0, text.size(), scratch, on_word);
+  }
+  size_t at = 0;
+  for (const auto& [n, first] : lengths) {
+    if (n) t->add(staged.data() + at, n, 1, first);
+    at += n;
+  }
+  if (scratch.word.capacity() > (size_t{1} << 20)) scratch = BertScratch();  // keep no huge buffers
+}
+
 // Counts the pieces of `text` into `t`; `base` + offset is the "first seen" clock.
 template <class Table>
-void count_text(int pattern, std::string_view text, uint64_t base, Table* t) {
+void count_text(int pattern, const BertFrontEnd* bert, std::string_view text, uint64_t base, Table* t) {
+  if (bert) {
+    count_bert_words(*bert, text, base, t);
+    return;
+  }
   if (pattern < 0) {
     if (!text.empty()) t->add(text.data(), text.size(), 1, base);
     return;
@@ -127,13 +161,13 @@ void WordCounter::add_texts(const std::vector<std::string_view>& texts, int thre
   for (size_t i = 0; i < n; ++i) base[i + 1] = base[i] + texts[i].size() + 1;
   int parts = std::max(1, std::min<int>(thread_count(threads), static_cast<int>(n / 64 + 1)));
   if (parts == 1) {
-    for (size_t i = 0; i < n; ++i) count_text(pattern_, texts[i], base[i], table_);
+    for (size_t i = 0; i < n; ++i) count_text(pattern_, bert_.get(), texts[i], base[i], table_);
   } else {
     std::vector<std::unique_ptr<Table>> locals(parts);
     parallel_for(parts, parts, [&](size_t k) {
       locals[k].reset(new Table());
       size_t lo = n * k / parts, hi = n * (k + 1) / parts;
-      for (size_t i = lo; i < hi; ++i) count_text(pattern_, texts[i], base[i], locals[k].get());
+      for (size_t i = lo; i < hi; ++i) count_text(pattern_, bert_.get(), texts[i], base[i], locals[k].get());
     });
     for (auto& l : locals) table_->absorb(*l);
   }
@@ -155,7 +189,7 @@ void WordCounter::add_lines(std::string_view buffer, int threads) {
     while (lo < hi) {
       const void* nl = std::memchr(buffer.data() + lo, '\n', hi - lo);
       size_t end = nl ? static_cast<const char*>(nl) - buffer.data() + 1 : hi;
-      count_text(pattern_, buffer.substr(lo, end - lo), seen_ + lo, t);
+      count_text(pattern_, bert_.get(), buffer.substr(lo, end - lo), seen_ + lo, t);
       lo = end;
     }
   };

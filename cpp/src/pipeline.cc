@@ -25,14 +25,17 @@ Encoder::Encoder(std::shared_ptr<const BpeModel> model, int pattern, std::vector
       matcher_(matcher_entries(specials_)), longest_match_(longest_match) {
   for (const SpecialToken& s : specials_) {
     if (s.text.empty()) throw Error(ErrorKind::kModel, "a special token is the empty string");
-    if (s.id >= special_by_id_.size()) special_by_id_.resize(s.id + 1, nullptr);
-    special_by_id_[s.id] = &s.text;
+    special_by_id_.emplace_back(s.id, &s.text);
   }
+  // Sorted, not indexed by id: a special id may be anything up to 2^32 - 1.
+  std::sort(special_by_id_.begin(), special_by_id_.end());
 }
 
 const std::string* Encoder::id_bytes(uint32_t id) const {
-  if (id < special_by_id_.size() && special_by_id_[id]) return special_by_id_[id];
+  // A special token that is also in the model has the same bytes there (the Tokenizer checks).
   if (model_->has_id(id)) return &model_->token(id);
+  auto it = std::lower_bound(special_by_id_.begin(), special_by_id_.end(), std::make_pair(id, (const std::string*)nullptr));
+  if (it != special_by_id_.end() && it->first == id) return it->second;
   return nullptr;
 }
 
@@ -136,7 +139,8 @@ void Encoder::decode(const uint32_t* ids, size_t n, std::string& out) const {
     if (!bytes)
       throw Error(ErrorKind::kUnknownId, "id " + std::to_string(ids[i]) + " at position " +
                                              std::to_string(i) + " is not in the vocabulary (ids run from 0 to " +
-                                             std::to_string(std::max(model_->id_limit(), special_by_id_.size())) +
+                                             std::to_string(std::max<size_t>(model_->id_limit(),
+                                                                     special_by_id_.empty() ? 0 : special_by_id_.back().first + size_t{1})) +
                                              " - 1)");
     out += *bytes;
   }

@@ -167,7 +167,7 @@ class Encoding:
     __slots__ = (
         "_ids", "_offsets", "_tokens", "_type_ids", "_attention_mask", "_special_tokens_mask",
         "_make_ids", "_make_offsets", "_tokenizer", "_parts", "_length", "_range_map", "_overflowing",
-        "_native",
+        "_native", "_text", "_wrap",
     )
 
     def __init__(
@@ -197,7 +197,9 @@ class Encoding:
         self._length: Optional[int] = None
         self._range_map: Optional[Ranges] = None
         self._overflowing: List[Encoding] = list(overflowing) if overflowing else _NONE
-        self._native: Optional[tuple] = None
+        self._native: Any = None  # a _core.EncodingData whose fields this Encoding shows
+        self._text: Optional[str] = None  # the text it encodes (for character offsets)
+        self._wrap: Optional[NativeWrap] = None
 
     @classmethod
     def _from_native(cls, tokenizer: "Tokenizer", data: Any, text: str, wrap: Optional["NativeWrap"] = None
@@ -214,14 +216,16 @@ class Encoding:
         enc._length = len(data) + wrap.added if wrap is not None else None
         enc._range_map = None
         enc._overflowing = _NONE
-        enc._native = (data, text, wrap)
+        enc._native = data
+        enc._text = text
+        enc._wrap = wrap
         return enc
 
     @property
     def _ranges(self) -> Ranges:
         """Which tokens belong to which input sequence: {sequence: (start, stop)} (made on first use)."""
         if self._range_map is None:
-            wrap = self._native[2] if self._native is not None else None
+            wrap = self._wrap
             self._range_map = {} if wrap is None else {0: (wrap.before, self._length - wrap.after)}
         return self._range_map
 
@@ -231,7 +235,7 @@ class Encoding:
 
     def _native_field(self, field: str) -> list:
         """A field of a native-backed Encoding: the model's tokens, between the wrap's."""
-        data, text, wrap = self._native  # type: ignore[misc]
+        data, text, wrap = self._native, self._text, self._wrap
         if field == "ids":
             inner = data.ids
         elif field == "offsets":
@@ -263,7 +267,7 @@ class Encoding:
         enc._length = length
         enc._range_map = ranges
         enc._overflowing = overflowing
-        enc._native = None
+        enc._native = enc._text = enc._wrap = None
         return enc
 
     # -- fields ----------------------------------------------------------------------------------
@@ -438,8 +442,9 @@ class Encoding:
                                 tokens=self._tokens, type_ids=self._type_ids, attention_mask=self._attention_mask,
                                 special_tokens_mask=self._special_tokens_mask)
             if self._native is not None:
-                snapshot._native, snapshot._length, snapshot._range_map = self._native, self._length, self._range_map
-                self._native = None
+                snapshot._native, snapshot._text, snapshot._wrap = self._native, self._text, self._wrap
+                snapshot._length, snapshot._range_map = self._length, self._range_map
+                self._native = self._text = self._wrap = None
             parts = [(_SLICE, snapshot, p[2], p[3], p[4]) if p[0] == _SLICE and p[1] is self else p
                      for p in parts]
             self._make_ids = self._make_offsets = None

@@ -158,8 +158,8 @@ class Tokenizer:
         for text, i in self.special_tokens.items():
             if not isinstance(text, str) or not text:
                 raise ModelError(f"special tokens must be non-empty strings, got {text!r}")
-            if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-                raise ModelError(f"special token {text!r} needs a non-negative integer id, got {i!r}")
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < 1 << 32:
+                raise ModelError(f"special token {text!r} needs an integer id in 0..2**32-1, got {i!r}")
             if 0 <= i < model.id_limit and model.native.token_bytes(i) not in (None, text.encode("utf-8")):
                 raise ModelError(f"special token {text!r} has id {i}, which the model uses for {model.id_to_token(i)!r}")
         if len(self._special_ids) != len(self.special_tokens):

@@ -15,12 +15,16 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace ciyuan {
+
+class BertFrontEnd;
+struct BertOptions;
 
 // Which of several pairs with the same count merges first.
 enum class TieBreak {
@@ -34,6 +38,8 @@ class WordCounter {
  public:
   // `pattern` is a PreTokPattern, or -1 for none (each text or line is one word).
   explicit WordCounter(int pattern);
+  // Words cut by the BERT front end (BertNormalizer + BertPreTokenizer): normalized words.
+  explicit WordCounter(const BertOptions& bert);
   ~WordCounter();
   WordCounter(const WordCounter&) = delete;
   WordCounter& operator=(const WordCounter&) = delete;
@@ -62,6 +68,7 @@ class WordCounter {
  private:
   struct Table;
   int pattern_;
+  std::unique_ptr<const BertFrontEnd> bert_;  // set: words come from the BERT front end
   uint64_t seen_ = 0;  // bytes (or words) consumed so far: the "first seen" clock
   Table* table_;
 };

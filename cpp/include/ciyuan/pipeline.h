@@ -99,7 +99,7 @@ class Encoder {
   std::vector<SpecialToken> specials_;
   SpecialMatcher matcher_;
   bool longest_match_;
-  std::vector<const std::string*> special_by_id_;  // id -> text for ids past the model's
+  std::vector<std::pair<uint32_t, const std::string*>> special_by_id_;  // (id, text), sorted by id
 };
 
 // Runs fn(i) for i in [0, n) on `threads` threads (<= 0: hardware concurrency). Exceptions

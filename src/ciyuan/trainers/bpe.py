@@ -209,7 +209,13 @@ class BpeTrainer:
         if errors not in ("strict", "replace"):
             raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
         native = getattr(pre_tokenizer, "native_pattern", None) if pre_tokenizer is not None else ""
-        if native is not None and native != "" and normalizer is None:
+        bert = _bert_front_end(normalizer, pre_tokenizer)
+        if bert is not None and (not self.lowercase or bert[3]):
+            # BertNormalizer + BertPreTokenizer: the native BERT front end cuts and normalizes
+            # (its lowercasing covers the trainer's).
+            counter = _core.WordCounter.bert(*bert)
+            fast = True
+        elif native is not None and native != "" and normalizer is None:
             counter = _core.WordCounter(native)
             fast = True
         elif pre_tokenizer is None and normalizer is None:
@@ -219,6 +225,7 @@ class BpeTrainer:
             counter = _core.WordCounter("")
             fast = False
         threads = self.threads or 0
+        lower = self.lowercase and bert is None  # the BERT front end lowercases by itself
         python_counts: Counter = Counter()
         start = time.perf_counter()
 
@@ -254,7 +261,7 @@ class BpeTrainer:
 
         for kind, item in _iterate(source):
             if kind == "file":
-                if fast and not self.lowercase and errors == "strict":
+                if fast and not lower and errors == "strict":
                     # The whole file natively: read, validated and counted with the GIL released.
                     if not item.is_file():
                         raise InvalidInputError(f"cannot read {item}: no such file")
@@ -266,7 +273,7 @@ class BpeTrainer:
                         raise InvalidInputError(_utf8_error(item, offset, line, bad))
                     continue
                 for chunk in _file_chunks(item, errors):
-                    if fast and not self.lowercase:
+                    if fast and not lower:
                         counter.add_lines(chunk, threads)
                         continue
                     text = chunk.decode("utf-8", "surrogateescape")
@@ -277,7 +284,7 @@ class BpeTrainer:
             else:
                 texts = [_replace_surrogates(t) for t in item]
                 if fast:
-                    counter.add_texts([t.lower() for t in texts] if self.lowercase else texts, threads)
+                    counter.add_texts([t.lower() for t in texts] if lower else texts, threads)
                 else:
                     add_python(texts)
         if python_counts:
@@ -386,6 +393,17 @@ class BpeTrainer:
     def __repr__(self) -> str:
         kind = "byte-level" if self.byte_level else "character-level"
         return f"BpeTrainer({kind}, vocab_size={self.vocab_size}, min_frequency={self.min_frequency}, tie_break={self.tie_break!r})"
+
+
+def _bert_front_end(normalizer: Any, pre_tokenizer: Any) -> Optional[tuple]:
+    """The native BERT front end's options when the stages are BertNormalizer (or none) and
+    BertPreTokenizer, else None."""
+    if getattr(pre_tokenizer, "type_name", None) != "BertPreTokenizer":
+        return None
+    if normalizer is None:
+        return (False, False, False, False)
+    native_options = getattr(normalizer, "native_options", None)
+    return native_options() if native_options is not None else None
 
 
 def _lines(text: str) -> List[str]:
