@@ -51,6 +51,27 @@ nb::list id_list(const std::vector<T>& tokens) {
   return nb::steal<nb::list>(list);
 }
 
+// head + ids + tail as one list (a template's special tokens around a text's ids).
+inline nb::list wrapped_id_list(const std::vector<uint32_t>& head, const std::vector<uint32_t>& ids,
+                                const std::vector<uint32_t>& tail) {
+  if (head.empty() && tail.empty()) return id_list(ids);
+  const size_t n = head.size() + ids.size() + tail.size();
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (!list) throw nb::python_error();
+  size_t at = 0;
+  for (const std::vector<uint32_t>* part : {&head, &ids, &tail}) {
+    for (uint32_t id : *part) {
+      PyObject* item = id_object(id);
+      if (!item) {
+        Py_DECREF(list);
+        throw nb::python_error();
+      }
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(at++), item);
+    }
+  }
+  return nb::steal<nb::list>(list);
+}
+
 inline std::vector<ciyuan::SpecialPolicy> policy_from(nb::bytes policy) {
   std::vector<ciyuan::SpecialPolicy> out(policy.size());
   const char* p = policy.c_str();
@@ -59,7 +80,10 @@ inline std::vector<ciyuan::SpecialPolicy> policy_from(nb::bytes policy) {
 }
 
 // Character offsets of each token: the characters that contain its first and last byte.
-inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handle text) {
+// The tokens' character spans in `text`, after `head` and before `tail` spans (0, 0) (the
+// special tokens a template puts around a text).
+inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handle text, size_t head = 0,
+                             size_t tail = 0) {
   std::string_view utf8 = utf8_view(text);
   bool ascii = is_ascii(text);
   std::vector<uint32_t> char_at;  // byte -> index of the character containing it
@@ -75,8 +99,23 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
   // Built with the C API: positions are the cached int objects ids use, and the collector
   // stays off while the tuples are made.
   GcPause gc;
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(tokens.size()));
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(head + tokens.size() + tail));
   if (!list) throw nb::python_error();
+  if (head || tail) {
+    PyObject* zero = PyTuple_Pack(2, id_object(0), id_object(0));
+    if (!zero) {
+      Py_DECREF(list);
+      throw nb::python_error();
+    }
+    Py_DECREF(PyTuple_GET_ITEM(zero, 0));  // PyTuple_Pack took its own references
+    Py_DECREF(PyTuple_GET_ITEM(zero, 1));
+    PyObject_GC_UnTrack(zero);
+    for (size_t i = 0; i < head + tail; ++i) {
+      Py_INCREF(zero);
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i < head ? i : head + tokens.size() + (i - head)), zero);
+    }
+    Py_DECREF(zero);
+  }
   for (size_t i = 0; i < tokens.size(); ++i) {
     const ciyuan::Token& t = tokens[i];
     size_t s = t.start, e = t.end;
@@ -98,7 +137,7 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
     // Two ints can never form a cycle: untracked, the tuple costs later collections nothing
     // (CPython untracks such tuples itself, but only when a collection first walks them).
     PyObject_GC_UnTrack(pair);
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), pair);
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(head + i), pair);
   }
   return nb::steal<nb::list>(list);
 }

@@ -22,6 +22,8 @@ using ciyuan_bindings::BatchTexts;
 using ciyuan_bindings::EncodingData;
 using ciyuan_bindings::char_offsets;
 using ciyuan_bindings::id_list;
+using ciyuan_bindings::wrapped_id_list;
+using ciyuan_bindings::GcPause;
 using ciyuan_bindings::policy_from;
 
 namespace {
@@ -47,13 +49,27 @@ void register_pipeline(nb::module_& m) {
   nb::class_<EncodingData>(m, "EncodingData")
       .def("__len__", [](const EncodingData& d) { return d.tokens.size(); })
       .def_prop_ro("ids", [](const EncodingData& d) { return id_list(d.tokens); })
+      .def(
+          "wrapped_ids",
+          [](const EncodingData& d, const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
+            std::vector<uint32_t> ids(d.tokens.size());
+            for (size_t i = 0; i < ids.size(); ++i) ids[i] = d.tokens[i].id;
+            return wrapped_id_list(head, ids, tail);
+          },
+          nb::arg("head"), nb::arg("tail"), "The ids with `head` before and `tail` after them.")
       .def_prop_ro("byte_spans",
                    [](const EncodingData& d) {
                      nb::list out;
                      for (const Token& t : d.tokens) out.append(nb::make_tuple(t.start, t.end));
                      return out;
                    })
-      .def("char_offsets", [](const EncodingData& d, nb::handle text) { return char_offsets(d.tokens, text); });
+      .def(
+          "char_offsets",
+          [](const EncodingData& d, nb::handle text, size_t head, size_t tail) {
+            return char_offsets(d.tokens, text, head, tail);
+          },
+          nb::arg("text"), nb::arg("head") = 0, nb::arg("tail") = 0,
+          "Character spans in `text`, after `head` and before `tail` spans (0, 0).");
 
   nb::class_<Encoder>(m, "Encoder")
       .def(
@@ -131,12 +147,17 @@ void register_pipeline(nb::module_& m) {
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
       .def(
           "encode_batch_ids",
-          [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
+          [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads, const std::vector<uint32_t>& head,
+             const std::vector<uint32_t>& tail) {
+            auto results = encode_batch<uint32_t>(self, texts, policy, threads);
+            GcPause pause;
             nb::list out;
-            for (auto& r : encode_batch<uint32_t>(self, texts, policy, threads)) out.append(id_list(r));
+            for (auto& r : results) out.append(wrapped_id_list(head, r, tail));
             return out;
           },
-          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
+          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"), nb::arg("head") = std::vector<uint32_t>(),
+          nb::arg("tail") = std::vector<uint32_t>(),
+          "Ids of each text, with `head` and `tail` (a template's special tokens) around them.")
       .def(
           "decode_bytes",
           [](const Encoder& self, const std::vector<uint32_t>& ids) {

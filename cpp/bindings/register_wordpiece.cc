@@ -203,14 +203,17 @@ void register_wordpiece(nb::module_& m) {
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
       .def(
           "encode_batch_ids",
-          [](const WordPieceEncoder& self, nb::handle texts, nb::bytes policy, int threads) {
+          [](const WordPieceEncoder& self, nb::handle texts, nb::bytes policy, int threads,
+             const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
             auto results = encode_batch<uint32_t>(self, texts, policy, threads);
             ciyuan_bindings::GcPause pause;
             nb::list out;
-            for (auto& r : results) out.append(id_list(r));
+            for (auto& r : results) out.append(ciyuan_bindings::wrapped_id_list(head, r, tail));
             return out;
           },
-          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
+          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"), nb::arg("head") = std::vector<uint32_t>(),
+          nb::arg("tail") = std::vector<uint32_t>(),
+          "Ids of each text, with `head` and `tail` (a template's special tokens) around them.")
       .def(
           "decode_bytes",
           [](const WordPieceEncoder& self, const std::vector<uint32_t>& ids) {

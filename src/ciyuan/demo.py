@@ -110,6 +110,43 @@ def main() -> int:
                     print(line)
                     return 1
             print(line)
+    return bert(data, texts)
+
+
+def bert(data: Path, texts: dict) -> int:
+    """The BERT pipeline from bert-base-uncased's vocab.txt, line by line, checked against
+    Hugging Face's BertWordPieceTokenizer when it is installed."""
+    path = data / "tokenizers" / "bert" / "bert-base-uncased-vocab.txt"
+    text = texts.get("English (Gutenberg)")
+    if not path.exists() or text is None:
+        print("\nDone. More: `ciyuan --help`, README.md, docs/.")
+        return 0
+    tok = ciyuan.Tokenizer.from_bert_vocab(path)
+    enc = tok.encode("Hello, world!", "Is this the second sentence?")
+    print(f"\n== BERT (bert-base-uncased vocab.txt, WordPiece): {tok.vocab_size:,} tokens")
+    print(f"   pair    : {enc.tokens}")
+    print(f"   type ids: {enc.type_ids}")
+    lines = text.split("\n")
+    mb = len(text.encode("utf-8")) / 1e6
+    start = time.perf_counter()
+    ids = tok.encode_batch_ids(lines, threads=1)
+    seconds = time.perf_counter() - start
+    line = f"   English: {mb:.1f} MB, {len(lines):,} lines -> {sum(map(len, ids)):,} ids in {seconds:.2f} s " \
+           f"({mb / seconds:.1f} MB/s, one thread, [CLS]/[SEP] added)"
+    try:
+        from tokenizers import BertWordPieceTokenizer
+    except ImportError:
+        BertWordPieceTokenizer = None
+    if BertWordPieceTokenizer is not None:
+        hf = BertWordPieceTokenizer(str(path), lowercase=True)
+        start = time.perf_counter()
+        same = [e.ids for e in hf.encode_batch(lines)] == ids
+        line += f", ids {'identical to' if same else 'DIFFERENT from'} Hugging Face's"
+        line += f" (its encode_batch on all cores: {mb / (time.perf_counter() - start):.1f} MB/s)"
+        if not same:
+            print(line)
+            return 1
+    print(line)
     print("\nDone. More: `ciyuan --help`, README.md, docs/.")
     return 0
 

@@ -46,7 +46,7 @@ class NativeWrap:
     """How a single-sequence template wraps every text of a batch (e.g. BERT's ``[CLS] $A
     [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings."""
 
-    __slots__ = ("before", "after", "added", "type_id", "fields")
+    __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids")
 
     def __init__(self, head: List[Part], type_id: Optional[int], tail: List[Part]) -> None:
         self.before = sum(_part_len(p) for p in head)
@@ -57,6 +57,7 @@ class NativeWrap:
             field: ([v for p in head for v in _part_field(p, field)], [v for p in tail for v in _part_field(p, field)])
             for field in _FIELDS
         }
+        self.head_ids, self.tail_ids = self.fields["ids"]
 
 
 def _part_len(part: Part) -> int:
@@ -237,10 +238,10 @@ class Encoding:
         """A field of a native-backed Encoding: the model's tokens, between the wrap's."""
         data, text, wrap = self._native, self._text, self._wrap
         if field == "ids":
-            inner = data.ids
-        elif field == "offsets":
-            inner = data.char_offsets(text)
-        elif field == "tokens":
+            return data.ids if wrap is None else data.wrapped_ids(wrap.head_ids, wrap.tail_ids)
+        if field == "offsets":
+            return data.char_offsets(text) if wrap is None else data.char_offsets(text, wrap.before, wrap.after)
+        if field == "tokens":
             to_token = self._tokenizer.id_to_token  # type: ignore[union-attr]
             inner = [to_token(i) for i in data.ids]
         elif wrap is None:

@@ -364,13 +364,12 @@ class Tokenizer:
                 or any(not isinstance(t, str) for t in inputs)):
             return [e.ids for e in self.encode_batch(inputs, add_special_tokens=add_special_tokens, threads=threads,
                                                      **special)]
-        texts, ids = self._native_batch(inputs, threads, allowed_special, disallowed_special, ids_only=True)
+        head, tail = wrap
+        texts, ids = self._native_batch(inputs, threads, allowed_special, disallowed_special, ids_only=True,
+                                        wrap=(head, tail))
         if ids is None:
             policy = self._policy(allowed_special, disallowed_special)
-            ids = [self._encode_python(t, policy).ids for t in texts]
-        head, tail = wrap
-        if head or tail:
-            ids = [head + x + tail for x in ids]
+            ids = [head + self._encode_python(t, policy).ids + tail for t in texts]
         return ids
 
     def _single_template(self) -> Optional[Tuple[List[int], List[int]]]:
@@ -387,18 +386,23 @@ class Tokenizer:
         return ids[:at], ids[at + 1:]
 
     def _native_batch(self, texts: Iterable[str], threads: Optional[int], allowed_special: SpecialSet,
-                      disallowed_special: SpecialSet, ids_only: bool) -> Tuple[List[str], Any]:
-        """(texts, native results), or (texts, None) when the pipeline has Python stages."""
+                      disallowed_special: SpecialSet, ids_only: bool,
+                      wrap: Tuple[List[int], List[int]] = ([], [])) -> Tuple[List[str], Any]:
+        """(texts, native results), or (texts, None) when the pipeline has Python stages. Ids come
+        with ``wrap``'s ids before and after each text's."""
         texts = list(texts)
         policy = self._policy(allowed_special, disallowed_special)
         if not self._native_path:
             return texts, None
-        run = self._encoder.encode_batch_ids if ids_only else self._encoder.encode_batch
+        if ids_only:
+            run = lambda ts: self._encoder.encode_batch_ids(ts, policy, self._threads(threads), *wrap)  # noqa: E731
+        else:
+            run = lambda ts: self._encoder.encode_batch(ts, policy, self._threads(threads))  # noqa: E731
         try:
-            return texts, run(texts, policy, self._threads(threads))
+            return texts, run(texts)
         except UnicodeEncodeError:
             texts = [_replace_surrogates(t) for t in texts]
-            return texts, run(texts, policy, self._threads(threads))
+            return texts, run(texts)
 
     @staticmethod
     def _threads(threads: Optional[int]) -> int:
