@@ -341,10 +341,7 @@ void register_segment(nb::module_& m) {
             // The output is written straight into the bytes object returned (no second copy).
             PyObject* result = nullptr;
             {
-              nb::gil_scoped_release release;
-              const size_t bad = ciyuan::utf8::validate(t.data(), t.size());
-              if (bad != t.size())
-                throw ciyuan::Error(ciyuan::ErrorKind::kInvalidInput, "invalid UTF-8 at byte " + std::to_string(bad));
+              nb::gil_scoped_release release;  // invalid UTF-8 is found (in parallel) by segment_lines
               auto idx = self.lex.index();
               ciyuan::segment_lines(*idx, t, o, threads, [&result](size_t n) -> char* {
                 nb::gil_scoped_acquire acquire;

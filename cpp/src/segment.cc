@@ -459,14 +459,22 @@ void segment_lines(const SegIndex& index, std::string_view text, const SegOption
   }
   // A chunk's output is at most twice its bytes (a space after every byte) plus a newline per
   // line: each thread writes into a buffer that large, with no bounds checks per word.
+  // Each chunk is checked for valid UTF-8 by its own thread (chunks end at line ends, so a
+  // character never straddles two); the first bad byte of the text is the smallest found.
   const char* const text_end = text.data() + text.size();
   std::vector<std::unique_ptr<char[]>> parts(chunks.size());
   std::vector<size_t> sizes(chunks.size(), 0);
+  std::vector<size_t> bad(chunks.size(), SIZE_MAX);
   parallel_for(chunks.size(), threads, [&](size_t c) {
     std::vector<Piece> pieces;
     Segmenter seg(index, options);
     size_t a = chunks[c].first;
     const size_t end = chunks[c].second;
+    const size_t valid = utf8::validate(text.data() + a, end - a);
+    if (valid != end - a) {
+      bad[c] = a + valid;
+      return;
+    }
     parts[c].reset(new char[3 * (end - a) + 16]);
     char* o = parts[c].get();
     char* w = o;
@@ -497,6 +505,9 @@ void segment_lines(const SegIndex& index, std::string_view text, const SegOption
     }
     sizes[c] = static_cast<size_t>(w - o);
   });
+  const size_t first_bad = *std::min_element(bad.begin(), bad.end());
+  if (first_bad != SIZE_MAX)
+    throw Error(ErrorKind::kInvalidInput, "invalid UTF-8 at byte " + std::to_string(first_bad));
   size_t total = 0;
   for (size_t z : sizes) total += z;
   char* dst = allocate(total);

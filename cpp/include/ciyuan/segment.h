@@ -164,7 +164,8 @@ void segment(const SegIndex& index, std::string_view text, const SegOptions& opt
 // Segments every line of `text` (valid UTF-8; lines end with '\n', a '\r' before it is
 // whitespace) and appends the words to `out`, separated by one space, one line per input line
 // (each ended by '\n'); whitespace words are left out. Lines are spread over `threads` threads
-// (<= 0: all cores); the output does not depend on the thread count.
+// (<= 0: all cores); the output does not depend on the thread count. Invalid UTF-8 throws
+// Error(kInvalidInput) naming the first bad byte.
 void segment_lines(const SegIndex& index, std::string_view text, const SegOptions& options, int threads,
                    std::string& out);
 // The same, writing into allocate(n): a buffer of the output's n bytes that the caller owns
