@@ -681,11 +681,8 @@ class Trainer {
     words_[w].len = j;
   }
 
-  // a + b, without b's continuing-subword prefix (a + ##b -> ab, ##a + ##b -> ##ab).
   std::string join(const std::string& a, const std::string& b) const {
-    const std::string& prefix = cfg_.continuing_subword_prefix;
-    if (!prefix.empty() && b.compare(0, prefix.size(), prefix) == 0) return a + b.substr(prefix.size());
-    return a + b;
+    return train_detail::join_tokens(a, b, cfg_.continuing_subword_prefix);
   }
 
   void merge_loop() {

@@ -72,34 +72,12 @@ void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& po
   // Room for the usual number of tokens up front (a token per 2 bytes covers CJK text): growing
   // the vector would copy it again and again. Reserved but untouched memory costs no RSS.
   out.reserve(text.size() / 2 + 16);
-  bool any = false;
-  for (SpecialPolicy p : policy) any |= p != SpecialPolicy::kOrdinary;
-  if (!any || matcher_.empty()) {
-    encode_ordinary(text, 0, text.size(), out);
-    return;
-  }
-  size_t pos = 0, seg = 0, s, e;
-  uint32_t index;
-  while (matcher_.find(text, pos, &s, &e, &index)) {
-    SpecialPolicy p = index < policy.size() ? policy[index] : SpecialPolicy::kOrdinary;
-    if (p == SpecialPolicy::kOrdinary) {
-      pos = s + 1;
-      continue;
-    }
-    if (p == SpecialPolicy::kDisallowed) {
-      throw Error(ErrorKind::kSpecialToken,
-                  "the text contains the special token '" + specials_[index].text + "' at byte " +
-                      std::to_string(s) +
-                      "; pass allowed_special={'" + specials_[index].text +
-                      "'} to encode it as a special token, or disallowed_special=() to encode it "
-                      "as ordinary text");
-    }
-    encode_ordinary(text, seg, s, out);
-    out.buffer().push_back(Token{specials_[index].id, static_cast<uint32_t>(s), static_cast<uint32_t>(e)});
-    out.flush();
-    pos = seg = e;
-  }
-  encode_ordinary(text, seg, text.size(), out);
+  split_at_specials(
+      matcher_, specials_, policy, text, [&](size_t a, size_t b) { encode_ordinary(text, a, b, out); },
+      [&](const SpecialToken& t, size_t a, size_t b) {
+        out.buffer().push_back(Token{t.id, static_cast<uint32_t>(a), static_cast<uint32_t>(b)});
+        out.flush();
+      });
 }
 
 void Encoder::encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,

@@ -347,31 +347,11 @@ void WordPieceEncoder::encode(std::string_view text, const std::vector<SpecialPo
                               std::vector<Token>& out) const {
   check_size(text);
   out.reserve(text.size() / 3 + 16);
-  bool any = false;
-  for (SpecialPolicy p : policy) any |= p != SpecialPolicy::kOrdinary;
-  if (!any || matcher_.empty()) {
-    encode_ordinary(text, 0, text.size(), out);
-    return;
-  }
-  size_t pos = 0, seg = 0, s, e;
-  uint32_t index;
-  while (matcher_.find(text, pos, &s, &e, &index)) {
-    SpecialPolicy p = index < policy.size() ? policy[index] : SpecialPolicy::kOrdinary;
-    if (p == SpecialPolicy::kOrdinary) {
-      pos = s + 1;
-      continue;
-    }
-    if (p == SpecialPolicy::kDisallowed) {
-      throw Error(ErrorKind::kSpecialToken,
-                  "the text contains the special token '" + specials_[index].text + "' at byte " + std::to_string(s) +
-                      "; pass allowed_special={'" + specials_[index].text +
-                      "'} to encode it as a special token, or disallowed_special=() to encode it as ordinary text");
-    }
-    encode_ordinary(text, seg, s, out);
-    out.push_back(Token{specials_[index].id, static_cast<uint32_t>(s), static_cast<uint32_t>(e)});
-    pos = seg = e;
-  }
-  encode_ordinary(text, seg, text.size(), out);
+  split_at_specials(
+      matcher_, specials_, policy, text, [&](size_t a, size_t b) { encode_ordinary(text, a, b, out); },
+      [&](const SpecialToken& t, size_t a, size_t b) {
+        out.push_back(Token{t.id, static_cast<uint32_t>(a), static_cast<uint32_t>(b)});
+      });
 }
 
 void WordPieceEncoder::encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,

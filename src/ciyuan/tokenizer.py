@@ -377,13 +377,12 @@ class Tokenizer:
         None when it does anything else."""
         if self.post_processor is None:
             return [], []
-        marker = -1  # no real id is negative
-        probe = self.post_processor.process(Encoding(None, ids=[marker], offsets=[(0, 0)], tokens=[""]))
-        ids = probe.ids
-        if ids.count(marker) != 1:
+        wrapper = getattr(self.post_processor, "single_wrapper", None)
+        wrap = wrapper(True) if wrapper is not None else None
+        if wrap is None:
             return None
-        at = ids.index(marker)
-        return ids[:at], ids[at + 1:]
+        native_wrap = NativeWrap(*wrap)
+        return native_wrap.head_ids, native_wrap.tail_ids
 
     def _native_batch(self, texts: Iterable[str], threads: Optional[int], allowed_special: SpecialSet,
                       disallowed_special: SpecialSet, ids_only: bool,

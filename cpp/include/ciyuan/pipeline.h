@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ciyuan/bpe.h"
+#include "ciyuan/errors.h"
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/special.h"
 
@@ -27,6 +28,42 @@ struct SpecialToken {
   std::string text;
   uint32_t id;
 };
+
+// Cuts `text` at the special tokens `policy` allows (one policy per special token, in order):
+// ordinary(start, end) for the text between them (possibly empty), special(token, start, end)
+// for each; special-token text whose policy is kDisallowed throws DisallowedSpecialTokenError.
+// Every encoder shares it.
+template <class Ordinary, class Special>
+void split_at_specials(const SpecialMatcher& matcher, const std::vector<SpecialToken>& specials,
+                       const std::vector<SpecialPolicy>& policy, std::string_view text, Ordinary&& ordinary,
+                       Special&& special) {
+  bool any = false;
+  for (SpecialPolicy p : policy) any |= p != SpecialPolicy::kOrdinary;
+  if (!any || matcher.empty()) {
+    ordinary(size_t{0}, text.size());
+    return;
+  }
+  size_t pos = 0, seg = 0, s, e;
+  uint32_t index;
+  while (matcher.find(text, pos, &s, &e, &index)) {
+    const SpecialPolicy p = index < policy.size() ? policy[index] : SpecialPolicy::kOrdinary;
+    if (p == SpecialPolicy::kOrdinary) {
+      pos = s + 1;
+      continue;
+    }
+    if (p == SpecialPolicy::kDisallowed) {
+      const std::string& name = specials[index].text;
+      throw Error(ErrorKind::kSpecialToken,
+                  "the text contains the special token '" + name + "' at byte " + std::to_string(s) +
+                      "; pass allowed_special={'" + name + "'} to encode it as a special token, or "
+                      "disallowed_special=() to encode it as ordinary text");
+    }
+    ordinary(seg, s);
+    special(specials[index], s, e);
+    pos = seg = e;
+  }
+  ordinary(seg, text.size());
+}
 
 // Where encoded tokens go: all of them (ids with their spans), or only their ids. The model
 // always writes Tokens; for ids only they land in a small scratch buffer that stays in L1 and

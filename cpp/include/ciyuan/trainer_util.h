@@ -30,6 +30,13 @@ inline void append_utf8(uint32_t cp, std::string& out) {
   }
 }
 
+// The token two tokens make: a + b without b's continuing-subword prefix (a + ##b -> ab,
+// ##a + ##b -> ##ab; no prefix: a + b).
+inline std::string join_tokens(const std::string& a, const std::string& b, const std::string& prefix) {
+  if (!prefix.empty() && b.compare(0, prefix.size(), prefix) == 0) return a + b.substr(prefix.size());
+  return a + b;
+}
+
 // The words that may hold a pair: most pairs are in one or two words, so those stay inline
 // (16 bytes, no allocation); longer lists grow on the heap.
 class WordList {
