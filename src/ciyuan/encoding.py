@@ -214,7 +214,7 @@ class Encoding:
         enc._attention_mask = enc._special_tokens_mask = None
         enc._make_ids = enc._make_offsets = None
         enc._parts = None
-        enc._length = len(data) + wrap.added if wrap is not None else None
+        enc._length = len(data) + (wrap.added if wrap is not None else 0)
         enc._range_map = None
         enc._overflowing = _NONE
         enc._native = data
