@@ -150,7 +150,8 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
         common["special_tokens"] = [s for s in args.special_tokens.split(",") if s]
     if args.model != "bpe":
         for flag, value in (("--byte-level", args.byte_level), ("--end-of-word-suffix", args.end_of_word_suffix),
-                            ("--end-of-word-symbol", args.end_of_word_symbol), ("--merges", args.merges)):
+                            ("--end-of-word-symbol", args.end_of_word_symbol), ("--merges", args.merges),
+                            ("--tie-break", args.tie_break != "hf")):
             if value:
                 raise InvalidInputError(f"{flag} applies to --model bpe, not {args.model}")
     if args.model in ("wordlevel", "charlevel"):
