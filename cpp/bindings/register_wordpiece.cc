@@ -8,7 +8,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <type_traits>
 
 #include "ciyuan/bert.h"
 #include "ciyuan/errors.h"
@@ -18,14 +17,8 @@
 
 namespace nb = nanobind;
 using ciyuan::BertOptions;
-using ciyuan::SpecialPolicy;
-using ciyuan::Token;
 using ciyuan::WordPieceEncoder;
 using ciyuan::WordPieceModel;
-using ciyuan_bindings::BatchTexts;
-using ciyuan_bindings::EncodingData;
-using ciyuan_bindings::id_list;
-using ciyuan_bindings::policy_from;
 using ciyuan_bindings::utf8_view;
 
 namespace {
@@ -42,21 +35,6 @@ BertOptions bert_options(nb::handle options) {
   o.lowercase = nb::cast<bool>(t[3]);
   o.strip_accents = t[2].is_none() ? o.lowercase : nb::cast<bool>(t[2]);
   return o;
-}
-
-template <class T>
-std::vector<std::vector<T>> encode_batch(const WordPieceEncoder& self, nb::handle texts, nb::bytes policy,
-                                         int threads) {
-  BatchTexts batch(texts);
-  auto pol = policy_from(policy);
-  std::vector<std::vector<T>> results;
-  nb::gil_scoped_release release;
-  if constexpr (std::is_same_v<T, Token>) {
-    self.encode_batch(batch.views, pol, threads, results);
-  } else {
-    self.encode_batch_ids(batch.views, pol, threads, results);
-  }
-  return results;
 }
 
 // Byte spans of `utf8` -> character spans.
@@ -124,7 +102,8 @@ void register_wordpiece(nb::module_& m) {
         return id;
       });
 
-  nb::class_<WordPieceEncoder>(m, "WordPieceEncoder")
+  nb::class_<WordPieceEncoder> encoder(m, "WordPieceEncoder");
+  encoder
       .def(
           "__init__",
           [](WordPieceEncoder* self, std::shared_ptr<WordPieceModel> model, std::string pattern,
@@ -142,91 +121,8 @@ void register_wordpiece(nb::module_& m) {
             for (auto& [text, id] : specials) sp.push_back(ciyuan::SpecialToken{std::move(text), id});
             new (self) WordPieceEncoder(std::move(model), p, std::move(sp), options ? &*options : nullptr);
           },
-          nb::arg("model"), nb::arg("pattern"), nb::arg("specials"), nb::arg("bert") = nb::none())
-      .def(
-          "encode",
-          [](const WordPieceEncoder& self, nb::handle text, nb::bytes policy) {
-            std::string_view utf8 = utf8_view(text);
-            auto pol = policy_from(policy);
-            auto* data = new EncodingData();
-            try {
-              nb::gil_scoped_release release;
-              self.encode(utf8, pol, data->tokens);
-            } catch (...) {
-              delete data;
-              throw;
-            }
-            return data;
-          },
-          nb::arg("text"), nb::arg("policy"), nb::rv_policy::take_ownership)
-      .def(
-          "encode_ids",
-          [](const WordPieceEncoder& self, nb::handle text, nb::bytes policy) {
-            std::string_view utf8 = utf8_view(text);
-            auto pol = policy_from(policy);
-            std::vector<uint32_t> ids;
-            {
-              nb::gil_scoped_release release;
-              self.encode_ids(utf8, pol, ids);
-            }
-            return id_list(ids);
-          },
-          nb::arg("text"), nb::arg("policy"))
-      .def(
-          "encode_spans",
-          [](const WordPieceEncoder& self, nb::handle text, std::vector<std::pair<uint32_t, uint32_t>> spans) {
-            std::string_view utf8 = utf8_view(text);
-            auto* data = new EncodingData();
-            try {
-              nb::gil_scoped_release release;
-              self.encode_spans(utf8, spans, data->tokens);
-            } catch (...) {
-              delete data;
-              throw;
-            }
-            return data;
-          },
-          nb::arg("text"), nb::arg("spans"), nb::rv_policy::take_ownership)
-      .def(
-          "encode_batch",
-          [](const WordPieceEncoder& self, nb::handle texts, nb::bytes policy, int threads) {
-            auto results = encode_batch<Token>(self, texts, policy, threads);
-            ciyuan_bindings::GcPause pause;
-            nb::list out;
-            for (auto& r : results) {
-              auto* data = new EncodingData();
-              data->tokens = std::move(r);
-              out.append(nb::cast(data, nb::rv_policy::take_ownership));
-            }
-            return out;
-          },
-          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
-      .def(
-          "encode_batch_ids",
-          [](const WordPieceEncoder& self, nb::handle texts, nb::bytes policy, int threads,
-             const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
-            auto results = encode_batch<uint32_t>(self, texts, policy, threads);
-            ciyuan_bindings::GcPause pause;
-            nb::list out;
-            for (auto& r : results) out.append(ciyuan_bindings::wrapped_id_list(head, r, tail));
-            return out;
-          },
-          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"), nb::arg("head") = std::vector<uint32_t>(),
-          nb::arg("tail") = std::vector<uint32_t>(),
-          "Ids of each text, with `head` and `tail` (a template's special tokens) around them.")
-      .def(
-          "decode_bytes",
-          [](const WordPieceEncoder& self, const std::vector<uint32_t>& ids) {
-            std::string out;
-            self.decode(ids.data(), ids.size(), out);
-            return nb::bytes(out.data(), out.size());
-          },
-          nb::arg("ids"))
-      .def("id_bytes", [](const WordPieceEncoder& self, uint32_t id) -> nb::object {
-        const std::string* b = self.id_bytes(id);
-        if (!b) return nb::none();
-        return nb::bytes(b->data(), b->size());
-      });
+          nb::arg("model"), nb::arg("pattern"), nb::arg("specials"), nb::arg("bert") = nb::none());
+  ciyuan_bindings::def_encoder_methods(encoder);
 
   m.def(
       "bert_normalize",

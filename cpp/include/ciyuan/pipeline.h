@@ -111,6 +111,11 @@ class Encoder {
     encode(text, policy, sink);
   }
   // Encodes pieces chosen by the caller (a Python pre-tokenizer): [start, end) byte spans.
+  // Only the ids (the fast path: spans are never stored).
+  void encode_ids(std::string_view text, const std::vector<SpecialPolicy>& policy, std::vector<uint32_t>& out) const {
+    TokenSink sink(out);
+    encode(text, policy, sink);
+  }
   void encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,
                     std::vector<Token>& out) const;
   // Encodes each text; `threads` <= 0 means one per core.
