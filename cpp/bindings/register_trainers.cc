@@ -6,9 +6,11 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,39 @@ int parse_pattern(const std::string& name) {
 }
 
 std::string_view bytes_view(const nb::bytes& b) { return std::string_view(b.c_str(), b.size()); }
+
+// The native trainers' progress callback: it checks for Ctrl-C (which stops training) and calls
+// `progress(done, total)` unless it is None. Called without the GIL.
+ciyuan::TrainProgress progress_callback(nb::object& progress) {
+  return [&progress](uint64_t done, uint64_t total) {
+    nb::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    if (!progress.is_none()) progress(done, total);
+  };
+}
+
+// Runs train(words, counts, done) on the counter's words with the GIL released; with `consume`
+// the counter is emptied as soon as the trainer has copied them (done()). Returns the result as
+// (tokens, merges, merge_counts, alphabet_size, stop_reason).
+template <class Train>
+nb::tuple train_on(WordCounter& counter, bool consume, Train&& train) {
+  std::invoke_result_t<Train&, std::vector<std::string_view>&, std::vector<uint64_t>&, std::function<void()>&> result;
+  {
+    std::vector<std::string_view> words;
+    std::vector<uint64_t> counts;
+    nb::gil_scoped_release release;
+    counter.words(&words, &counts);
+    std::function<void()> done;
+    if (consume) done = [&]() {
+      std::vector<std::string_view>().swap(words);
+      counter.clear();
+    };
+    result = train(words, counts, done);
+  }
+  nb::list tokens;
+  for (const std::string& t : result.tokens) tokens.append(nb::bytes(t.data(), t.size()));
+  return nb::make_tuple(tokens, result.merges, result.merge_counts, result.alphabet_size, result.stop_reason);
+}
 
 }  // namespace
 
@@ -142,35 +177,10 @@ void register_trainers(nb::module_& m) {
         config.continuing_order = std::move(continuing_order);
         if (tie_break < 0 || tie_break > 2) throw nb::value_error("tie_break must be 0, 1 or 2");
         config.tie_break = static_cast<ciyuan::TieBreak>(tie_break);
-        ciyuan::TrainProgress callback;
-        if (!progress.is_none()) {
-          callback = [&progress](uint64_t done, uint64_t total) {
-            nb::gil_scoped_acquire acquire;
-            if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C stops training
-            progress(done, total);
-          };
-        } else {
-          callback = [](uint64_t, uint64_t) {
-            nb::gil_scoped_acquire acquire;
-            if (PyErr_CheckSignals() != 0) throw nb::python_error();
-          };
-        }
-        ciyuan::BpeTrainerResult result;
-        {
-          std::vector<std::string_view> words;
-          std::vector<uint64_t> counts;
-          nb::gil_scoped_release release;
-          counter.words(&words, &counts);
-          std::function<void()> done;
-          if (consume) done = [&]() {
-            std::vector<std::string_view>().swap(words);
-            counter.clear();
-          };
-          result = ciyuan::train_bpe(words, counts, config, callback, done);
-        }
-        nb::list tokens;
-        for (const std::string& t : result.tokens) tokens.append(nb::bytes(t.data(), t.size()));
-        return nb::make_tuple(tokens, result.merges, result.merge_counts, result.alphabet_size, result.stop_reason);
+        auto callback = progress_callback(progress);
+        return train_on(counter, consume, [&](auto& words, auto& counts, auto& done) {
+          return ciyuan::train_bpe(words, counts, config, callback, done);
+        });
       },
       nb::arg("counter"), nb::arg("vocab_size"), nb::arg("max_merges"), nb::arg("min_frequency"),
       nb::arg("special_tokens"), nb::arg("byte_level"), nb::arg("initial_alphabet"), nb::arg("limit_alphabet"),
@@ -193,27 +203,10 @@ void register_trainers(nb::module_& m) {
         config.limit_alphabet = limit_alphabet;
         config.max_token_length = max_token_length;
         config.continuing_subword_prefix = std::move(continuing_subword_prefix);
-        ciyuan::TrainProgress callback = [&progress](uint64_t done, uint64_t total) {
-          nb::gil_scoped_acquire acquire;
-          if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C stops training
-          if (!progress.is_none()) progress(done, total);
-        };
-        ciyuan::WordPieceTrainerResult result;
-        {
-          std::vector<std::string_view> words;
-          std::vector<uint64_t> counts;
-          nb::gil_scoped_release release;
-          counter.words(&words, &counts);
-          std::function<void()> done;
-          if (consume) done = [&]() {
-            std::vector<std::string_view>().swap(words);
-            counter.clear();
-          };
-          result = ciyuan::train_wordpiece(words, counts, config, callback, done);
-        }
-        nb::list tokens;
-        for (const std::string& t : result.tokens) tokens.append(nb::bytes(t.data(), t.size()));
-        return nb::make_tuple(tokens, result.merges, result.merge_counts, result.alphabet_size, result.stop_reason);
+        auto callback = progress_callback(progress);
+        return train_on(counter, consume, [&](auto& words, auto& counts, auto& done) {
+          return ciyuan::train_wordpiece(words, counts, config, callback, done);
+        });
       },
       nb::arg("counter"), nb::arg("vocab_size"), nb::arg("max_merges"), nb::arg("min_frequency"),
       nb::arg("special_tokens"), nb::arg("initial_alphabet"), nb::arg("limit_alphabet"), nb::arg("max_token_length"),

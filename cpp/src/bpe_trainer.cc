@@ -291,15 +291,14 @@ uint32_t gpt2_printable(uint8_t b) {
 namespace {
 
 using train_detail::append_utf8;
+using train_detail::CachedPairIndex;
 using train_detail::PairIndex;
 using train_detail::WordList;
 
 class Trainer {
  public:
   Trainer(const BpeTrainerConfig& c, const TrainProgress& progress, const std::function<void()>& words_done)
-      : cfg_(c), progress_(progress), words_done_(words_done) {
-    std::fill(std::begin(cache_key_), std::end(cache_key_), ~0ULL);
-  }
+      : cfg_(c), progress_(progress), words_done_(words_done) {}
 
   BpeTrainerResult run(const std::vector<std::string_view>& words, const std::vector<uint64_t>& counts) {
     for (const std::string& s : cfg_.special_tokens) add_token(s, 1);
@@ -473,23 +472,7 @@ class Trainer {
   }
 
   // ---- pairs
-  // A merge keeps meeting the same few neighbour pairs; a small direct-mapped cache in front of
-  // the big pair index saves most of its cache misses. Pair indices never change, so entries
-  // never go stale.
-  static constexpr size_t kCacheBits = 14;
-  uint64_t cache_key_[1 << kCacheBits];
-  uint32_t cache_idx_[1 << kCacheBits];
-
-  uint32_t find_pair(uint64_t key) {
-    size_t slot = (key * 0x9E3779B97F4A7C15ULL) >> (64 - kCacheBits);
-    if (cache_key_[slot] == key) return cache_idx_[slot];
-    uint32_t idx = pair_index_.find(key, pair_key_);
-    if (idx != PairIndex::kNone) {
-      cache_key_[slot] = key;
-      cache_idx_[slot] = idx;
-    }
-    return idx;
-  }
+  uint32_t find_pair(uint64_t key) { return pair_index_.find(key, pair_key_); }
 
   uint32_t pair_index(uint64_t key) {
     uint32_t idx = find_pair(key);
@@ -767,7 +750,7 @@ class Trainer {
   std::vector<WordInfo> words_;
 
   const bool first_mode_ = cfg_.tie_break == TieBreak::kFirstSeen;
-  PairIndex pair_index_;
+  CachedPairIndex pair_index_;
   std::vector<uint64_t> pair_key_;
   std::vector<int64_t> pair_count_;
   std::vector<WordList> pair_words_;

@@ -2,8 +2,10 @@
 // pair index. Internal: not part of the public C++ interface.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -129,6 +131,33 @@ class PairIndex {
   }
   std::vector<uint64_t> slots_;
   size_t used_ = 0;
+};
+
+// PairIndex with a small direct-mapped cache in front: a merge keeps meeting the same few
+// neighbour pairs, and the cache saves most of the big index's cache misses. Pair indices
+// never change, so entries never go stale.
+class CachedPairIndex {
+ public:
+  CachedPairIndex() { std::fill(std::begin(cache_key_), std::end(cache_key_), ~0ULL); }
+
+  uint32_t find(uint64_t key, const std::vector<uint64_t>& keys) {
+    const size_t slot = (key * 0x9E3779B97F4A7C15ULL) >> (64 - kCacheBits);
+    if (cache_key_[slot] == key) return cache_idx_[slot];
+    const uint32_t idx = index_.find(key, keys);
+    if (idx != PairIndex::kNone) {
+      cache_key_[slot] = key;
+      cache_idx_[slot] = idx;
+    }
+    return idx;
+  }
+  // `key` must be absent; `keys[idx] == key`.
+  void insert(uint64_t key, uint32_t idx, const std::vector<uint64_t>& keys) { index_.insert(key, idx, keys); }
+
+ private:
+  static constexpr size_t kCacheBits = 14;
+  uint64_t cache_key_[1 << kCacheBits];
+  uint32_t cache_idx_[1 << kCacheBits];
+  PairIndex index_;
 };
 
 }  // namespace train_detail
