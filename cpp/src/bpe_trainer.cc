@@ -669,19 +669,15 @@ class Trainer {
   }
 
   void merge_loop() {
-    uint64_t budget = cfg_.max_merges;
-    if (cfg_.vocab_size) budget = std::min<uint64_t>(budget, cfg_.vocab_size - tokens_.size());
+    const uint64_t budget = train_detail::merge_budget(cfg_.vocab_size, cfg_.max_merges, tokens_.size());
     uint64_t report_every = std::max<uint64_t>(1, std::min<uint64_t>(budget, 1ULL << 40) / 200);
     if (progress_) progress_(0, budget);
     std::vector<uint32_t> words;
     result_.stop_reason = "no pair left to merge";
     for (;;) {
-      if (cfg_.vocab_size && tokens_.size() >= cfg_.vocab_size) {
-        result_.stop_reason = "vocab_size reached";
-        break;
-      }
-      if (result_.merges.size() >= cfg_.max_merges) {
-        result_.stop_reason = "max_merges reached";
+      if (const char* limit = train_detail::limit_reached(cfg_.vocab_size, cfg_.max_merges, tokens_.size(),
+                                                          result_.merges.size())) {
+        result_.stop_reason = limit;
         break;
       }
       uint32_t p = pop_best();

@@ -39,6 +39,20 @@ inline std::string join_tokens(const std::string& a, const std::string& b, const
   return a + b;
 }
 
+// How many merges a trainer may make at most (for its progress bar): `max_merges`, and no more
+// than the vocabulary has room for.
+inline uint64_t merge_budget(uint64_t vocab_size, uint64_t max_merges, size_t tokens) {
+  return vocab_size ? std::min<uint64_t>(max_merges, vocab_size - tokens) : max_merges;
+}
+
+// Why training stops before the next merge - the vocabulary or the merges have reached their
+// limit - or null to go on.
+inline const char* limit_reached(uint64_t vocab_size, uint64_t max_merges, size_t tokens, size_t merges) {
+  if (vocab_size && tokens >= vocab_size) return "vocab_size reached";
+  if (merges >= max_merges) return "max_merges reached";
+  return nullptr;
+}
+
 // The words that may hold a pair: most pairs are in one or two words, so those stay inline
 // (16 bytes, no allocation); longer lists grow on the heap.
 class WordList {
