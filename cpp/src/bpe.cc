@@ -15,8 +15,23 @@ namespace {
 // Pieces with more initial symbols than this use the heap-based merge loop.
 constexpr size_t kSmallPiece = 48;
 // The piece cache keeps pieces of up to this many bytes and tokens inline in its entries.
-constexpr size_t kMaxCachedBytes = 30;
-constexpr size_t kMaxCachedTokens = 8;
+constexpr size_t kMaxCachedBytes = 24;
+constexpr size_t kMaxCachedTokens = 6;
+// How many piece-cache slots pieces with non-ASCII bytes may use (see encode_piece).
+constexpr size_t kOtherPieceSlots = 8192;
+
+// Whether the n <= 32 bytes at p are all ASCII, eight at a time.
+bool is_ascii(const char* p, size_t n) {
+  uint64_t high = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    high |= w;
+  }
+  if (i < n) high |= load_upto8(p + i, n - i);
+  return (high & 0x8080808080808080ULL) == 0;
+}
 
 // Length of the UTF-8 sequence whose lead byte is at text[i] (1 for a stray byte).
 size_t utf8_char_length(std::string_view text, size_t i) {
@@ -57,7 +72,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
     throw Error(ErrorKind::kModel, "tokens and present flags differ in length");
   if (config_.cache_capacity) {
     piece_slots_ = 1;
-    while (piece_slots_ < std::min<size_t>(config_.cache_capacity, 1 << 16)) piece_slots_ *= 2;
+    while (piece_slots_ < std::min<size_t>(config_.cache_capacity, 1 << 17)) piece_slots_ *= 2;
   }
   for (size_t id = 0; id < tokens_.size(); ++id) {
     if (!present_[id]) continue;
@@ -152,29 +167,28 @@ void BpeModel::build_pair_filter(const std::vector<uint64_t>& keys) {
 }
 
 struct BpeModel::ThreadCache {
-  static constexpr int kPairBits = 13;  // 8K pairs of 16 bytes: 128 KB, stays in L2
+  static constexpr int kPairBits = 16;  // 64K pairs of 16 bytes: 1 MB
   struct PairEntry {
     uint64_t key;
     PairMap::Value value;
   };
-  struct PieceEntry {  // 72 bytes
+  // One cache line: a hit (or a miss) costs one memory access.
+  struct alignas(64) PieceEntry {
+    uint64_t hash;  // hash | 1 of the piece; 0 marks an empty entry
     uint8_t length;
     uint8_t count;
-    char bytes[kMaxCachedBytes];
     uint8_t token_length[kMaxCachedTokens];
+    char bytes[kMaxCachedBytes];
     uint32_t ids[kMaxCachedTokens];
   };
+  static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
   uint64_t owner = 0;
   PairEntry pairs[1 << kPairBits];
-  // The pieces' hashes apart from the entries, so that a miss (most CJK pieces) reads 8 bytes
-  // of a small array instead of a cache line of a large one. 0 marks an empty entry.
-  std::vector<uint64_t> piece_hashes;
   std::vector<PieceEntry> pieces;
 
   void reset(uint64_t new_owner, size_t piece_slots) {
     owner = new_owner;
     for (PairEntry& e : pairs) e.key = PairMap::kEmpty;
-    piece_hashes.assign(piece_slots, 0);
     pieces.assign(piece_slots, PieceEntry{});
   }
 };
@@ -520,12 +534,14 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
   }
   ThreadCache& cache = thread_cache();
   ThreadCache::PieceEntry* slot = nullptr;
-  uint64_t* slot_hash = nullptr;
   if (!cache.pieces.empty() && n <= kMaxCachedBytes) {
-    size_t index = hash & (cache.pieces.size() - 1);
-    slot_hash = &cache.piece_hashes[index];
+    // Pieces of ASCII text (words of languages written with spaces) repeat, and use the whole
+    // cache. Other pieces - a CJK piece is a clause - rarely do: they get the first few
+    // thousand slots only, so that storing them does not sweep megabytes through the caches.
+    const size_t slots = is_ascii(p, n) ? cache.pieces.size() : std::min<size_t>(cache.pieces.size(), kOtherPieceSlots);
+    size_t index = hash & (slots - 1);
     slot = &cache.pieces[index];
-    if (*slot_hash == (hash | 1) && slot->length == n && std::memcmp(slot->bytes, p, n) == 0) {
+    if (slot->hash == (hash | 1) && slot->length == n && std::memcmp(slot->bytes, p, n) == 0) {
       uint32_t at = static_cast<uint32_t>(start);
       for (size_t k = 0; k < slot->count; ++k) {
         out.push_back(Token{slot->ids[k], at, at + slot->token_length[k]});
@@ -554,7 +570,7 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
   }
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
   if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
-    *slot_hash = hash | 1;
+    slot->hash = hash | 1;
     slot->length = static_cast<uint8_t>(n);
     slot->count = static_cast<uint8_t>(syms.size());
     std::memcpy(slot->bytes, p, n);

@@ -38,7 +38,7 @@ struct BpeConfig {
   std::string end_of_word_symbol;  // character-level: a word's own last symbol ("l o w </w>")
   int64_t unk_id = -1;             // id for unknown symbols; -1 = unknown symbols are an error
   bool fuse_unk = false;           // consecutive unknown symbols become one unk token
-  size_t cache_capacity = 8192;    // cached pieces per thread (0 disables the cache)
+  size_t cache_capacity = 65536;   // cached pieces per thread (0 disables the cache)
 };
 
 class BpeModel {

@@ -45,7 +45,8 @@ class BPE:
         fuse_unk: consecutive unknown symbols become a single unknown token.
         encode_mode: ``"merges"`` (BPE) or ``"longest_match"`` (greedy longest prefix).
         cache_capacity: how many recent pieces each thread remembers with their tokens (rounded
-            up to a power of two, at most 65536; 0 disables the cache).
+            up to a power of two, at most 131072; 0 disables the cache; pieces with non-ASCII
+            bytes use at most 8192 of the slots).
 
     Example:
         >>> m = BPE({"l": 0, "o": 1, "w": 2, "lo": 3, "low": 4}, [("l", "o"), ("lo", "w")])
@@ -68,7 +69,7 @@ class BPE:
         unk_token: Optional[str] = None,
         fuse_unk: bool = False,
         encode_mode: str = "merges",
-        cache_capacity: int = 8192,
+        cache_capacity: int = 65536,
     ) -> None:
         if encode_mode not in _ENCODE_MODES:
             raise ModelError(f"encode_mode must be one of {_ENCODE_MODES}, not {encode_mode!r}")
