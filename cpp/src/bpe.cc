@@ -144,6 +144,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
       pair_keys.push_back(PairMap::key(left, right));
     }
   }
+  short_whole_ = config_.ignore_merges && (config_.byte_level || (config_.end_of_word_suffix.empty() && end_of_word_id_ == kNone));
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys);
 }
@@ -514,8 +515,8 @@ bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
   return non_ascii;
 }
 
-void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
-                            std::vector<Token>& out) const {
+void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t end,
+                                    std::vector<Token>& out) const {
   if (start >= end) return;
   size_t n = end - start;
   const char* p = text.data() + start;
@@ -527,8 +528,8 @@ void BpeModel::encode_piece(std::string_view text, size_t start, size_t end,
   // Which lookup goes first only changes the cost: short pieces are mostly whole tokens (whose
   // vocabulary slots stay warm), long ones rarely are (a memory miss in a megabyte table), so
   // long ones ask the small per-thread cache first.
-  bool whole_first = n <= 8;
-  if (config_.ignore_merges && whole_first) {
+  bool whole_first = n <= kShortPiece;
+  if (config_.ignore_merges && whole_first && !short_whole_) {
     uint32_t id = simple_whole ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
     if (id != BytesMap::kMissing) return emit_whole(id);
   }

@@ -328,7 +328,27 @@ inline bool o200k_core(const u8* q, const u8* e, const u8** match_end, const u8*
     return false;
 }
 
+// The usual English word, decided from its ASCII bytes alone: an optional prefix (ASCII, not a
+// letter, digit, \r or \n), [A-Z]*, then [a-z]+ (which may go on into non-ASCII [Lo]) or
+// nothing more, then a contraction. ASCII has no character in both [Up] and [Lo], so nothing
+// backtracks. Returns nullptr where the general path must decide (a non-ASCII character
+// right after the capitals may belong to either class).
+inline const u8* o200k_ascii_word(const u8* p, const u8* e) {
+    const u8* q = p;
+    if (static_cast<unsigned>((*p | 0x20) - 'a') >= 26u) {
+        if (*p >= 0x80 || (kAsciiFlags[*p] & (kL | kN)) || *p == '\r' || *p == '\n') return nullptr;
+        q = p + 1;
+        if (q >= e || static_cast<unsigned>((*q | 0x20) - 'a') >= 26u) return nullptr;
+    }
+    const u8* r = q;
+    while (r < e && static_cast<unsigned>(*r - 'A') < 26u) ++r;
+    if (r < e && static_cast<unsigned>(*r - 'a') < 26u) r = run<true, IsLo>(r + 1, e);
+    else if (r < e && *r >= 0x80) return nullptr;
+    return r < e && *r == '\'' ? r + contraction<true>(r, e) : r;
+}
+
 inline const u8* o200k_end(const u8* p, const u8* e) {
+    if (const u8* word = o200k_ascii_word(p, e)) return word;
     const u8 b = *p;
     size_t l0;
     const uint8_t f0 = cls<true>(p, e, &l0);

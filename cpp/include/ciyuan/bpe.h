@@ -51,7 +51,19 @@ class BpeModel {
            const std::vector<std::pair<uint32_t, uint32_t>>& merges, BpeConfig config);
 
   // Appends the tokens of text[start, end) (one piece) with spans relative to `text`.
-  void encode_piece(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
+  void encode_piece(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const {
+    // Most pieces of most text are short tokens; with tiktoken's shortcut they are one inlined
+    // lookup, without the call and the set-up the merging path needs.
+    const size_t n = end - start;
+    if (short_whole_ && n - 1 < kShortPiece) {  // 1 <= n <= kShortPiece
+      const uint32_t id = vocab_.find_short(text.data() + start, n);
+      if (id != BytesMap::kMissing) {
+        out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+        return;
+      }
+    }
+    encode_piece_merging(text, start, end, out);
+  }
   // The textbook alternative: greedy longest prefix that is a token, left to right.
   void encode_piece_longest(std::string_view text, size_t start, size_t end,
                             std::vector<Token>& out) const;
@@ -74,6 +86,10 @@ class BpeModel {
   // Per-thread caches (no locks): recent pair lookups in front of pairs_ (which is megabytes,
   // a memory miss per lookup, while text keeps reusing a few thousand pairs), and recent pieces
   // with their tokens.
+  // Pieces up to this many bytes are looked up whole before anything else (ignore_merges).
+  static constexpr size_t kShortPiece = 8;
+  // The rest of encode_piece: a piece that short_whole_ did not settle.
+  void encode_piece_merging(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
   struct ThreadCache;
   ThreadCache& thread_cache() const;
   // Rank of merging a and b (kNone if they cannot merge); sets the merged id. `filter_first`:
@@ -118,6 +134,7 @@ class BpeModel {
     uint32_t ids[4];
     uint8_t lengths[4];          // their lengths in bytes
   };
+  bool short_whole_ = false;  // encode_piece settles short pieces that are tokens inline
   bool char_first_ = false;
   std::vector<CharEncoding> char_bmp_;        // by code point < 0x10000 (count 0: none)
   std::vector<CharEncoding> char_astral_;     // the other planes' characters found in tokens,

@@ -30,23 +30,41 @@ inline uint64_t load_upto8(const char* p, size_t n) {
   return u[0] | (static_cast<uint64_t>(u[n / 2]) << (8 * (n / 2))) | (static_cast<uint64_t>(u[n - 1]) << (8 * (n - 1)));
 }
 
-// A fast 64-bit hash of a byte string (8 bytes per step, murmur-style finaliser).
-inline uint64_t hash_bytes(const char* p, size_t n) {
-  const uint64_t m = 0x9E3779B97F4A7C15ULL;
-  uint64_t h = 0x243F6A8885A308D3ULL ^ (n * m);
-  while (n >= 8) {
-    uint64_t k;
-    std::memcpy(&k, p, 8);
-    h = (h ^ (k * m)) * 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 31;
-    p += 8;
-    n -= 8;
-  }
-  if (n) h = (h ^ (load_upto8(p, n) * m)) * 0xBF58476D1CE4E5B9ULL;
+namespace hash_detail {
+constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+inline uint64_t start(size_t n) { return 0x243F6A8885A308D3ULL ^ (n * kMul); }
+inline uint64_t step(uint64_t h, uint64_t k) { return (h ^ (k * kMul)) * 0xBF58476D1CE4E5B9ULL; }
+inline uint64_t finish(uint64_t h) {
   h ^= h >> 29;
   h *= 0x94D049BB133111EBULL;
   h ^= h >> 32;
   return h;
+}
+}  // namespace hash_detail
+
+// A fast 64-bit hash of a byte string (8 bytes per step, murmur-style finaliser).
+inline uint64_t hash_bytes(const char* p, size_t n) {
+  using namespace hash_detail;
+  uint64_t h = start(n);
+  while (n >= 8) {
+    uint64_t k;
+    std::memcpy(&k, p, 8);
+    h = step(h, k);
+    h ^= h >> 31;
+    p += 8;
+    n -= 8;
+  }
+  if (n) h = step(h, load_upto8(p, n));
+  return finish(h);
+}
+
+// hash_bytes(p, n) for 1 <= n <= 8 from k = load_upto8(p, n): the same value in a few
+// instructions, for the hot path of short pieces.
+inline uint64_t hash_short(uint64_t k, size_t n) {
+  using namespace hash_detail;
+  uint64_t h = step(start(n), k);
+  if (n == 8) h ^= h >> 31;
+  return finish(h);
 }
 
 inline uint64_t hash_u64(uint64_t x) {
@@ -98,6 +116,17 @@ class BytesMap {
     }
   }
   uint32_t find(std::string_view key) const { return find(key.data(), key.size()); }
+  // find() for a key of 1 to 8 bytes: its slot holds all of it, so nothing else is read.
+  uint32_t find_short(const char* p, size_t n) const {
+    const uint64_t k = load_upto8(p, n);
+    const uint64_t h = hash_short(k, n);
+    const uint32_t check = check_of(h, n);  // never 0 (n >= 1), unlike an empty slot's
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.prefix == k && s.check == check) return s.value;
+      if (s.value == kMissing) return kMissing;
+    }
+  }
 
  private:
   struct Slot {
