@@ -347,8 +347,12 @@ inline const u8* o200k_ascii_word(const u8* p, const u8* e) {
     return r < e && *r == '\'' ? r + contraction<true>(r, e) : r;
 }
 
-inline const u8* o200k_end(const u8* p, const u8* e) {
-    if (const u8* word = o200k_ascii_word(p, e)) return word;
+// The general case; kept out of line so that the scanning loop, with o200k_ascii_word inlined
+// into it, stays small.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+const u8* o200k_end_general(const u8* p, const u8* e) {
     const u8 b = *p;
     size_t l0;
     const uint8_t f0 = cls<true>(p, e, &l0);
@@ -383,6 +387,11 @@ inline const u8* o200k_end(const u8* p, const u8* e) {
     if (w.end == e) return e;         // \s+(?!\S) at the end
     if (!w.single) return w.last;     // \s+(?!\S)
     return w.end;                     // \s+ (one character)
+}
+
+inline const u8* o200k_end(const u8* p, const u8* e) {
+    const u8* word = o200k_ascii_word(p, e);
+    return word ? word : o200k_end_general(p, e);
 }
 
 // ---- \w+|[^\w\s]+ and \S+ -------------------------------------------------------------------------
