@@ -189,6 +189,10 @@ CORNERS = [
     ("o200k_base", "a\n  ", ["a", "\n", "  "]),
     ("o200k_base", "x  \n\n  y", ["x", "  \n\n", " ", " y"]),
     ("o200k_base", "!\n/x", ["!\n/", "x"]),
+    # o200k's ASCII word fast path, and where it hands over to the general one.
+    ("o200k_base", "ABé ABÉx Aʰ", ["ABé", " ABÉx", " Aʰ"]),
+    ("o200k_base", "-Hello \"HELLO'S THE中 abc中d", ["-Hello", ' "', "HELLO'S", " THE中", " abc中d"]),
+    ("o200k_base", "ab\u0301c x\rAb A1", ["ab\u0301c", " x", "\r", "Ab", " A", "1"]),
     ("o200k_base", " \tA", [" ", "\tA"]),
     ("o200k_base", "\tA'S", ["\tA'S"]),
     ("o200k_base", "a\t1", ["a", "\t", "1"]),

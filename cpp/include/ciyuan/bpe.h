@@ -83,13 +83,13 @@ class BpeModel {
     uint32_t start;  // byte span of the input
     uint32_t end;
   };
-  // Per-thread caches (no locks): recent pair lookups in front of pairs_ (which is megabytes,
-  // a memory miss per lookup, while text keeps reusing a few thousand pairs), and recent pieces
-  // with their tokens.
   // Pieces up to this many bytes are looked up whole before anything else (ignore_merges).
   static constexpr size_t kShortPiece = 8;
   // The rest of encode_piece: a piece that short_whole_ did not settle.
   void encode_piece_merging(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
+  // Per-thread caches (no locks): recent pair lookups in front of pairs_ (which is megabytes,
+  // a memory miss per lookup, while text keeps reusing thousands of pairs), and recent pieces
+  // with their tokens.
   struct ThreadCache;
   ThreadCache& thread_cache() const;
   // Rank of merging a and b (kNone if they cannot merge); sets the merged id. `filter_first`:
