@@ -263,6 +263,8 @@ void register_segment(nb::module_& m) {
             PyObject* list = PyList_New(bound);
             if (!list) throw nb::python_error();
             nb::list out = nb::steal<nb::list>(list);
+            ciyuan_bindings::advise_huge_pages(reinterpret_cast<PyListObject*>(list)->ob_item,
+                                               static_cast<size_t>(bound) * sizeof(PyObject*));
             Py_ssize_t n = 0;
             GcPause pause;
             self.prepare();
