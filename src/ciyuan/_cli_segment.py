@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Callable, Iterator, Tuple
 
 from ciyuan.errors import InvalidInputError
 
@@ -100,10 +100,19 @@ def _run_segment(args: argparse.Namespace) -> None:
 
     if args.threads is not None and args.threads < 1:
         raise InvalidInputError("--threads must be a positive integer")
-    dictionary = Dictionary.load(*args.dicts, strict=not args.lenient_dict)
-    for path, line, reason in dictionary.skipped:
-        print(f"ciyuan segment: warning: {path}:{line}: {reason} (line skipped)", file=sys.stderr)
-    seg = Segmenter(dictionary, args.method, baseline=args.baseline, max_word_len=args.max_word_len)
+    # The dictionary loads (natively, without the GIL) while the first input block is read.
+    loading = _Background(lambda: Dictionary.load(*args.dicts, strict=not args.lenient_dict))
+    seg = None
+
+    def segmenter() -> Segmenter:
+        nonlocal seg
+        if seg is None:
+            dictionary = loading.result()
+            for path, line, reason in dictionary.skipped:
+                print(f"ciyuan segment: warning: {path}:{line}: {reason} (line skipped)", file=sys.stderr)
+            seg = Segmenter(dictionary, args.method, baseline=args.baseline, max_word_len=args.max_word_len)
+        return seg
+
     with _open_output(args.output) as out:
         for name, f in _input_files(args.inputs):
             offset, line = 0, 1
@@ -111,11 +120,37 @@ def _run_segment(args: argparse.Namespace) -> None:
                 if args.errors == "replace":
                     block = block.decode("utf-8", "replace").encode("utf-8")
                 try:
-                    out.write(seg.segment_bytes(block, threads=args.threads))
+                    out.write(segmenter().segment_bytes(block, threads=args.threads))
                 except InvalidInputError:
                     raise _utf8_error(name, block, offset, line) from None
                 offset += len(block)
                 line += block.count(b"\n")
+        segmenter()  # no input at all: a bad dictionary is still an error
+
+
+class _Background:
+    """fn() on a thread of its own; result() waits for it and returns (or raises) what it did."""
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        import threading
+
+        self._outcome: Tuple[bool, Any] = (False, None)
+
+        def run() -> None:
+            try:
+                self._outcome = (True, fn())
+            except BaseException as e:  # handed to the caller of result()
+                self._outcome = (False, e)
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def result(self) -> Any:
+        self._thread.join()
+        ok, value = self._outcome
+        if not ok:
+            raise value
+        return value
 
 
 def _run_eval(args: argparse.Namespace) -> None:

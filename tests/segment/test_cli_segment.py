@@ -53,6 +53,10 @@ def test_segment_errors(tmp_path, dict_path):
     assert r.returncode == 0 and r.stdout.decode() == "研\n生 \ufffd\n"
     r = run(["segment", "--dict", str(tmp_path / "missing.txt")], b"")
     assert r.returncode == 1 and "cannot read dictionary" in r.stderr.decode()
+    # The dictionary loads while the input is read: its error still leaves the output alone.
+    r = run(["segment", "--dict", str(bad_dict), str(src), "-o", str(out)])
+    assert r.returncode == 1 and "bad.txt:2" in r.stderr.decode() and out.read_text() == "previous"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "in.txt", "out.txt", "words.txt"]
 
 
 def test_seg_eval(tmp_path, capsys):
