@@ -58,12 +58,14 @@ class PyLexicon {
   }
 
   // Most of the time of turning words into str objects is two cache misses per word: the
-  // cache slot and the str's reference count. Fetching them a few words ahead overlaps them.
+  // cache slot and the str's reference count. Fetching them some words ahead overlaps them
+  // (64 and 32 words ahead measured 10% faster than 16 and 8: a word takes only a few
+  // nanoseconds, less than a miss).
   void prefetch(const std::vector<Piece>& pieces, size_t i) const {
-    if (i + 16 < pieces.size() && pieces[i + 16].id >= 0)
-      CIYUAN_PREFETCH(&word_cache_[static_cast<size_t>(pieces[i + 16].id)], 0);
-    if (i + 8 < pieces.size() && pieces[i + 8].id >= 0) {
-      PyObject* o = word_cache_[static_cast<size_t>(pieces[i + 8].id)];
+    if (i + 64 < pieces.size() && pieces[i + 64].id >= 0)
+      CIYUAN_PREFETCH(&word_cache_[static_cast<size_t>(pieces[i + 64].id)], 0);
+    if (i + 32 < pieces.size() && pieces[i + 32].id >= 0) {
+      PyObject* o = word_cache_[static_cast<size_t>(pieces[i + 32].id)];
       if (o) CIYUAN_PREFETCH(o, 1);
     }
   }
