@@ -109,6 +109,7 @@ class Segmenter {
       pos_.reset(new uint32_t[cap_]);
     }
     const size_t first = out.size();
+    first_alnum_pair_ = SIZE_MAX;
     if (opt_.method == SegMethod::kDag && !opt_.baseline) {
       jieba_blocks();
     } else {
@@ -133,6 +134,8 @@ class Segmenter {
       codes_[m] = c != SegIndex::kLookAside ? c : idx_.code(cp);
       return 3;
     }
+    // Single letters or digits that merge_alnum may join need two of them side by side.
+    if (i < first_alnum_pair_ && i > 0 && is_ascii_alnum(b) && is_ascii_alnum(s_[i - 1])) first_alnum_pair_ = i - 1;
     size_t len;
     codes_[m] = idx_.code(cp_at(s_, i, &len));
     return len;
@@ -368,11 +371,15 @@ class Segmenter {
 
   // Single ASCII letters and digits next to each other become one word (jieba's rule).
   void merge_alnum(size_t first) {
+    // Most Chinese text has no two ASCII letters or digits side by side: nothing to look at.
+    if (first_alnum_pair_ == SIZE_MAX) return;
     std::vector<Piece>& out = *out_;
-    // Find the first pair to join; most Chinese text has none, and then nothing moves.
+    // Find the first pair to join, from the first piece that can be part of one.
     const size_t n = out.size();
     auto single_alnum = [this](const Piece& p) { return p.end - p.start == 1 && is_ascii_alnum(s_[p.start]); };
-    size_t r = first + 1;
+    const auto from = std::lower_bound(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), first_alnum_pair_,
+                                       [](const Piece& p, size_t at) { return p.start < at; });
+    size_t r = std::max(first + 1, static_cast<size_t>(from - out.begin()));
     while (r < n && !(single_alnum(out[r]) && single_alnum(out[r - 1]))) ++r;
     if (r >= n) return;
     size_t w = r;  // out[w - 1] is the last piece kept; out[r] joins it
@@ -399,6 +406,7 @@ class Segmenter {
   std::vector<Piece>* out_ = nullptr;
   std::unique_ptr<uint32_t[]> codes_, pos_;  // labels and byte offsets of the text's characters
   size_t cap_ = 0;
+  size_t first_alnum_pair_ = SIZE_MAX;  // byte offset of the text's first two adjacent [A-Za-z0-9]
   std::unique_ptr<Piece[]> tmp_;       // words of the current run (2 per character: BiMM)
   size_t tmp_size_ = 0;
   std::vector<uint32_t> next_;
