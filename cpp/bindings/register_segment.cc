@@ -6,8 +6,12 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -186,6 +190,84 @@ void segment_chunked(const ciyuan::SegIndex& idx, std::string_view t, const SegO
   }
 }
 
+// Segments texts[i] for every i and hands each one's words to fn(i, pieces), in order, on the
+// calling thread (which holds the GIL: fn builds Python objects). With more than one thread,
+// threads - 1 workers segment ahead while the caller turns finished texts into lists, so both
+// halves of the work run at once; the caller waits (without the GIL) only when it catches up.
+template <typename Fn>
+void segment_pipelined(const ciyuan::SegIndex& idx, const SegOptions& o, const std::vector<std::string_view>& texts,
+                       int threads, Fn&& fn) {
+  const size_t n = texts.size();
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const size_t workers = std::min(static_cast<size_t>(threads - 1), n / 2);
+  if (workers == 0) {
+    ciyuan::SegmentWorker worker(idx, o);
+    std::vector<Piece> pieces;
+    for (size_t i = 0; i < n; ++i) {
+      pieces.clear();
+      if (texts[i].size() < 4096) {
+        worker.run(texts[i], pieces);  // a short text: releasing the GIL would cost more than it frees
+      } else {
+        nb::gil_scoped_release release;
+        worker.run(texts[i], pieces);
+      }
+      fn(i, pieces);
+    }
+    return;
+  }
+  std::vector<std::vector<Piece>> pieces(n);
+  std::unique_ptr<std::atomic<uint8_t>[]> ready(new std::atomic<uint8_t>[n]);  // 1: done, 2: failed
+  for (size_t i = 0; i < n; ++i) ready[i].store(0, std::memory_order_relaxed);
+  std::atomic<size_t> next{0};
+  std::mutex mutex;
+  std::condition_variable done;
+  std::exception_ptr error;
+  auto work = [&] {
+    ciyuan::SegmentWorker worker(idx, o);
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      uint8_t state = 1;
+      try {
+        worker.run(texts[i], pieces[i]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!error) error = std::current_exception();
+        state = 2;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ready[i].store(state, std::memory_order_release);
+      }
+      done.notify_one();
+    }
+  };
+  std::vector<std::thread> pool;
+  // Stops and joins the workers however this function is left (fn may raise).
+  struct Join {
+    std::vector<std::thread>& pool;
+    std::atomic<size_t>& next;
+    size_t n;
+    ~Join() {
+      next.store(n);
+      nb::gil_scoped_release release;
+      for (std::thread& t : pool) t.join();
+    }
+  } join{pool, next, n};
+  for (size_t t = 0; t < workers; ++t) pool.emplace_back(work);
+  for (size_t i = 0; i < n; ++i) {
+    if (ready[i].load(std::memory_order_acquire) == 0) {
+      nb::gil_scoped_release release;
+      std::unique_lock<std::mutex> lock(mutex);
+      done.wait(lock, [&] { return ready[i].load(std::memory_order_acquire) != 0; });
+    }
+    if (ready[i].load(std::memory_order_acquire) == 2) {
+      std::lock_guard<std::mutex> lock(mutex);
+      std::rethrow_exception(error);
+    }
+    fn(i, pieces[i]);
+    std::vector<Piece>().swap(pieces[i]);  // done with: the batch's words need not all be held at once
+  }
+}
+
 PyObject* py_int(size_t v) {
   PyObject* o = PyLong_FromSize_t(v);
   if (!o) throw nb::python_error();
@@ -324,19 +406,22 @@ void register_segment(nb::module_& m) {
               owners.push_back(nb::borrow(t));
               views.push_back(utf8_view(t));
             }
-            std::vector<std::vector<Piece>> pieces(views.size());
+            std::shared_ptr<const ciyuan::SegIndex> idx;
             {
               nb::gil_scoped_release release;
-              auto idx = self.lex.index();
-              ciyuan::parallel_for(views.size(), threads,
-                                   [&](size_t i) { ciyuan::segment(*idx, views[i], o, pieces[i]); });
+              idx = self.lex.index();
             }
             nb::list out;
-            for (size_t i = 0; i < views.size(); ++i) out.append(self.words(views[i], pieces[i]));
+            GcPause pause;
+            self.prepare();
+            segment_pipelined(*idx, o, views, threads, [&](size_t i, const std::vector<Piece>& pieces) {
+              out.append(self.words(views[i], pieces));
+            });
             return out;
           },
           nb::arg("texts"), nb::arg("method"), nb::arg("baseline"), nb::arg("max_word_len"), nb::arg("threads"),
-          "The words of each text; texts are spread over threads (<= 0: all cores).")
+          "The words of each text; texts are segmented on threads - 1 threads (<= 0: all cores)\n"
+          "while this one turns the finished ones into lists, in order.")
       .def(
           "segment_lines",
           [](PyLexicon& self, nb::bytes data, int method, bool baseline, int max_word_len, int threads) {

@@ -435,11 +435,24 @@ bool all_letters(std::string_view s) {
 }  // namespace
 
 void segment(const SegIndex& index, std::string_view text, const SegOptions& options, std::vector<Piece>& out) {
+  SegmentWorker(index, options).run(text, out);
+}
+
+class SegmentWorker::Impl : public Segmenter {
+ public:
+  using Segmenter::Segmenter;
+};
+
+SegmentWorker::SegmentWorker(const SegIndex& index, const SegOptions& options)
+    : impl_(new Impl(index, options)) {}
+SegmentWorker::~SegmentWorker() = default;
+
+void SegmentWorker::run(std::string_view text, std::vector<Piece>& out) {
   if (text.size() >= UINT32_MAX)
     throw Error(ErrorKind::kInvalidInput, "text too long to segment in one call (4 GB); split it into lines");
   // Words average about two characters: reserving avoids most regrowth of a large output.
   out.reserve(out.size() + text.size() / 5 + 16);
-  Segmenter(index, options).run(text, out);
+  impl_->run(text, out);
 }
 
 void segment_lines(const SegIndex& index, std::string_view text, const SegOptions& options, int threads,

@@ -161,6 +161,21 @@ class Lexicon {
 // Segments `text` (valid UTF-8) and appends its words to `out`.
 void segment(const SegIndex& index, std::string_view text, const SegOptions& options, std::vector<Piece>& out);
 
+// segment() for many texts one after another: the scratch arrays are made once, not per text
+// (for a batch of short lines they would otherwise be most of the work).
+class SegmentWorker {
+ public:
+  SegmentWorker(const SegIndex& index, const SegOptions& options);
+  ~SegmentWorker();
+  SegmentWorker(const SegmentWorker&) = delete;
+  SegmentWorker& operator=(const SegmentWorker&) = delete;
+  void run(std::string_view text, std::vector<Piece>& out);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Segments every line of `text` (valid UTF-8; lines end with '\n', a '\r' before it is
 // whitespace) and appends the words to `out`, separated by one space, one line per input line
 // (each ended by '\n'); whitespace words are left out. Lines are spread over `threads` threads

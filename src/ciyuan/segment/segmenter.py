@@ -108,8 +108,9 @@ class Segmenter:
             return self.dictionary.native.cut_spans(_replace_surrogates(text), *self._args, False)
 
     def lcut_batch(self, texts: Iterable[str], threads: Optional[int] = None) -> List[List[str]]:
-        """The words of each text; the texts are spread over ``threads`` threads (default: all
-        cores). The result does not depend on the thread count.
+        """The words of each text, on ``threads`` threads (default: all cores): the others
+        segment texts ahead while the calling thread turns finished ones into lists. The
+        result does not depend on the thread count.
 
         Example:
             >>> Segmenter(Dictionary(["中国"])).lcut_batch(["中国人", "人"])
