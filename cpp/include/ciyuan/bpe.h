@@ -56,7 +56,7 @@ class BpeModel {
     // lookup, without the call and the set-up the merging path needs.
     const size_t n = end - start;
     if (short_whole_ && n - 1 < kShortPiece) {  // 1 <= n <= kShortPiece
-      const uint32_t id = vocab_.find_short(text.data() + start, n);
+      const uint32_t id = vocab_.find_short(text.data() + start, n, text.data() + text.size());
       if (id != BytesMap::kMissing) {
         out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
         return;
