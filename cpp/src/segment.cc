@@ -158,7 +158,7 @@ class Segmenter {
         if (len != 0) {
           flush(r, m, i);
           r = m;
-          if (!opt_.baseline) emit(i, i + len, -1);
+          if (!opt_.baseline) emit(i, i + len, Piece::kSpace);
           i += len;
           continue;
         }
@@ -182,10 +182,10 @@ class Segmenter {
       flush(r, m, i);
       r = m;
       if (c == '\r' && i + 1 < n_ && s_[i + 1] == '\n') {
-        emit(i, i + 2, -1);
+        emit(i, i + 2, Piece::kSpace);
         i += 2;
       } else {
-        emit(i, i + len, -1);
+        emit(i, i + len, space_len(s_, i, n_) != 0 ? Piece::kSpace : Piece::kOther);
         i += len;
       }
     }
@@ -389,7 +389,7 @@ class Segmenter {
       const bool alnum = single_alnum(p);
       if (alnum && prev_alnum) {
         out[w - 1].end = p.end;
-        out[w - 1].id = -1;
+        out[w - 1].id = Piece::kOther;
         continue;
       }
       out[w++] = p;
@@ -506,10 +506,9 @@ void segment_lines(const SegIndex& index, std::string_view text, const SegOption
       pieces.clear();
       seg.run(line, pieces);
       char* const line_start = w;
-      const unsigned char* bytes = reinterpret_cast<const unsigned char*>(line.data());
       for (const Piece& p : pieces) {
         const size_t len = p.end - p.start;
-        if (p.id < 0 && space_len(bytes, p.start, line.size()) != 0) continue;  // whitespace words
+        if (p.id == Piece::kSpace) continue;  // whitespace words
         if (w != line_start) *w++ = ' ';
         const char* src = line.data() + p.start;
         // Words are short: one fixed 16-byte copy (the buffer has 16 bytes of slack) instead
@@ -526,7 +525,7 @@ void segment_lines(const SegIndex& index, std::string_view text, const SegOption
     }
     sizes[c] = static_cast<size_t>(w - o);
   });
-  const size_t first_bad = *std::min_element(bad.begin(), bad.end());
+  const size_t first_bad = bad.empty() ? SIZE_MAX : *std::min_element(bad.begin(), bad.end());  // empty text: none
   if (first_bad != SIZE_MAX)
     throw Error(ErrorKind::kInvalidInput, "invalid UTF-8 at byte " + std::to_string(first_bad));
   size_t total = 0;

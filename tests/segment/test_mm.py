@@ -153,3 +153,27 @@ def test_whitespace_is_pythons_isspace():
         assert seg.lcut(f"中{c}中") == ["中", "中"], hex(ord(c))
     for c in "\u200b\u180e\u2060\ufeff\u00ad\u3001":  # look like spaces, are not
         assert seg.lcut(f"中{c}中") == ["中", c, "中"], hex(ord(c))
+
+
+# Pieces of valid and invalid UTF-8 around the validator's three-byte fast path: the overlong E0
+# and surrogate ED leads, truncated sequences, stray continuation bytes.
+UTF8_PIECES = [b"\xe4\xb8\xad", b"\xe9\xbf\xbf", b"\xed\xa0\x80", b"\xed\x9f\xbf", b"\xe0\x80\x80", b"\xe0\xa0\x80",
+               b"\xef\xbf\xbf", b"\xee\x80\x80", b"\xe1\x80", b"\xe4\xb8", b"\xe4\xc0\x80", b"a", b"\n", b" ",
+               b"\xf0\x9f\x98\x80", b"\xc3\xa9", b"\x80", b"\xff"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.binary(max_size=40), st.lists(st.sampled_from(UTF8_PIECES), max_size=16).map(b"".join)))
+def test_segment_bytes_reports_the_first_invalid_byte(data):
+    from ciyuan.errors import InvalidInputError
+
+    seg = Segmenter(Dictionary(["中"]), "fmm")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        with pytest.raises(InvalidInputError, match=rf"invalid UTF-8 at byte {e.start}$"):
+            seg.segment_bytes(data)
+    else:
+        lines = text.split("\n")[: len(text.split("\n")) - (text.endswith("\n"))] if text else []
+        want = "".join(" ".join(w for w in seg.lcut(line) if not w.isspace()) + "\n" for line in lines)
+        assert seg.segment_bytes(data).decode("utf-8") == want

@@ -45,8 +45,11 @@ struct SegOptions {
   int max_word_len = 0;  // in characters; <= 0: the dictionary's longest word
 };
 
-// One word of the output: [start, end) byte offsets and the dictionary id (-1: not a word).
+// One word of the output: [start, end) byte offsets and the dictionary id (negative: not a
+// dictionary word; kSpace: a whitespace character, which the command line's output leaves out).
 struct Piece {
+  static constexpr int32_t kOther = -1;
+  static constexpr int32_t kSpace = -2;
   uint32_t start;
   uint32_t end;
   int32_t id;

@@ -68,6 +68,12 @@ inline size_t validate(const char* data, size_t n) {
             if (w & 0x8080808080808080ull) break;
             p += 8;
         }
+        // CJK text: three-byte characters whose lead byte allows any continuation bytes
+        // (E1..EC, EE, EF: not the overlong E0 or the surrogates' ED), without decoding.
+        while (end - p >= 3 && p[0] >= 0xE1 && p[0] <= 0xEF && p[0] != 0xED &&
+               ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) < 0x40) {
+            p += 3;
+        }
         if (p >= end) break;
         if (*p < 0x80) {
             ++p;
