@@ -435,7 +435,9 @@ void register_segment(nb::module_& m) {
               ciyuan::segment_lines(*idx, t, o, threads, [&result](size_t n) -> char* {
                 nb::gil_scoped_acquire acquire;
                 result = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n));
-                return result ? PyBytes_AS_STRING(result) : nullptr;
+                if (!result) return nullptr;
+                ciyuan_bindings::advise_huge_pages(PyBytes_AS_STRING(result), n);
+                return PyBytes_AS_STRING(result);
               });
             }
             if (!result) throw nb::python_error();
