@@ -11,6 +11,11 @@ of several runs; every library's ids are checked against tiktoken's.
 with RAYON_NUM_THREADS=1 over ~64 KB documents). 2 threads: the text as ~64 KB documents
 (ciyuan encode_batch_ids(threads=2), tiktoken encode_ordinary_batch(num_threads=2), HF
 encode_batch with 2 Rayon threads).
+
+The single-thread ratio ciyuan / tiktoken is also measured side by side in one process: the
+two encode the text in turn, --repeats rounds, and the median of the rounds' ratios is
+printed. On a shared machine whose speed drifts from minute to minute this ratio moves much
+less than the quotient of two separate workers' medians.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import statistics
 import sys
 import tempfile
+import time
 from array import array
 from pathlib import Path
 from typing import Dict, List
@@ -99,7 +106,30 @@ def hf_tokenizer_json(name: str, path: Path) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
+def interleaved_ratio(encoding: str, corpus: str, mb: float, repeats: int) -> float:
+    """Median over rounds of tiktoken's time / ciyuan's time, one encode of the text each."""
+    import ciyuan
+
+    text = read_prefix(CORPORA[corpus], int(mb * 1_000_000))
+    tok = ciyuan.Tokenizer.from_tiktoken(TIKTOKEN / f"{encoding}.tiktoken", encoding)
+    enc = tiktoken_encoding(encoding)
+    if tok.encode_ids(text) != enc.encode_ordinary(text):
+        raise RuntimeError(f"ids differ ({encoding}, {corpus})")
+    ratios = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        enc.encode_ordinary(text)
+        theirs = time.perf_counter() - t
+        t = time.perf_counter()
+        tok.encode_ids(text)
+        ratios.append(theirs / (time.perf_counter() - t))
+    return statistics.median(ratios)
+
+
 def worker(lib: str, encoding: str, corpus: str, threads: int, mb: float, repeats: int, hf_json: str) -> None:
+    if lib == "interleaved":
+        print(json.dumps({"ratio": interleaved_ratio(encoding, corpus, mb, repeats)}))
+        return
     text = read_prefix(CORPORA[corpus], int(mb * 1_000_000))
     docs = documents(text)
     nbytes = len(text.encode("utf-8"))
@@ -152,6 +182,7 @@ def main() -> None:
     print(f"{args.mb:g} MB per corpus, median of {args.repeats} runs, peak RSS of each worker process\n")
     script = Path(__file__).resolve()
     rows: List[Dict] = []
+    side_by_side: Dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         for encoding in ENCODINGS:
             hf_json = str(Path(tmp) / f"{encoding}.json")
@@ -164,6 +195,11 @@ def main() -> None:
                         line = run_worker(script, [lib, encoding, corpus, str(threads), str(args.mb),
                                                    str(args.repeats), hf_json], env)
                         results[(lib, threads)] = json.loads(line)
+                pair = json.loads(run_worker(script, ["interleaved", encoding, corpus, "1", str(args.mb),
+                                                      str(args.repeats), hf_json], {}))
+                side_by_side[(encoding, corpus)] = pair["ratio"]
+                print(f"{encoding:12} {corpus}  ciyuan / tiktoken, 1 thread, side by side in one process: "
+                      f"{pair['ratio']:.2f}x (median of {args.repeats} rounds)", flush=True)
                 base = results[("tiktoken", 1)]
                 for (lib, threads), result in results.items():
                     r = {"encoding": encoding, "corpus": corpus, "lib": lib, "threads": threads, **result,
@@ -177,6 +213,10 @@ def main() -> None:
     for r in rows:
         print(f"| {r['encoding']} | {r['corpus']} | {r['lib']} | {r['threads']} | {r['mbps']:.1f} | "
               f"{r['ratio']:.2f} | {r['rss']:.0f} | {'yes' if r['same'] else 'no'} |")
+    print("\n| encoding | corpus | ciyuan / tiktoken, 1 thread, side by side |")
+    print("|---|---|---:|")
+    for (encoding, corpus), ratio in side_by_side.items():
+        print(f"| {encoding} | {corpus} | {ratio:.2f}× |")
 
 
 if __name__ == "__main__":

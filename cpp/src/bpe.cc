@@ -17,7 +17,7 @@ constexpr size_t kSmallPiece = 48;
 // The piece cache keeps pieces of up to this many bytes and tokens inline in its entries.
 constexpr size_t kMaxCachedBytes = 24;
 constexpr size_t kMaxCachedTokens = 6;
-// How many piece-cache slots pieces with non-ASCII bytes may use (see encode_piece).
+// Piece-cache slots for pieces with non-ASCII bytes (see ThreadCache).
 constexpr size_t kOtherPieceSlots = 8192;
 
 // Whether the n bytes at p are all ASCII, eight at a time.
@@ -188,12 +188,21 @@ struct BpeModel::ThreadCache {
   static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
   uint64_t owner = 0;
   PairEntry pairs[1 << kPairBits];
+  // Pieces of ASCII text (words of languages written with spaces) repeat: they get a large
+  // cache. Other pieces - a CJK piece is a whole clause - rarely do: they get a small one
+  // (storing them in a large one would sweep megabytes through the CPU caches), with the
+  // entries' hashes also in a 64 KB array of their own, so that a miss, the usual outcome,
+  // reads that array and not an entry.
   std::vector<PieceEntry> pieces;
+  std::vector<PieceEntry> other_pieces;
+  std::vector<uint64_t> other_hashes;
 
   void reset(uint64_t new_owner, size_t piece_slots) {
     owner = new_owner;
     for (PairEntry& e : pairs) e.key = PairMap::kEmpty;
     pieces.assign(piece_slots, PieceEntry{});
+    other_pieces.assign(std::min(piece_slots, kOtherPieceSlots), PieceEntry{});
+    other_hashes.assign(other_pieces.size(), 0);
   }
 };
 
@@ -538,14 +547,17 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
   }
   ThreadCache& cache = thread_cache();
   ThreadCache::PieceEntry* slot = nullptr;
+  uint64_t* other_hash = nullptr;
   if (!cache.pieces.empty() && n <= kMaxCachedBytes) {
-    // Pieces of ASCII text (words of languages written with spaces) repeat, and use the whole
-    // cache. Other pieces - a CJK piece is a clause - rarely do: they get the first few
-    // thousand slots only, so that storing them does not sweep megabytes through the caches.
-    const size_t slots = is_ascii(p, n) ? cache.pieces.size() : std::min<size_t>(cache.pieces.size(), kOtherPieceSlots);
-    size_t index = hash & (slots - 1);
-    slot = &cache.pieces[index];
-    if (slot->hash == (hash | 1) && slot->length == n && std::memcmp(slot->bytes, p, n) == 0) {
+    if (is_ascii(p, n)) {
+      slot = &cache.pieces[hash & (cache.pieces.size() - 1)];
+    } else {
+      const size_t index = hash & (cache.other_pieces.size() - 1);
+      other_hash = &cache.other_hashes[index];
+      slot = &cache.other_pieces[index];
+    }
+    if ((!other_hash || *other_hash == (hash | 1)) && slot->hash == (hash | 1) && slot->length == n &&
+        std::memcmp(slot->bytes, p, n) == 0) {
       uint32_t at = static_cast<uint32_t>(start);
       for (size_t k = 0; k < slot->count; ++k) {
         out.push_back(Token{slot->ids[k], at, at + slot->token_length[k]});
@@ -575,6 +587,7 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
   if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
     slot->hash = hash | 1;
+    if (other_hash) *other_hash = hash | 1;
     slot->length = static_cast<uint8_t>(n);
     slot->count = static_cast<uint8_t>(syms.size());
     std::memcpy(slot->bytes, p, n);

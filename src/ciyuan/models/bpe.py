@@ -46,7 +46,7 @@ class BPE:
         encode_mode: ``"merges"`` (BPE) or ``"longest_match"`` (greedy longest prefix).
         cache_capacity: how many recent pieces each thread remembers with their tokens (rounded
             up to a power of two, at most 131072; 0 disables the cache; pieces with non-ASCII
-            bytes use at most 8192 of the slots).
+            bytes have a cache of their own, of at most 8192).
 
     Example:
         >>> m = BPE({"l": 0, "o": 1, "w": 2, "lo": 3, "low": 4}, [("l", "o"), ("lo", "w")])
