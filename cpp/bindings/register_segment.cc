@@ -11,8 +11,8 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ciyuan/errors.h"
