@@ -527,6 +527,29 @@ bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
   return non_ascii;
 }
 
+void BpeModel::prefetch_pieces(std::string_view text, const std::pair<uint32_t, uint32_t>* pieces, size_t n) const {
+#if defined(__GNUC__)
+  if (!config_.ignore_merges || !short_whole_) return;
+  const ThreadCache& cache = thread_cache();
+  const char* limit = text.data() + text.size();
+  for (size_t k = 0; k < n; ++k) {
+    const char* p = text.data() + pieces[k].first;
+    const size_t len = pieces[k].second - pieces[k].first;
+    // Only pieces of ASCII text: CJK text's pieces are few and long, its short ones (punctuation,
+    // common characters) have their vocabulary slots in cache, and the non-ASCII pieces' cache
+    // starts with a 64 KB array that is in cache too.
+    if (len - 1 < kShortPiece) {
+      const uint64_t key = load_short(p, len, limit);
+      if ((key & 0x8080808080808080ULL) == 0) vocab_.prefetch(hash_short(key, len));
+    } else if (len <= kMaxCachedBytes && !cache.pieces.empty() && is_ascii(p, len)) {
+      __builtin_prefetch(&cache.pieces[hash_bytes(p, len) & (cache.pieces.size() - 1)]);
+    }
+  }
+#else
+  (void)text, (void)pieces, (void)n;
+#endif
+}
+
 void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t end,
                                     std::vector<Token>& out) const {
   if (start >= end) return;

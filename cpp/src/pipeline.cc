@@ -60,6 +60,7 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, T
   PreTokPattern p = static_cast<PreTokPattern>(pattern_);
   std::pair<uint32_t, uint32_t> spans[256];
   for (size_t pos = start, n; pos < end && (n = next_pieces(p, segment, pos, spans, 256)) > 0;) {
+    if (!longest_match_) model_->prefetch_pieces(text, spans, n);
     for (size_t k = 0; k < n; ++k) piece(spans[k].first, spans[k].second);
     sink.flush();
     pos = spans[n - 1].second;

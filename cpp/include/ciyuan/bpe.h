@@ -64,6 +64,10 @@ class BpeModel {
     }
     encode_piece_merging(text, start, end, out);
   }
+  // Starts loading what encode_piece will read first for each of n pieces [first, second):
+  // called for a batch of pieces before they are encoded, so that their memory misses overlap
+  // instead of following one another.
+  void prefetch_pieces(std::string_view text, const std::pair<uint32_t, uint32_t>* pieces, size_t n) const;
   // The textbook alternative: greedy longest prefix that is a token, left to right.
   void encode_piece_longest(std::string_view text, size_t start, size_t end,
                             std::vector<Token>& out) const;

@@ -132,6 +132,14 @@ class BytesMap {
     }
   }
   uint32_t find(std::string_view key) const { return find(key.data(), key.size()); }
+  // Starts loading the slot a lookup with hash h reads first.
+  void prefetch(uint64_t h) const {
+#if defined(__GNUC__)
+    __builtin_prefetch(&slots_[h & mask_]);
+#else
+    (void)h;
+#endif
+  }
   // find() for a key of 1 to 8 bytes: its slot holds all of it, so nothing else is read. The
   // key is read with load_short (`limit`: how far the buffer at p may be read).
   uint32_t find_short(const char* p, size_t n, const char* limit) const {
