@@ -529,7 +529,7 @@ bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
 
 void BpeModel::prefetch_pieces(std::string_view text, const std::pair<uint32_t, uint32_t>* pieces, size_t n) const {
 #if defined(__GNUC__)
-  if (!config_.ignore_merges || !short_whole_) return;
+  if (!short_whole_) return;  // the lookups below are those of tiktoken-style encoding
   const ThreadCache& cache = thread_cache();
   const char* limit = text.data() + text.size();
   for (size_t k = 0; k < n; ++k) {
