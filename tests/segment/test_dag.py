@@ -66,3 +66,16 @@ def test_reference_dag_matches_core_on_real_text():
     seg = Segmenter(d, "dag")
     for line in read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 20_000).split("\n"):
         assert seg.lcut(line) == ref.segment(line, freq, "dag")
+
+
+def test_package_names_are_the_functions_whatever_was_imported_first():
+    # `dag` and `evaluate` are both functions of ciyuan.segment and modules in it; importing
+    # the module first (as Dictionary.suggest_freq does) must not shadow the function.
+    import subprocess
+    import sys
+
+    code = ("import ciyuan.segment.dag, ciyuan.segment.evaluate\n"
+            "from ciyuan.segment import dag, evaluate\n"
+            "assert callable(dag) and callable(evaluate), (dag, evaluate)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
