@@ -95,25 +95,10 @@ class WpTrainer {
       uint32_t cp = 0;
       while (p < end) {
         p += utf8::decode(p, end, &cp);
-        uint64_t& f = freq[cp];
-        f = f + counts[w] < f ? ~0ULL : f + counts[w];
+        train_detail::add_count(freq[cp], counts[w]);
       }
     }
-    for (const std::string& s : cfg_.initial_alphabet) {
-      uint32_t cp;
-      if (s.empty()) continue;
-      utf8::decode(s.data(), s.data() + s.size(), &cp);
-      freq[cp] = ~0ULL;
-    }
-    std::vector<std::pair<uint32_t, uint64_t>> kept(freq.begin(), freq.end());
-    if (cfg_.limit_alphabet >= 0 && kept.size() > static_cast<size_t>(cfg_.limit_alphabet)) {
-      // The most frequent characters; among equally frequent ones the smaller code point.
-      std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
-        return a.second != b.second ? a.second > b.second : a.first < b.first;
-      });
-      kept.resize(static_cast<size_t>(cfg_.limit_alphabet));
-    }
-    std::sort(kept.begin(), kept.end());
+    const auto kept = train_detail::kept_alphabet(freq, cfg_.initial_alphabet, cfg_.limit_alphabet);
     std::string s;
     for (const auto& kv : kept) {
       s.clear();

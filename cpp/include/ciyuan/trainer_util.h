@@ -7,29 +7,46 @@
 #include <cstring>
 #include <iterator>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ciyuan/hash.h"
+#include "ciyuan/utf8.h"
 
 namespace ciyuan {
 namespace train_detail {
 
+// Appends the UTF-8 form of cp (a code point utf8::decode produced: never a surrogate).
 inline void append_utf8(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
+  char bytes[4];
+  out.append(bytes, utf8::encode(cp, bytes));
+}
+
+// f += c for the character counts, stopping at the largest count instead of wrapping around.
+inline void add_count(uint64_t& f, uint64_t c) { f = f + c < f ? ~uint64_t{0} : f + c; }
+
+// The training alphabet from the characters' counts: the characters of `initial_alphabet`
+// forced in (as if infinitely frequent), then, when limit_alphabet >= 0, only that many of the
+// most frequent (ties to the smaller code point); sorted by code point.
+inline std::vector<std::pair<uint32_t, uint64_t>> kept_alphabet(std::unordered_map<uint32_t, uint64_t>& freq,
+                                                                const std::vector<std::string>& initial_alphabet,
+                                                                int64_t limit_alphabet) {
+  for (const std::string& s : initial_alphabet) {
+    uint32_t cp;
+    if (s.empty()) continue;
+    utf8::decode(s.data(), s.data() + s.size(), &cp);
+    freq[cp] = ~uint64_t{0};
   }
+  std::vector<std::pair<uint32_t, uint64_t>> kept(freq.begin(), freq.end());
+  if (limit_alphabet >= 0 && kept.size() > static_cast<size_t>(limit_alphabet)) {
+    std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    kept.resize(static_cast<size_t>(limit_alphabet));
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
 }
 
 // The token two tokens make: a + b without b's continuing-subword prefix (a + ##b -> ab,
