@@ -144,7 +144,8 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
       pair_keys.push_back(PairMap::key(left, right));
     }
   }
-  short_whole_ = config_.ignore_merges && (config_.byte_level || (config_.end_of_word_suffix.empty() && end_of_word_id_ == kNone));
+  simple_whole_ = config_.byte_level || (config_.end_of_word_suffix.empty() && end_of_word_id_ == kNone);
+  short_whole_ = config_.ignore_merges && simple_whole_;
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys);
 }
@@ -555,7 +556,6 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
   if (start >= end) return;
   size_t n = end - start;
   const char* p = text.data() + start;
-  bool simple_whole = config_.byte_level || (config_.end_of_word_suffix.empty() && end_of_word_id_ == kNone);
   uint64_t hash = hash_bytes(p, n);
   auto emit_whole = [&](uint32_t id) {
     out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
@@ -564,8 +564,8 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
   // vocabulary slots stay warm; encode_piece has asked already where it can), long ones rarely
   // are (a memory miss in a megabyte table), so long ones ask the per-thread cache first.
   bool whole_first = n <= kShortPiece;
-  if (config_.ignore_merges && whole_first && !short_whole_) {
-    uint32_t id = simple_whole ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
+  if (config_.ignore_merges && whole_first && !short_whole_) {  // a marked word end: not the bytes alone
+    uint32_t id = whole_piece_id(text, start, end);
     if (id != BytesMap::kMissing) return emit_whole(id);
   }
   ThreadCache& cache = thread_cache();
@@ -589,8 +589,8 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
       return;
     }
   }
-  if (config_.ignore_merges && !whole_first && (!simple_whole || maybe_long_token(hash))) {
-    uint32_t id = simple_whole ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
+  if (config_.ignore_merges && !whole_first && (!simple_whole_ || maybe_long_token(hash))) {
+    uint32_t id = simple_whole_ ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
     if (id != BytesMap::kMissing) return emit_whole(id);
   }
 

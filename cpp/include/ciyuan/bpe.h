@@ -138,7 +138,8 @@ class BpeModel {
     uint32_t ids[4];
     uint8_t lengths[4];          // their lengths in bytes
   };
-  bool short_whole_ = false;  // encode_piece settles short pieces that are tokens inline
+  bool simple_whole_ = false;  // a whole piece is looked up as its bytes (no word-end marker)
+  bool short_whole_ = false;   // encode_piece settles short pieces that are tokens inline
   bool char_first_ = false;
   std::vector<CharEncoding> char_bmp_;        // by code point < 0x10000 (count 0: none)
   std::vector<CharEncoding> char_astral_;     // the other planes' characters found in tokens,
