@@ -53,6 +53,10 @@ inline size_t space_len(const unsigned char* s, size_t i, size_t n) {
   return (c1 == 0x81 && c2 == 0x9F) ? 3 : 0;                                              // U+205F
 }
 
+// The whitespace characters of three UTF-8 bytes (see space_len).
+constexpr uint32_t kThreeByteSpaces[] = {0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007,
+                                         0x2008, 0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
+
 inline bool is_ascii_alnum(uint32_t c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
@@ -141,6 +145,24 @@ class Segmenter {
     return len;
   }
 
+  // Most of Chinese text is characters of three bytes: stores the labels of those from byte
+  // i on, while their code points are in [lo, hi] and their label is not kLookAside (which
+  // put_char() resolves), in a tight loop; returns the byte after them.
+  size_t put_three_byte_run(size_t i, size_t& m, uint32_t lo, uint32_t hi) {
+    const uint16_t* bmp_code = idx_.bmp_code.data();
+    uint32_t* const codes = codes_.get();
+    uint32_t* const pos = pos_.get();
+    while (i < n_ && (s_[i] & 0xF0) == 0xE0) {
+      const uint32_t cp = ((s_[i] & 0x0Fu) << 12) | ((s_[i + 1] & 0x3Fu) << 6) | (s_[i + 2] & 0x3Fu);
+      const uint16_t c = bmp_code[cp];
+      if (cp < lo || cp > hi || c == SegIndex::kLookAside) break;
+      codes[m] = c;
+      pos[m++] = static_cast<uint32_t>(i);
+      i += 3;
+    }
+    return i;
+  }
+
   // Segments the labels r..m (a run that ends at byte e).
   void flush(size_t r, size_t m, size_t e) {
     if (m == r) return;
@@ -153,6 +175,9 @@ class Segmenter {
   CIYUAN_FLATTEN void whitespace_runs() {
     size_t i = 0, m = 0, r = 0;  // byte; labels stored; first label of the current run
     while (i < n_) {
+      // The three-byte whitespace characters read kLookAside, so they are left to the checks below.
+      i = put_three_byte_run(i, m, 0x800, 0xFFFF);
+      if (i == n_) break;
       if (s_[i] < 0xE4) {  // lead bytes E4.. (CJK and beyond) are never whitespace
         const size_t len = space_len(s_, i, n_);
         if (len != 0) {
@@ -173,6 +198,8 @@ class Segmenter {
   CIYUAN_FLATTEN void jieba_blocks() {
     size_t i = 0, m = 0, r = 0;
     while (i < n_) {
+      i = put_three_byte_run(i, m, 0x4E00, 0x9FD5);  // CJK ideographs: all inside blocks
+      if (i == n_) break;
       size_t len;
       const uint32_t c = cp_at(s_, i, &len);
       if (is_jieba_block(c)) {
@@ -228,26 +255,26 @@ class Segmenter {
   }
 
   // Starts loading the trie cell that a word beginning with labels a, b reads at its second
-  // step. That read is the one cache miss of most words (the root's children stay in cache):
-  // issuing it for the next likely word starts, while the current word is matched, overlaps
-  // the misses instead of paying them one after another.
-  static void prefetch_second(const DoubleArrayTrie::Node* nodes, uint32_t a, uint32_t b) {
-    const size_t t = static_cast<size_t>(nodes[DoubleArrayTrie::kRoot].base) + a;
-    if (nodes[t].check == DoubleArrayTrie::kRoot) CIYUAN_PREFETCH(&nodes[static_cast<size_t>(nodes[t].base) + b]);
+  // step. That read is the one cache miss of most words (the root's children stay in cache).
+  // Matching asks for it every position some characters ahead (any position may start a
+  // word), so the misses of the next words overlap the work on this one.
+  static constexpr size_t kPrefetchDistance = 16;
+  static void prefetch_second(const DoubleArrayTrie::Node* nodes, const int32_t* first_bases, uint32_t a,
+                              uint32_t b) {
+    CIYUAN_PREFETCH(&nodes[static_cast<size_t>(first_bases[a]) + b]);
   }
 
   // Forward maximum matching over n labels: from the left, the longest word (or one
   // character), repeat. Writes the words from w on; returns the end.
   CIYUAN_FLATTEN Piece* fmm(const uint32_t* c, const uint32_t* pos, size_t n, Piece* w) const {
     const DoubleArrayTrie::Node* nodes = idx_.forward.data();
+    const int32_t* first_bases = idx_.forward.first_bases();
     const uint64_t* pairs = idx_.forward_pairs.data();
     size_t k = 0;
+    size_t ahead = 0;  // the second cells of words starting before here are fetched
     while (k < n) {
-      // The next word starts one or two characters on (most words are that short).
-      if (k + 3 < n) {
-        prefetch_second(nodes, c[k + 1], c[k + 2]);
-        prefetch_second(nodes, c[k + 2], c[k + 3]);
-      }
+      for (const size_t until = std::min(n - 1, k + kPrefetchDistance); ahead < until; ++ahead)
+        prefetch_second(nodes, first_bases, c[ahead], c[ahead + 1]);
       size_t best = k + 1;
       int32_t best_id = -1;
       int32_t node = DoubleArrayTrie::child_of(nodes, DoubleArrayTrie::kRoot, c[k]);
@@ -279,14 +306,15 @@ class Segmenter {
   // Backward maximum matching: the mirror image, over the trie of reversed words. Writes the
   // words backwards, ending at w_end; returns their start.
   CIYUAN_FLATTEN Piece* bmm(const uint32_t* c, const uint32_t* pos, size_t n, Piece* w) const {
-    const DoubleArrayTrie::Node* nodes = idx_.backward().data();
+    const DoubleArrayTrie& trie = idx_.backward();
+    const DoubleArrayTrie::Node* nodes = trie.data();
+    const int32_t* first_bases = trie.first_bases();
     const uint64_t* pairs = idx_.backward_pairs.data();
     size_t k = n;  // the word ends before character k
+    size_t behind = n;  // the second cells of words ending after here are fetched
     while (k > 0) {
-      if (k >= 4) {
-        prefetch_second(nodes, c[k - 2], c[k - 3]);
-        prefetch_second(nodes, c[k - 3], c[k - 4]);
-      }
+      for (const size_t until = k > kPrefetchDistance + 1 ? k - kPrefetchDistance : 1; behind > until; --behind)
+        prefetch_second(nodes, first_bases, c[behind - 1], c[behind - 2]);
       size_t best = k - 1;
       int32_t best_id = -1;
       int32_t node = DoubleArrayTrie::child_of(nodes, DoubleArrayTrie::kRoot, c[k - 1]);
@@ -324,6 +352,7 @@ class Segmenter {
   // with log(1) - log(total), exactly as jieba computes it.
   CIYUAN_FLATTEN void dag(const uint32_t* c, const uint32_t* pos, size_t n) {
     const DoubleArrayTrie::Node* nodes = idx_.forward.data();
+    const int32_t* first_bases = idx_.forward.first_bases();
     const uint64_t* pairs = idx_.forward_pairs.data();
     const double* logp = idx_.logp.data();
     route_.resize(n + 1);
@@ -334,7 +363,7 @@ class Segmenter {
     const double fallback = 0.0 - idx_.log_total;
     for (size_t k = n; k-- > 0;) {
       // Every position starts a walk here: fetch the one four positions on.
-      if (k >= 4) prefetch_second(nodes, c[k - 4], c[k - 3]);
+      if (k >= 4) prefetch_second(nodes, first_bases, c[k - 4], c[k - 3]);
       size_t best_x = 0;
       double best = 0.0;
       int32_t best_id = -1;
@@ -732,9 +761,10 @@ std::shared_ptr<const SegIndex> Lexicon::index() const {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
   idx->bmp_code.assign(0x10000, 0);
+  for (uint32_t cp : kThreeByteSpaces) idx->bmp_code[cp] = SegIndex::kLookAside;
   for (size_t r = 0; r < by_count.size(); ++r) {
     const uint32_t cp = by_count[r].second, code = static_cast<uint32_t>(r + 1);
-    if (cp < 0x10000 && code < SegIndex::kLookAside) {
+    if (cp < 0x10000 && code < SegIndex::kLookAside && idx->bmp_code[cp] != SegIndex::kLookAside) {
       idx->bmp_code[cp] = static_cast<uint16_t>(code);
     } else {
       if (cp < 0x10000) idx->bmp_code[cp] = SegIndex::kLookAside;

@@ -156,6 +156,11 @@ void DoubleArrayTrie::build(const std::vector<uint32_t>& keys, const std::vector
   }
   nodes_.resize(std::max(used, max_base + 1) + alphabet_, kFree);
   nodes_.shrink_to_fit();
+  first_bases_.assign(alphabet_, 0);
+  for (uint32_t c = 1; c < alphabet_; ++c) {
+    const size_t t = static_cast<size_t>(nodes_[kRoot].base) + c;
+    if (nodes_[t].check == kRoot) first_bases_[c] = nodes_[t].base;
+  }
   std::vector<uint64_t>().swap(free_bits_);
   std::vector<uint64_t>().swap(free_blocks_);
 }

@@ -114,8 +114,10 @@ def test_ten_megabyte_line(d, method):
 
 # -- the core against the reference twin (generated dictionaries and texts) -----------------
 
-ALPHABET = "研究生命起源和尚未结婚的ab1 ，"
-words_st = st.lists(st.text(alphabet="研究生命起源和尚未结婚的ab1", min_size=1, max_size=4), max_size=25)
+# With whitespace of three UTF-8 bytes (U+3000, U+2028), which the core's decoding loop must
+# stop at even when a dictionary word contains it, and characters of two and four bytes.
+ALPHABET = "研究生命起源和尚未结婚的ab1 ，\u3000\u2028é𠀀"
+words_st = st.lists(st.text(alphabet="研究生命起源和尚未结婚的ab1é𠀀", min_size=1, max_size=4), max_size=25)
 text_st = st.text(alphabet=ALPHABET, max_size=40)
 
 
@@ -145,7 +147,7 @@ def test_dag_matches_reference(words, text, baseline, max_len):
     assert got == ref.segment(text, words, "dag", baseline, max_len)
 
 
-def test_whitespace_is_pythons_isspace():
+def test_whitespace_is_pythons_isspace(tmp_path):
     seg = Segmenter(Dictionary(["中"]), "fmm", baseline=True)
     spaces = [chr(c) for c in range(0x3100) if chr(c).isspace()]
     assert len(spaces) == 29
@@ -153,6 +155,15 @@ def test_whitespace_is_pythons_isspace():
         assert seg.lcut(f"中{c}中") == ["中", "中"], hex(ord(c))
     for c in "\u200b\u180e\u2060\ufeff\u00ad\u3001":  # look like spaces, are not
         assert seg.lcut(f"中{c}中") == ["中", c, "中"], hex(ord(c))
+    # A word with whitespace in it (only a file can add one: fields are split at ASCII spaces
+    # and tabs) never matches: whitespace separates words first.
+    path = tmp_path / "words.txt"
+    path.write_text("".join(f"中{c}中\n{c}\n" for c in spaces if c not in " \t\n\r\x0b\x0c"), encoding="utf-8")
+    for method in ("fmm", "bmm", "bimm", "dag"):
+        seg = Segmenter(Dictionary.load(path), method)
+        for c in spaces:
+            assert seg.lcut(f"中{c}中") == ["中", c, "中"], (method, hex(ord(c)))
+        assert seg.segment_bytes(f"中{c}中".encode()) == b"\xe4\xb8\xad \xe4\xb8\xad\n"
 
 
 # Pieces of valid and invalid UTF-8 around the validator's three-byte fast path: the overlong E0

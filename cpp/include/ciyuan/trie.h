@@ -55,8 +55,16 @@ class DoubleArrayTrie {
     return nodes[t].check == s ? static_cast<int32_t>(t) : -1;
   }
 
+  // Per label c: the base of the root's child on c (its children are at that base plus their
+  // label), or 0 when the root has no such child (then base + label is some low cell, never a
+  // child of it). One small table read gives the address of a key's second cell, so that cell
+  // can be prefetched without first reading the root's child.
+  const int32_t* first_bases() const { return first_bases_.data(); }
+
   size_t node_count() const { return nodes_.size(); }
-  size_t memory_bytes() const { return nodes_.capacity() * sizeof(Node); }
+  size_t memory_bytes() const {
+    return nodes_.capacity() * sizeof(Node) + first_bases_.capacity() * sizeof(int32_t);
+  }
 
  private:
   int32_t find_base(const std::vector<uint32_t>& labels);
@@ -65,6 +73,7 @@ class DoubleArrayTrie {
   size_t next_free(size_t t) const;
 
   std::vector<Node> nodes_;
+  std::vector<int32_t> first_bases_;
   std::vector<uint64_t> free_bits_;    // bit t: cell t is free (build only)
   std::vector<uint64_t> free_blocks_;  // bit w: free_bits_[w] != 0
   size_t first_free_ = 1;            // no free cell below this one
