@@ -569,7 +569,6 @@ void segment_lines(const SegIndex& index, std::string_view text, const SegOption
 
 void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, std::vector<DictLineError>& errors) {
   size_t pos = 0, line_no = 0;
-  std::vector<std::string_view> fields;
   entries.reserve(entries.size() + static_cast<size_t>(std::count(data.begin(), data.end(), '\n')) + 1);
   // Valid files (nearly all) are checked in one pass; only a bad one is checked line by line,
   // for the line numbers.
@@ -590,21 +589,26 @@ void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, st
       errors.push_back({line_no, "invalid UTF-8 at byte " + std::to_string(bad) + " of the line"});
       continue;
     }
-    fields.clear();
-    for (size_t i = 0; i < line.size();) {
+    // Up to three fields (a fourth only tells that there are too many).
+    std::string_view fields[4];
+    size_t nfields = 0;
+    for (size_t i = 0; i < line.size() && nfields < 4;) {
       while (i < line.size() && is_ascii_space_tab(line[i])) ++i;
       size_t j = i;
       while (j < line.size() && !is_ascii_space_tab(line[j])) ++j;
-      if (j > i) fields.push_back(line.substr(i, j - i));
+      if (j > i) fields[nfields++] = line.substr(i, j - i);
       i = j;
     }
-    DictEntry e{std::string(fields[0]), 1, false};
-    if (fields.size() > 3) {
-      errors.push_back({line_no, "expected 'word', 'word freq' or 'word freq tag', got " +
-                                     std::to_string(fields.size()) + " fields (words cannot contain spaces)"});
+    DictEntry e{fields[0], 1, false};
+    if (nfields > 3) {
+      size_t count = 0;  // all of them, for the message
+      for (size_t i = 0; i < line.size(); ++i)
+        count += !is_ascii_space_tab(line[i]) && (i == 0 || is_ascii_space_tab(line[i - 1]));
+      errors.push_back({line_no, "expected 'word', 'word freq' or 'word freq tag', got " + std::to_string(count) +
+                                     " fields (words cannot contain spaces)"});
       continue;
     }
-    if (fields.size() >= 2) {
+    if (nfields >= 2) {
       if (all_digits(fields[1])) {
         if (fields[1].size() > 15) {
           errors.push_back({line_no, "frequency " + std::string(fields[1]) + " is too large"});
@@ -614,13 +618,13 @@ void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, st
         for (char c : fields[1]) f = f * 10 + (c - '0');  // all digits, at most 15 of them
         e.freq = f;
         e.has_freq = true;
-      } else if (!(fields.size() == 2 && all_letters(fields[1]))) {
+      } else if (!(nfields == 2 && all_letters(fields[1]))) {
         errors.push_back({line_no, "frequency must be a non-negative integer, got '" + std::string(fields[1]) +
                                        "' (expected 'word', 'word freq' or 'word freq tag')"});
         continue;
       }
     }
-    entries.push_back(std::move(e));
+    entries.push_back(e);
   }
 }
 
@@ -631,18 +635,31 @@ int32_t Lexicon::add(std::string_view word, int64_t freq, bool has_freq) {
 
 void Lexicon::add_all(const std::vector<DictEntry>& entries) {
   std::lock_guard<std::mutex> lock(mutex_);  // once, not per word
+  ids_.reserve(words_.size() + entries.size());
   words_.reserve(words_.size() + entries.size());
   freqs_.reserve(words_.size() + entries.size());
   alive_.reserve(words_.size() + entries.size());
   has_freq_.reserve(words_.size() + entries.size());
-  for (const DictEntry& e : entries) add_locked(e.word, e.freq, e.has_freq);
+  // The hash table is far larger than the caches and each word lands in a random slot: hash
+  // all words first and fetch the slot of the word 16 ahead, so the misses overlap.
+  constexpr size_t kAhead = 16;
+  std::vector<uint64_t> hashes(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) hashes[i] = hash_bytes(entries[i].word.data(), entries[i].word.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i + kAhead < entries.size()) ids_.prefetch(hashes[i + kAhead]);
+    add_hashed(entries[i].word, hashes[i], entries[i].freq, entries[i].has_freq);
+  }
 }
 
 int32_t Lexicon::add_locked(std::string_view word, int64_t freq, bool has_freq) {
+  return add_hashed(word, hash_bytes(word.data(), word.size()), freq, has_freq);
+}
+
+int32_t Lexicon::add_hashed(std::string_view word, uint64_t h, int64_t freq, bool has_freq) {
   if (word.empty()) throw Error(ErrorKind::kInvalidInput, "a dictionary word cannot be empty");
   if (freq < 0) throw Error(ErrorKind::kInvalidInput, "a word frequency cannot be negative");
   if (!has_freq) freq = 1;
-  const uint32_t found = ids_.find(word);
+  const uint32_t found = ids_.find_hashed(word.data(), word.size(), h);
   int32_t id;
   if (found != BytesMap::kMissing) {
     id = static_cast<int32_t>(found);
@@ -664,7 +681,7 @@ int32_t Lexicon::add_locked(std::string_view word, int64_t freq, bool has_freq) 
     freqs_.push_back(freq);
     alive_.push_back(1);
     has_freq_.push_back(has_freq);
-    ids_.insert(word, static_cast<uint32_t>(id));
+    ids_.insert_absent(word, h, static_cast<uint32_t>(id));
     ++live_;
   }
   total_ += freq;
@@ -675,6 +692,7 @@ int32_t Lexicon::add_locked(std::string_view word, int64_t freq, bool has_freq) 
 
 void Lexicon::reserve(size_t n) {
   std::lock_guard<std::mutex> lock(mutex_);
+  ids_.reserve(words_.size() + n);
   words_.reserve(words_.size() + n);
   freqs_.reserve(words_.size() + n);
   alive_.reserve(words_.size() + n);
@@ -719,14 +737,22 @@ const DoubleArrayTrie& SegIndex::backward() const {
       const size_t a = starts[k], b = starts[k + 1];
       for (size_t i = a; i < b; ++i) rev[i] = labels[a + b - 1 - i];
     }
-    std::vector<size_t> order(ids.size());
-    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      return std::lexicographical_compare(rev.begin() + static_cast<std::ptrdiff_t>(starts[x]),
-                                          rev.begin() + static_cast<std::ptrdiff_t>(starts[x + 1]),
-                                          rev.begin() + static_cast<std::ptrdiff_t>(starts[y]),
-                                          rev.begin() + static_cast<std::ptrdiff_t>(starts[y + 1]));
+    // Sorted by the first two labels packed in one integer (labels are >= 1, so a one-label
+    // key, padded with 0, comes first), then on a tie by the whole keys.
+    std::vector<std::pair<uint64_t, size_t>> keyed(ids.size());
+    for (size_t k = 0; k < keyed.size(); ++k) {
+      const size_t a = starts[k], b = starts[k + 1];
+      keyed[k] = {(static_cast<uint64_t>(rev[a]) << 32) | (b - a > 1 ? rev[a + 1] : 0u), k};
+    }
+    std::sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+      if (x.first != y.first) return x.first < y.first;
+      return std::lexicographical_compare(rev.begin() + static_cast<std::ptrdiff_t>(starts[x.second]),
+                                          rev.begin() + static_cast<std::ptrdiff_t>(starts[x.second + 1]),
+                                          rev.begin() + static_cast<std::ptrdiff_t>(starts[y.second]),
+                                          rev.begin() + static_cast<std::ptrdiff_t>(starts[y.second + 1]));
     });
+    std::vector<size_t> order(ids.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = keyed[k].second;
     backward_.build(rev, starts, order, ids, alphabet);
   });
   return backward_;
@@ -741,22 +767,31 @@ std::shared_ptr<const SegIndex> Lexicon::index() const {
   for (size_t k = 0; k < words_.size(); ++k)
     if (alive_[k]) order.push_back(static_cast<int32_t>(k));
   // Characters get labels by descending frequency (ties by code point, for determinism).
-  std::unordered_map<uint32_t, uint32_t> char_count;
+  std::vector<uint32_t> bmp_count(0x10000, 0);
+  std::unordered_map<uint32_t, uint32_t> other_count;  // beyond the BMP: rare
   std::vector<uint32_t> cps;  // all words' code points, then their labels
   std::vector<size_t> starts(order.size() + 1, 0);
+  size_t bytes = 0;
+  for (int32_t id : order) bytes += words_[static_cast<size_t>(id)].size();
+  cps.reserve(bytes / 2);
   for (size_t k = 0; k < order.size(); ++k) {
     const std::string& w = words_[static_cast<size_t>(order[k])];
     const unsigned char* p = reinterpret_cast<const unsigned char*>(w.data());
     for (size_t i = 0, len; i < w.size(); i += len) {
       const uint32_t cp = cp_at(p, i, &len);
       cps.push_back(cp);
-      ++char_count[cp];
+      if (cp < 0x10000) {
+        ++bmp_count[cp];
+      } else {
+        ++other_count[cp];
+      }
     }
     starts[k + 1] = cps.size();
   }
   std::vector<std::pair<uint32_t, uint32_t>> by_count;
-  by_count.reserve(char_count.size());
-  for (const auto& kv : char_count) by_count.emplace_back(kv.second, kv.first);
+  for (uint32_t cp = 0; cp < 0x10000; ++cp)
+    if (bmp_count[cp]) by_count.emplace_back(bmp_count[cp], cp);
+  for (const auto& kv : other_count) by_count.emplace_back(kv.second, kv.first);
   std::sort(by_count.begin(), by_count.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
@@ -816,15 +851,13 @@ std::shared_ptr<const SegIndex> Lexicon::index() const {
   // jieba: log(freq) - log(total); words of frequency 0 are no DAG edges.
   idx->log_total = total_ > 0 ? std::log(static_cast<double>(total_)) : 0.0;
   idx->logp.assign(words_.size(), SegIndex::kNoEdge);
-  int max_chars = 0;
-  for (int32_t id : order) {
-    const size_t k = static_cast<size_t>(id);
-    if (freqs_[k] > 0) idx->logp[k] = std::log(static_cast<double>(freqs_[k])) - idx->log_total;
-    int chars = 0;
-    for (unsigned char c : words_[k]) chars += !is_cont(c);
-    max_chars = std::max(max_chars, chars);
+  size_t max_chars = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t id = static_cast<size_t>(order[k]);
+    if (freqs_[id] > 0) idx->logp[id] = std::log(static_cast<double>(freqs_[id])) - idx->log_total;
+    max_chars = std::max(max_chars, idx->starts[k + 1] - idx->starts[k]);
   }
-  idx->max_word_chars = max_chars;
+  idx->max_word_chars = static_cast<int>(max_chars);
   index_ = idx;
   return index_;
 }

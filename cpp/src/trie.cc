@@ -21,12 +21,21 @@ void DoubleArrayTrie::reserve_cells(size_t n) {
   size_t grown = std::max(n, old + old / 2);
   if (grown > static_cast<size_t>(INT32_MAX)) grown = n;
   nodes_.resize(grown, kFree);
-  free_bits_.resize((grown + 63) / 64, 0);
+  // One spare word, so that free_window() can always read the word after a cell's.
+  free_bits_.resize((grown + 63) / 64 + 1, 0);
   free_blocks_.resize((free_bits_.size() + 63) / 64, 0);
-  for (size_t t = old; t < grown; ++t) {
-    free_bits_[t / 64] |= uint64_t{1} << (t % 64);
-    free_blocks_[t / 4096] |= uint64_t{1} << ((t / 64) % 64);
-  }
+  size_t t = old;
+  for (; t < grown && t % 64 != 0; ++t) free_bits_[t / 64] |= uint64_t{1} << (t % 64);
+  for (; t + 64 <= grown; t += 64) free_bits_[t / 64] = ~uint64_t{0};
+  for (; t < grown; ++t) free_bits_[t / 64] |= uint64_t{1} << (t % 64);
+  for (size_t w = old / 64; w < (grown + 63) / 64; ++w) free_blocks_[w / 64] |= uint64_t{1} << (w % 64);
+}
+
+// Bit k: cell t + k is free (cells past the array read as used).
+uint64_t DoubleArrayTrie::free_window(size_t t) const {
+  const size_t w = t / 64, r = t % 64;
+  if (w + 1 >= free_bits_.size()) return 0;
+  return r == 0 ? free_bits_[w] : (free_bits_[w] >> r) | (free_bits_[w + 1] << (64 - r));
 }
 
 void DoubleArrayTrie::use_cell(size_t t) {
@@ -55,30 +64,29 @@ size_t DoubleArrayTrie::next_free(size_t t) const {
 }
 
 // The smallest base (from a start position) at which every label of a sibling set (sorted
-// ascending) lands on a free cell, trying only free cells (a bitmap skips the used ones). A
-// single child fits in any free cell, so those fill the holes; sets of several children start
-// after the region where such a search last needed many tries (Darts' "next check position").
+// ascending) lands on a free cell. A single child fits in any free cell, so those fill the
+// holes, found through the bitmap of free cells. A set of several children tests 64 bases at
+// once: the AND of the free-cell windows at base + label over its labels has a bit for every
+// base that fits. Such sets start after the region where a search last needed many steps
+// (Darts' "next check position"), so a large set does not rescan the full front each time.
 int32_t DoubleArrayTrie::find_base(const std::vector<uint32_t>& labels) {
-  const bool single = labels.size() == 1;
   first_free_ = next_free(first_free_);
-  size_t pos = next_free(std::max<size_t>(single ? first_free_ : std::max(first_free_, multi_from_), labels[0] + 1));
-  size_t tries = 0;
-  for (;; pos = next_free(pos + 1)) {
-    if (pos >= nodes_.size()) reserve_cells(pos + alphabet_ + 1);
-    const size_t base = pos - labels[0];
-    if (base + alphabet_ + 1 > nodes_.size()) reserve_cells(base + alphabet_ + 1);  // rarely: no call
-    bool fits = true;
-    for (size_t k = 1; k < labels.size(); ++k) {
-      if (nodes_[base + labels[k]].check != -1) {
-        fits = false;
-        break;
-      }
-    }
+  if (labels.size() == 1) {
+    const size_t pos = next_free(std::max<size_t>(first_free_, labels[0] + 1));
+    if (pos + alphabet_ + 1 > nodes_.size()) reserve_cells(pos + alphabet_ + 1);
+    return static_cast<int32_t>(pos - labels[0]);
+  }
+  size_t base = std::max<size_t>(std::max(first_free_, multi_from_), labels[0] + 1) - labels[0];
+  for (size_t steps = 0;; base += 64, ++steps) {
+    if (base + labels.back() + 128 > nodes_.size()) reserve_cells(base + labels.back() + 128 + alphabet_);
+    uint64_t fits = ~uint64_t{0};
+    for (size_t k = 0; k < labels.size() && fits; ++k) fits &= free_window(base + labels[k]);
     if (fits) {
-      if (!single && tries > 16) multi_from_ = pos;
-      return static_cast<int32_t>(base);
+      const size_t found = base + static_cast<size_t>(__builtin_ctzll(fits));
+      if (steps > kMultiSteps) multi_from_ = found + labels[0];
+      if (found + alphabet_ + 1 > nodes_.size()) reserve_cells(found + alphabet_ + 1);
+      return static_cast<int32_t>(found);
     }
-    ++tries;
   }
 }
 

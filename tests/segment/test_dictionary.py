@@ -32,6 +32,7 @@ def test_formats_and_merge(tmp_path):
 @pytest.mark.parametrize("line, reason", [
     ("中国 abc ns", "frequency must be a non-negative integer"),
     ("中国 1 ns extra", "got 4 fields"),
+    ("中国\t1 ns  a\tb", "got 5 fields"),
     ("中国 -5", "frequency must be a non-negative integer"),
     ("中国 99999999999999999999", "too large"),
 ])

@@ -104,19 +104,24 @@ class BytesMap {
 
   size_t size() const { return count_; }
 
+  // Room for n keys in all (a bulk load then never rehashes).
+  void reserve(size_t n) {
+    size_t slots = slots_.size();
+    while (n * 4 > slots * 3) slots *= 2;
+    if (slots != slots_.size()) rehash(slots);
+  }
+
   // Inserts key -> value; returns false (and keeps the old value) when the key is present.
   bool insert(std::string_view key, uint32_t value) {
-    if (find(key) != kMissing) return false;
-    if ((count_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
-    uint64_t h = hash_bytes(key.data(), key.size());
-    size_t i = h & mask_;
-    while (slots_[i].value != kMissing) i = (i + 1) & mask_;
-    slots_[i] = Slot{load_upto8(key.data(), key.size()), check_of(h, key.size()), value};
-    keys_[i] = Key{static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(key.size())};
-    arena_.append(key.data(), key.size());
-    ++count_;
+    const uint64_t h = hash_bytes(key.data(), key.size());
+    if (find_hashed(key.data(), key.size(), h) != kMissing) return false;
+    place(key, h, value);
     return true;
   }
+
+  // insert() of a key that find_hashed(key, h) just did not find (h = its hash_bytes), so a
+  // bulk load hashes each key once.
+  void insert_absent(std::string_view key, uint64_t h, uint32_t value) { place(key, h, value); }
 
   uint32_t find(const char* p, size_t n) const { return find_hashed(p, n, hash_bytes(p, n)); }
   // find() for a caller that already has hash_bytes(p, n).
@@ -163,6 +168,15 @@ class BytesMap {
     uint32_t offset = 0;
     uint32_t length = 0;
   };
+  void place(std::string_view key, uint64_t h, uint32_t value) {
+    if ((count_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
+    size_t i = h & mask_;
+    while (slots_[i].value != kMissing) i = (i + 1) & mask_;
+    slots_[i] = Slot{load_upto8(key.data(), key.size()), check_of(h, key.size()), value};
+    keys_[i] = Key{static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(key.size())};
+    arena_.append(key.data(), key.size());
+    ++count_;
+  }
   static uint32_t check_of(uint64_t h, size_t n) {
     return static_cast<uint32_t>((h >> 40) << 8) | static_cast<uint32_t>(n < 255 ? n : 255);
   }

@@ -106,9 +106,9 @@ struct SegIndex {
   mutable DoubleArrayTrie backward_;
 };
 
-// One line of a dictionary file, parsed.
+// One line of a dictionary file, parsed (the word is a view into the file's text).
 struct DictEntry {
-  std::string word;
+  std::string_view word;
   int64_t freq;
   bool has_freq;
 };
@@ -153,6 +153,7 @@ class Lexicon {
 
  private:
   int32_t add_locked(std::string_view word, int64_t freq, bool has_freq);
+  int32_t add_hashed(std::string_view word, uint64_t hash, int64_t freq, bool has_freq);  // hash_bytes(word)
 
   mutable std::mutex mutex_;
   std::vector<std::string> words_;

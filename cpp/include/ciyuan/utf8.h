@@ -75,8 +75,9 @@ inline size_t validate(const char* data, size_t n) {
             p += 3;
         }
         if (p >= end) break;
-        if (*p < 0x80) {
-            ++p;
+        if (*p < 0x80) {  // a short ASCII run (between CJK characters, say)
+            while (++p < end && *p < 0x80) {
+            }
             continue;
         }
         uint32_t cp;
