@@ -94,17 +94,27 @@ def _utf8_error(name: str, block: bytes, offset: int, line: int) -> InvalidInput
     return InvalidInputError(f"{name}: invalid UTF-8")
 
 
-def _run_segment(args: argparse.Namespace) -> None:
-    from ciyuan.cli import _input_files, _open_output
-    from ciyuan.segment import Dictionary, Segmenter
+def _load_dictionary(args: argparse.Namespace) -> Any:
+    from ciyuan.segment import Dictionary
 
+    return Dictionary.load(*args.dicts, strict=not args.lenient_dict)
+
+
+def _run_segment(args: argparse.Namespace) -> None:
     if args.threads is not None and args.threads < 1:
         raise InvalidInputError("--threads must be a positive integer")
-    # The dictionary loads (natively, without the GIL) while the first input block is read.
-    loading = _Background(lambda: Dictionary.load(*args.dicts, strict=not args.lenient_dict))
+    # The dictionary loads first thing, on a thread of its own (natively, without the GIL, once
+    # ciyuan.segment is imported), while this thread imports the rest, opens the output and
+    # reads the first input block.
+    loading = _Background(lambda: _load_dictionary(args))
+
+    from ciyuan.cli import _input_files, _open_output
+
     seg = None
 
-    def segmenter() -> Segmenter:
+    def segmenter() -> Any:
+        from ciyuan.segment import Segmenter
+
         nonlocal seg
         if seg is None:
             dictionary = loading.result()
@@ -116,15 +126,19 @@ def _run_segment(args: argparse.Namespace) -> None:
     with _open_output(args.output) as out:
         for name, f in _input_files(args.inputs):
             offset, line = 0, 1
+            previous = b""
             for block in _blocks(f):
+                # Lines before this block, for an error message: counted only when a block
+                # follows (a file of one block, the usual case, is never counted).
+                offset += len(previous)
+                line += previous.count(b"\n")
                 if args.errors == "replace":
                     block = block.decode("utf-8", "replace").encode("utf-8")
                 try:
                     out.write(segmenter().segment_bytes(block, threads=args.threads))
                 except InvalidInputError:
                     raise _utf8_error(name, block, offset, line) from None
-                offset += len(block)
-                line += block.count(b"\n")
+                previous = block
         segmenter()  # no input at all: a bad dictionary is still an error
 
 

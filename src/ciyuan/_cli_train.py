@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from ciyuan._io import atomic_write_text, read_utf8
 from ciyuan.errors import InvalidInputError
+
+# The commands import what they need when they run (see ciyuan.cli).
 
 __all__ = ["COMMANDS", "add_commands", "run"]
 
@@ -172,6 +172,9 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
 
 
 def _train(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from ciyuan._io import atomic_write_text
     from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
     from ciyuan.normalizers import BertNormalizer
     from ciyuan.tokenizer import Tokenizer
@@ -209,10 +212,13 @@ _SPACES = str.maketrans("", "", " \t\u3000\r")
 
 def _zh_text(path: str) -> str:
     """The file's text with spaces removed (the sample corpora put a space between characters)."""
+    from ciyuan._io import read_utf8
+
     return read_utf8(path).translate(_SPACES)
 
 
 def _zh_train(args: argparse.Namespace) -> None:
+    from ciyuan._io import atomic_write_text
     from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
     from ciyuan.pre_tokenizers import ZhSentence
     from ciyuan.trainers import BpeTrainer
@@ -228,6 +234,9 @@ def _zh_train(args: argparse.Namespace) -> None:
 
 
 def _zh_apply(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from ciyuan._io import atomic_write_text
     from ciyuan.formats.vocab_merges import load_merges_txt, load_vocab_txt
     from ciyuan.models import BPE
     from ciyuan.pre_tokenizers import ZhSentence

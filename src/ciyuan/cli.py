@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from typing import BinaryIO, Iterator, List, Optional, Sequence
 
+# Only what every command needs is imported here; each command imports the rest when it runs,
+# so that a short job (`ciyuan segment` on one file, say) does not start by loading all of it.
 from ciyuan import _cli_segment, _cli_train
-from ciyuan._io import atomic_output, decode_utf8
 from ciyuan.errors import CiyuanError, DisallowedSpecialTokenError, InvalidInputError
 
 __all__ = ["main"]
@@ -140,6 +140,8 @@ def _open_output(path: Optional[str]) -> Iterator[BinaryIO]:
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
     else:
+        from ciyuan._io import atomic_output
+
         with atomic_output(path) as f:
             yield f
 
@@ -182,6 +184,8 @@ def _texts(args: argparse.Namespace) -> Iterator[List[str]]:
     """Batches of texts to encode: lines, or whole files with --whole."""
     for name, f in _input_files(args.inputs):
         if getattr(args, "whole", False):
+            from ciyuan._io import decode_utf8
+
             yield [decode_utf8(f.read(), name, args.errors)]
         else:
             yield from _line_batches(name, f, args.errors)
@@ -223,6 +227,8 @@ def _encoding_json(enc, full: bool) -> dict:  # noqa: ANN001
 
 
 def _run_encode(args: argparse.Namespace, tok) -> None:  # noqa: ANN001
+    import json
+
     special = _special_args(args)
     full = _configure_model_inputs(args, tok)
     options = dict(threads=args.threads, add_special_tokens=not args.no_special_tokens, **special)

@@ -59,6 +59,22 @@ def test_segment_errors(tmp_path, dict_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "in.txt", "out.txt", "words.txt"]
 
 
+def test_segment_blocks(tmp_path, dict_path, monkeypatch, capsys):
+    # A file larger than a block is segmented block by block, cut at line ends; an error in a
+    # later block names the byte and line in the whole file.
+    from ciyuan import _cli_segment
+
+    monkeypatch.setattr(_cli_segment, "CHUNK_BYTES", 16)
+    src = tmp_path / "in.txt"
+    src.write_bytes("研究生命起源\n".encode() * 5 + b"ab\xff\n")
+    out = tmp_path / "out.txt"
+    assert main(["segment", "--dict", str(dict_path), str(src), "-o", str(out)]) == 1
+    assert "in.txt: invalid UTF-8 at byte 97 (line 6)" in capsys.readouterr().err
+    src.write_bytes("研究生命起源\n".encode() * 5 + b"ab")
+    assert main(["segment", "--dict", str(dict_path), str(src), "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == "研究生 命 起源\n" * 5 + "ab\n"
+
+
 def test_seg_eval(tmp_path, capsys):
     gold = tmp_path / "gold.txt"
     gold.write_text("共同  创造  美好  的  新  世纪\n\n女士  们  ，  先生  们\n", encoding="utf-8")

@@ -69,13 +69,23 @@ def test_reference_dag_matches_core_on_real_text():
 
 
 def test_package_names_are_the_functions_whatever_was_imported_first():
-    # `dag` and `evaluate` are both functions of ciyuan.segment and modules in it; importing
-    # the module first (as Dictionary.suggest_freq does) must not shadow the function.
+    # `dag` is a function of ciyuan.segment and a module in it; importing the module first (as
+    # Dictionary.suggest_freq does) must not shadow the function. The scoring names load on
+    # first use, whichever way they are reached.
     import subprocess
     import sys
 
-    code = ("import ciyuan.segment.dag, ciyuan.segment.evaluate\n"
-            "from ciyuan.segment import dag, evaluate\n"
-            "assert callable(dag) and callable(evaluate), (dag, evaluate)\n")
+    code = ("import ciyuan.segment.dag, ciyuan.segment.scoring\n"
+            "from ciyuan.segment import dag, evaluate, SegScore\n"
+            "import ciyuan.segment as s\n"
+            "assert callable(dag) and callable(evaluate) and s.evaluate is evaluate, (dag, evaluate)\n"
+            "assert SegScore is ciyuan.segment.scoring.SegScore\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    # `ciyuan segment` does not load the scoring module (nor dataclasses).
+    code = ("import sys, ciyuan.segment\n"
+            "assert 'ciyuan.segment.scoring' not in sys.modules and 'dataclasses' not in sys.modules\n"
+            "from ciyuan.segment import *\n"
+            "assert callable(evaluate)\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from ciyuan.segment import Dictionary, Segmenter, evaluate
-from ciyuan.segment.evaluate import align, split_words
+from ciyuan.segment.scoring import align, split_words
 from tests.conftest import shared
 
 GOLD = ["共同  创造  美好  的  新  世纪", "", "女士  们  ，\u3000先生\t们  "]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ciyuan import _core
@@ -90,7 +89,8 @@ class Dictionary:
     def load_file(self, path: PathLike, *, strict: bool = True) -> None:
         """Add the words of one more file (see :meth:`load`)."""
         try:
-            data = Path(path).read_bytes()
+            with open(path, "rb") as f:
+                data = f.read()
         except OSError as e:
             raise InvalidInputError(f"cannot read dictionary {os.fspath(path)}: {e.strerror}") from None
         errors = self._native.load(data, strict)
