@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, BinaryIO, Callable, Iterator, Tuple
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Tuple
 
 from ciyuan.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from ciyuan.segment import Dictionary, Segmenter
 
 COMMANDS = ("segment", "seg-eval")
 # Files up to this size are segmented in one call, read without a copy (`_blocks` then hands
@@ -94,7 +97,7 @@ def _utf8_error(name: str, block: bytes, offset: int, line: int) -> InvalidInput
     return InvalidInputError(f"{name}: invalid UTF-8")
 
 
-def _load_dictionary(args: argparse.Namespace) -> Any:
+def _load_dictionary(args: argparse.Namespace) -> "Dictionary":
     from ciyuan.segment import Dictionary
 
     return Dictionary.load(*args.dicts, strict=not args.lenient_dict)
@@ -112,7 +115,7 @@ def _run_segment(args: argparse.Namespace) -> None:
 
     seg = None
 
-    def segmenter() -> Any:
+    def segmenter() -> "Segmenter":
         from ciyuan.segment import Segmenter
 
         nonlocal seg
