@@ -53,10 +53,6 @@ inline size_t space_len(const unsigned char* s, size_t i, size_t n) {
   return (c1 == 0x81 && c2 == 0x9F) ? 3 : 0;                                              // U+205F
 }
 
-// The whitespace characters of three UTF-8 bytes (see space_len).
-constexpr uint32_t kThreeByteSpaces[] = {0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007,
-                                         0x2008, 0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
-
 inline bool is_ascii_alnum(uint32_t c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
@@ -796,7 +792,13 @@ std::shared_ptr<const SegIndex> Lexicon::index() const {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
   idx->bmp_code.assign(0x10000, 0);
-  for (uint32_t cp : kThreeByteSpaces) idx->bmp_code[cp] = SegIndex::kLookAside;
+  // The three-byte whitespace characters, as space_len() defines them (leads E1..E3 only).
+  for (uint32_t cp = 0x1000; cp < 0x4000; ++cp) {
+    const unsigned char b[3] = {static_cast<unsigned char>(0xE0 | (cp >> 12)),
+                                static_cast<unsigned char>(0x80 | ((cp >> 6) & 0x3F)),
+                                static_cast<unsigned char>(0x80 | (cp & 0x3F))};
+    if (space_len(b, 0, 3) != 0) idx->bmp_code[cp] = SegIndex::kLookAside;
+  }
   for (size_t r = 0; r < by_count.size(); ++r) {
     const uint32_t cp = by_count[r].second, code = static_cast<uint32_t>(r + 1);
     if (cp < 0x10000 && code < SegIndex::kLookAside && idx->bmp_code[cp] != SegIndex::kLookAside) {

@@ -116,10 +116,10 @@ def _run_segment(args: argparse.Namespace) -> None:
     seg = None
 
     def segmenter() -> "Segmenter":
-        from ciyuan.segment import Segmenter
-
         nonlocal seg
         if seg is None:
+            from ciyuan.segment import Segmenter
+
             dictionary = loading.result()
             for path, line, reason in dictionary.skipped:
                 print(f"ciyuan segment: warning: {path}:{line}: {reason} (line skipped)", file=sys.stderr)
