@@ -13,7 +13,7 @@ $(PY):
 
 # Reinstall whenever a source of the package changes.
 $(STAMP): $(PY) pyproject.toml CMakeLists.txt $(shell find cpp src -type f \( -name '*.cc' -o -name '*.h' -o -name '*.py' \) 2>/dev/null)
-	$(PY) -m pip install --quiet scikit-build-core nanobind
+	$(PY) -m pip install --quiet scikit-build-core nanobind setuptools wheel
 	$(PY) -m pip install --quiet --no-build-isolation ".[test]"
 	touch $(STAMP)
 
