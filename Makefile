@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.ciyuan-installed
 
-.PHONY: demo test test-fast bench install clean
+.PHONY: demo test test-fast check bench install clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,13 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m ciyuan.demo
 
-test: $(STAMP)
+# The architecture's checks: lint, import contracts (layers, no cycles), types of the installed package.
+check: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks scripts
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy -p ciyuan
+
+test: check
 	$(PY) -m pytest -q tests
 
 test-fast: $(STAMP)
