@@ -175,8 +175,11 @@ class PySegmenter {
   const segment::Options& options() const { return options_; }
 
   nb::list cut(nb::handle text) {
+    // A local for the dictionary: the per-word loop then keeps it in a register (a member would
+    // be read again after every call into Python).
+    PyDictionary& dict = dict_;
     const std::string_view t = text_view(text);
-    auto idx = dict_.index();
+    auto idx = dict.index();
     // Every word has at least one character, so the list is made that long at once and
     // filled in place (no append calls, one reference per word), then cut to size.
     const Py_ssize_t bound = PyUnicode_GET_LENGTH(text.ptr());
@@ -187,12 +190,12 @@ class PySegmenter {
                                        static_cast<size_t>(bound) * sizeof(PyObject*));
     Py_ssize_t n = 0;
     GcPause pause;
-    dict_.prepare();
+    dict.prepare();
     segment::cut_chunked(*idx, t, options_, release_gil, [&](const std::vector<Piece>& pieces) {
       if (static_cast<size_t>(bound - n) < pieces.size()) throw std::logic_error("more words than characters");
       for (size_t i = 0; i < pieces.size(); ++i) {
-        dict_.prefetch(pieces, i);
-        PyList_SET_ITEM(list, n++, dict_.word(t.data(), pieces[i]));
+        dict.prefetch(pieces, i);
+        PyList_SET_ITEM(list, n++, dict.word(t.data(), pieces[i]));
       }
     });
     if (n < bound && PyList_SetSlice(list, n, bound, nullptr) != 0) throw nb::python_error();
@@ -201,11 +204,12 @@ class PySegmenter {
 
   // (word, start, end) per word, or (start, end) without words; character offsets.
   nb::list spans(nb::handle text, bool with_words) {
+    PyDictionary& dict = dict_;  // in a register, as in cut()
     const std::string_view t = text_view(text);
-    auto idx = dict_.index();
+    auto idx = dict.index();
     nb::list result;
     GcPause pause;
-    dict_.prepare();
+    dict.prepare();
     CharCounter chars(t, ciyuan_bindings::is_ascii(text));
     segment::cut_chunked(*idx, t, options_, release_gil, [&](const std::vector<Piece>& pieces) {
       for (const Piece& p : pieces) {
@@ -214,7 +218,7 @@ class PySegmenter {
         if (!tup) throw nb::python_error();
         nb::object owner = nb::steal(tup);
         size_t k = 0;
-        if (with_words) PyTuple_SET_ITEM(tup, k++, dict_.word(t.data(), p));
+        if (with_words) PyTuple_SET_ITEM(tup, k++, dict.word(t.data(), p));
         PyTuple_SET_ITEM(tup, k++, py_int(s));
         PyTuple_SET_ITEM(tup, k, py_int(e));
         if (PyList_Append(result.ptr(), tup) != 0) throw nb::python_error();

@@ -23,55 +23,18 @@ namespace segment {
 
 namespace {
 
-// Below this many bytes a text (or chunk) is segmented without `blocking`: releasing and
-// taking back the GIL would cost more than it frees.
-constexpr size_t kShortText = 4096;
-
-void run_blocking(const Blocking& blocking, const std::function<void()>& step) {
-  if (blocking) {
-    blocking(step);
-  } else {
-    step();
-  }
-}
-
 int thread_count(int threads) {
   return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace
 
-void cut_chunked(const DictionaryIndex& index, std::string_view text, const Options& options,
-                 const Blocking& blocking, const std::function<void(const std::vector<Piece>&)>& consume) {
-  // The pieces of a 26 MB text would take 80 MB; a chunk's (about 500 KB, with the segmenter's
-  // scratch arrays) stay in the L2 cache between being written and being consumed.
+size_t chunk_end(std::string_view text, size_t a) {
   constexpr size_t kChunk = 128 << 10;
-  Segmenter segmenter(index, options);
-  std::vector<Piece> pieces;
-  size_t a = 0;
-  while (a < text.size()) {
-    size_t b = text.size();
-    if (text.size() - a > 2 * kChunk) {
-      size_t c = a + kChunk;
-      while (c < text.size() && text[c] != '\n' && text[c] != ' ' && text[c] != '\t') ++c;
-      b = c < text.size() ? c + 1 : text.size();
-    }
-    pieces.clear();
-    auto run = [&] {
-      segmenter.run(text.substr(a, b - a), pieces);
-      for (Piece& p : pieces) {
-        p.start += static_cast<uint32_t>(a);
-        p.end += static_cast<uint32_t>(a);
-      }
-    };
-    if (b - a < kShortText) {
-      run();
-    } else {
-      run_blocking(blocking, run);
-    }
-    consume(pieces);
-    a = b;
-  }
+  if (text.size() - a <= 2 * kChunk) return text.size();
+  size_t c = a + kChunk;
+  while (c < text.size() && text[c] != '\n' && text[c] != ' ' && text[c] != '\t') ++c;
+  return c < text.size() ? c + 1 : text.size();
 }
 
 void cut_batch(const DictionaryIndex& index, const std::vector<std::string_view>& texts, const Options& options,
