@@ -11,7 +11,6 @@
 
 #include "ciyuan/errors.h"
 #include "ciyuan/hash.h"
-#include "ciyuan/pipeline.h"
 #include "ciyuan/utf8.h"
 
 // The hot loops below push millions of pieces; GCC otherwise leaves vector::push_back out of
@@ -28,13 +27,9 @@
 #endif
 
 namespace ciyuan {
+namespace segment {
 
 namespace {
-
-inline bool is_cont(unsigned char b) { return (b & 0xC0) == 0x80; }
-
-// Length of the (valid) UTF-8 sequence that starts with lead byte b.
-inline size_t char_len(unsigned char b) { return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4; }
 
 // Byte length of the whitespace character at s[i] (valid UTF-8), or 0 when it is not one.
 // Whitespace is Python's str.isspace() set (so it means the same here and in the Python layer):
@@ -63,35 +58,16 @@ inline bool is_jieba_block(uint32_t c) {
          c == '_' || c == '%' || c == '-';
 }
 
-// The code point at s[i] of valid UTF-8 (no checks: callers validated the text), and its length.
-inline uint32_t cp_at(const unsigned char* s, size_t i, size_t* len) {
-  const unsigned b = s[i];
-  if (b < 0x80) {
-    *len = 1;
-    return b;
-  }
-  if (b < 0xE0) {
-    *len = 2;
-    return ((b & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);
-  }
-  if (b < 0xF0) {
-    *len = 3;
-    return ((b & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
-  }
-  *len = 4;
-  return ((b & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);
-}
-
 // Segments one text. Each run of characters (between whitespace, or one jieba block) is first
 // decoded into trie labels and byte offsets, once: the matching loops then read one label per
 // step instead of decoding UTF-8 and looking up the label again at every word start (FMM
 // reads most characters twice, BMM would also have to scan back over continuation bytes).
 // Matching writes its words into a scratch array through a local pointer (no capacity check
 // and no reload of vector fields after each store) and appends them in one copy. The scratch
-// arrays live as long as the Segmenter, so a caller segmenting many lines reuses them.
-class Segmenter {
+// arrays live as long as the Matcher, so a caller segmenting many lines reuses them.
+class Matcher {
  public:
-  Segmenter(const SegIndex& index, const SegOptions& options)
+  Matcher(const DictionaryIndex& index, const Options& options)
       : idx_(index),
         opt_(options),
         limit_(options.max_word_len > 0 && options.max_word_len < index.max_word_chars
@@ -110,7 +86,7 @@ class Segmenter {
     }
     const size_t first = out.size();
     first_alnum_pair_ = SIZE_MAX;
-    if (opt_.method == SegMethod::kDag && !opt_.baseline) {
+    if (opt_.method == Method::kDag && !opt_.baseline) {
       jieba_blocks();
     } else {
       whitespace_runs();
@@ -129,15 +105,15 @@ class Segmenter {
     const unsigned char b = s_[i];
     pos_[m] = static_cast<uint32_t>(i);
     if (b >= 0xE0 && b < 0xF0) {
-      const uint32_t cp = ((b & 0x0Fu) << 12) | ((s_[i + 1] & 0x3Fu) << 6) | (s_[i + 2] & 0x3Fu);
+      const uint32_t cp = utf8::decode_three(s_ + i);
       const uint16_t c = idx_.bmp_code[cp];
-      codes_[m] = c != SegIndex::kLookAside ? c : idx_.code(cp);
+      codes_[m] = c != DictionaryIndex::kLookAside ? c : idx_.code(cp);
       return 3;
     }
     // Single letters or digits that merge_alnum may join need two of them side by side.
     if (i < first_alnum_pair_ && i > 0 && is_ascii_alnum(b) && is_ascii_alnum(s_[i - 1])) first_alnum_pair_ = i - 1;
     size_t len;
-    codes_[m] = idx_.code(cp_at(s_, i, &len));
+    codes_[m] = idx_.code(utf8::decode_valid(s_ + i, &len));
     return len;
   }
 
@@ -149,9 +125,9 @@ class Segmenter {
     uint32_t* const codes = codes_.get();
     uint32_t* const pos = pos_.get();
     while (i < n_ && (s_[i] & 0xF0) == 0xE0) {
-      const uint32_t cp = ((s_[i] & 0x0Fu) << 12) | ((s_[i + 1] & 0x3Fu) << 6) | (s_[i + 2] & 0x3Fu);
+      const uint32_t cp = utf8::decode_three(s_ + i);
       const uint16_t c = bmp_code[cp];
-      if (cp < lo || cp > hi || c == SegIndex::kLookAside) break;
+      if (cp < lo || cp > hi || c == DictionaryIndex::kLookAside) break;
       codes[m] = c;
       pos[m++] = static_cast<uint32_t>(i);
       i += 3;
@@ -197,7 +173,7 @@ class Segmenter {
       i = put_three_byte_run(i, m, 0x4E00, 0x9FD5);  // CJK ideographs: all inside blocks
       if (i == n_) break;
       size_t len;
-      const uint32_t c = cp_at(s_, i, &len);
+      const uint32_t c = utf8::decode_valid(s_ + i, &len);
       if (is_jieba_block(c)) {
         i += put_char(m++, i);
         continue;
@@ -225,15 +201,15 @@ class Segmenter {
     }
     Piece* a = tmp_.get();
     switch (opt_.method) {
-      case SegMethod::kForward: {
+      case Method::kForward: {
         out_->insert(out_->end(), a, fmm(c, pos, n, a));
         break;
       }
-      case SegMethod::kBackward: {
+      case Method::kBackward: {
         out_->insert(out_->end(), bmm(c, pos, n, a + n), a + n);
         break;
       }
-      case SegMethod::kBidirectional: {
+      case Method::kBidirectional: {
         // Forward words at a[0..), backward words at a[..2n) (written from the end).
         Piece* const f_end = fmm(c, pos, n, a);
         Piece* const b_begin = bmm(c, pos, n, a + 2 * n);
@@ -246,7 +222,7 @@ class Segmenter {
         }
         break;
       }
-      case SegMethod::kDag: dag(c, pos, n); break;
+      case Method::kDag: dag(c, pos, n); break;
     }
   }
 
@@ -260,6 +236,39 @@ class Segmenter {
     CIYUAN_PREFETCH(&nodes[static_cast<size_t>(first_bases[a]) + b]);
   }
 
+  // The longest dictionary word that starts at character k (kForward) or ends before it
+  // (backward: over the trie of reversed words), with its other end inside `stop`: returns that
+  // end (k + 1 or k - 1 when no word matches: one character) and stores the word's id (-1: none).
+  template <bool kForward>
+  static size_t longest_word(const DoubleArrayTrie::Node* nodes, const uint64_t* pairs, const uint32_t* c, size_t k,
+                             size_t stop, int32_t& word_id) {
+    // The labels in matching order: c[k], c[k + 1], ... forward; c[k - 1], c[k - 2], ... backward.
+    auto label = [c](size_t j) { return kForward ? c[j] : c[j - 1]; };
+    size_t j = kForward ? k + 1 : k - 1;
+    size_t best = j;
+    int32_t best_id = -1;
+    int32_t node = DoubleArrayTrie::child_of(nodes, DoubleArrayTrie::kRoot, label(k));
+    if (node >= 0) {
+      best_id = nodes[node].value;
+      // Most words are one or two characters: the pair table settles the second step of
+      // common characters without touching the trie.
+      if (j != stop && DictionaryIndex::pair_may_follow(pairs, label(k), label(j))) {
+        while (j != stop) {
+          node = DoubleArrayTrie::child_of(nodes, node, label(j));
+          if (node < 0) break;
+          j = kForward ? j + 1 : j - 1;
+          const int32_t id = nodes[node].value;
+          if (id >= 0) {
+            best = j;
+            best_id = id;
+          }
+        }
+      }
+    }
+    word_id = best_id;
+    return best;
+  }
+
   // Forward maximum matching over n labels: from the left, the longest word (or one
   // character), repeat. Writes the words from w on; returns the end.
   CIYUAN_FLATTEN Piece* fmm(const uint32_t* c, const uint32_t* pos, size_t n, Piece* w) const {
@@ -271,36 +280,16 @@ class Segmenter {
     while (k < n) {
       for (const size_t until = std::min(n - 1, k + kPrefetchDistance); ahead < until; ++ahead)
         prefetch_second(nodes, first_bases, c[ahead], c[ahead + 1]);
-      size_t best = k + 1;
-      int32_t best_id = -1;
-      int32_t node = DoubleArrayTrie::child_of(nodes, DoubleArrayTrie::kRoot, c[k]);
-      if (node >= 0) {
-        best_id = nodes[node].value;
-        const size_t stop = std::min(n, k + limit_);
-        size_t j = k + 1;
-        // Most words are one or two characters: the pair table settles the second step of
-        // common characters without touching the trie.
-        if (j < stop && SegIndex::pair_may_follow(pairs, c[k], c[j])) {
-          while (j < stop) {
-            node = DoubleArrayTrie::child_of(nodes, node, c[j]);
-            if (node < 0) break;
-            ++j;
-            const int32_t id = nodes[node].value;
-            if (id >= 0) {
-              best = j;
-              best_id = id;
-            }
-          }
-        }
-      }
-      *w++ = {pos[k], pos[best], best_id};
-      k = best;
+      int32_t id;
+      const size_t end = longest_word<true>(nodes, pairs, c, k, std::min(n, k + limit_), id);
+      *w++ = {pos[k], pos[end], id};
+      k = end;
     }
     return w;
   }
 
   // Backward maximum matching: the mirror image, over the trie of reversed words. Writes the
-  // words backwards, ending at w_end; returns their start.
+  // words backwards, ending at w; returns their start.
   CIYUAN_FLATTEN Piece* bmm(const uint32_t* c, const uint32_t* pos, size_t n, Piece* w) const {
     const DoubleArrayTrie& trie = idx_.backward();
     const DoubleArrayTrie::Node* nodes = trie.data();
@@ -311,35 +300,17 @@ class Segmenter {
     while (k > 0) {
       for (const size_t until = k > kPrefetchDistance + 1 ? k - kPrefetchDistance : 1; behind > until; --behind)
         prefetch_second(nodes, first_bases, c[behind - 1], c[behind - 2]);
-      size_t best = k - 1;
-      int32_t best_id = -1;
-      int32_t node = DoubleArrayTrie::child_of(nodes, DoubleArrayTrie::kRoot, c[k - 1]);
-      if (node >= 0) {
-        best_id = nodes[node].value;
-        const size_t stop = k > limit_ ? k - limit_ : 0;
-        size_t j = k - 1;  // the word starts at character j
-        if (j > stop && SegIndex::pair_may_follow(pairs, c[k - 1], c[j - 1])) {
-          while (j > stop) {
-            node = DoubleArrayTrie::child_of(nodes, node, c[j - 1]);
-            if (node < 0) break;
-            --j;
-            const int32_t id = nodes[node].value;
-            if (id >= 0) {
-              best = j;
-              best_id = id;
-            }
-          }
-        }
-      }
-      *--w = {pos[best], pos[k], best_id};
-      k = best;
+      int32_t id;
+      const size_t start = longest_word<false>(nodes, pairs, c, k, k > limit_ ? k - limit_ : 0, id);
+      *--w = {pos[start], pos[k], id};
+      k = start;
     }
     return w;
   }
 
   size_t singles(const Piece* p, const Piece* end) const {
     size_t k = 0;
-    for (; p < end; ++p) k += (p->end - p->start) == char_len(s_[p->start]);
+    for (; p < end; ++p) k += (p->end - p->start) == utf8::lead_length(s_[p->start]);
     return k;
   }
 
@@ -366,14 +337,14 @@ class Segmenter {
       const size_t stop = std::min(n, k + limit_);
       int32_t node = DoubleArrayTrie::kRoot;
       for (size_t x = k; x < stop;) {
-        if (x == k + 1 && !SegIndex::pair_may_follow(pairs, c[k], c[x])) break;
+        if (x == k + 1 && !DictionaryIndex::pair_may_follow(pairs, c[k], c[x])) break;
         node = DoubleArrayTrie::child_of(nodes, node, c[x]);
         if (node < 0) break;
         ++x;
         const int32_t id = nodes[node].value;
         if (id >= 0) {
           const double lp = logp[id];
-          if (lp != SegIndex::kNoEdge) {
+          if (lp != DictionaryIndex::kNoEdge) {
             const double v = lp + route[x];
             if (best_x == 0 || v >= best) {  // x grows, so >= sends ties to the longer word
               best = v;
@@ -423,8 +394,8 @@ class Segmenter {
     out.resize(w);
   }
 
-  const SegIndex& idx_;
-  SegOptions opt_;
+  const DictionaryIndex& idx_;
+  Options opt_;
   size_t limit_;  // the longest word to match, in characters
   const unsigned char* s_ = nullptr;
   size_t n_ = 0;
@@ -459,20 +430,19 @@ bool all_letters(std::string_view s) {
 
 }  // namespace
 
-void segment(const SegIndex& index, std::string_view text, const SegOptions& options, std::vector<Piece>& out) {
-  SegmentWorker(index, options).run(text, out);
+void cut(const DictionaryIndex& index, std::string_view text, const Options& options, std::vector<Piece>& out) {
+  Segmenter(index, options).run(text, out);
 }
 
-class SegmentWorker::Impl : public Segmenter {
+class Segmenter::Impl : public Matcher {
  public:
-  using Segmenter::Segmenter;
+  using Matcher::Matcher;
 };
 
-SegmentWorker::SegmentWorker(const SegIndex& index, const SegOptions& options)
-    : impl_(new Impl(index, options)) {}
-SegmentWorker::~SegmentWorker() = default;
+Segmenter::Segmenter(const DictionaryIndex& index, const Options& options) : impl_(new Impl(index, options)) {}
+Segmenter::~Segmenter() = default;
 
-void SegmentWorker::run(std::string_view text, std::vector<Piece>& out) {
+void Segmenter::run(std::string_view text, std::vector<Piece>& out) {
   if (text.size() >= UINT32_MAX)
     throw Error(ErrorKind::kInvalidInput, "text too long to segment in one call (4 GB); split it into lines");
   // Words average about two characters: reserving avoids most regrowth of a large output.
@@ -480,90 +450,7 @@ void SegmentWorker::run(std::string_view text, std::vector<Piece>& out) {
   impl_->run(text, out);
 }
 
-void segment_lines(const SegIndex& index, std::string_view text, const SegOptions& options, int threads,
-                   std::string& out) {
-  segment_lines(index, text, options, threads, [&out](size_t n) {
-    const size_t old = out.size();
-    out.resize(old + n);
-    return &out[old];
-  });
-}
-
-void segment_lines(const SegIndex& index, std::string_view text, const SegOptions& options, int threads,
-                   const std::function<char*(size_t)>& allocate) {
-  // Chunks of whole lines, about 256 KB each, segmented in parallel and joined in order.
-  std::vector<std::pair<size_t, size_t>> chunks;
-  const size_t target = 256 * 1024;
-  for (size_t a = 0; a < text.size();) {
-    size_t b = std::min(text.size(), a + target);
-    if (b < text.size()) {
-      const size_t nl = text.find('\n', b);
-      b = nl == std::string_view::npos ? text.size() : nl + 1;
-    }
-    chunks.emplace_back(a, b);
-    a = b;
-  }
-  // A chunk's output is at most twice its bytes (a space after every byte) plus a newline per
-  // line: each thread writes into a buffer that large, with no bounds checks per word.
-  // Each chunk is checked for valid UTF-8 by its own thread (chunks end at line ends, so a
-  // character never straddles two); the first bad byte of the text is the smallest found.
-  const char* const text_end = text.data() + text.size();
-  std::vector<std::unique_ptr<char[]>> parts(chunks.size());
-  std::vector<size_t> sizes(chunks.size(), 0);
-  std::vector<size_t> bad(chunks.size(), SIZE_MAX);
-  parallel_for(chunks.size(), threads, [&](size_t c) {
-    std::vector<Piece> pieces;
-    Segmenter seg(index, options);
-    size_t a = chunks[c].first;
-    const size_t end = chunks[c].second;
-    const size_t valid = utf8::validate(text.data() + a, end - a);
-    if (valid != end - a) {
-      bad[c] = a + valid;
-      return;
-    }
-    parts[c].reset(new char[3 * (end - a) + 16]);
-    char* o = parts[c].get();
-    char* w = o;
-    while (a < end) {
-      size_t nl = text.find('\n', a);
-      if (nl == std::string_view::npos || nl >= end) nl = end;
-      const std::string_view line = text.substr(a, nl - a);
-      pieces.clear();
-      seg.run(line, pieces);
-      char* const line_start = w;
-      for (const Piece& p : pieces) {
-        const size_t len = p.end - p.start;
-        if (p.id == Piece::kSpace) continue;  // whitespace words
-        if (w != line_start) *w++ = ' ';
-        const char* src = line.data() + p.start;
-        // Words are short: one fixed 16-byte copy (the buffer has 16 bytes of slack) instead
-        // of a call to memcpy, where the text has 16 bytes left to read.
-        if (len <= 16 && src + 16 <= text_end) {
-          std::memcpy(w, src, 16);
-        } else {
-          std::memcpy(w, src, len);
-        }
-        w += len;
-      }
-      *w++ = '\n';
-      a = nl + 1;
-    }
-    sizes[c] = static_cast<size_t>(w - o);
-  });
-  const size_t first_bad = bad.empty() ? SIZE_MAX : *std::min_element(bad.begin(), bad.end());  // empty text: none
-  if (first_bad != SIZE_MAX)
-    throw Error(ErrorKind::kInvalidInput, "invalid UTF-8 at byte " + std::to_string(first_bad));
-  size_t total = 0;
-  for (size_t z : sizes) total += z;
-  char* dst = allocate(total);
-  if (!dst) return;
-  for (size_t c = 0; c < parts.size(); ++c) {
-    std::memcpy(dst, parts[c].get(), sizes[c]);
-    dst += sizes[c];
-  }
-}
-
-void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, std::vector<DictLineError>& errors) {
+void parse_dictionary(std::string_view data, std::vector<DictionaryEntry>& entries, std::vector<DictionaryLineError>& errors) {
   size_t pos = 0, line_no = 0;
   entries.reserve(entries.size() + static_cast<size_t>(std::count(data.begin(), data.end(), '\n')) + 1);
   // Valid files (nearly all) are checked in one pass; only a bad one is checked line by line,
@@ -595,7 +482,7 @@ void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, st
       if (j > i) fields[nfields++] = line.substr(i, j - i);
       i = j;
     }
-    DictEntry e{fields[0], 1, false};
+    DictionaryEntry e{fields[0], 1, false};
     if (nfields > 3) {
       size_t count = 0;  // all of them, for the message
       for (size_t i = 0; i < line.size(); ++i)
@@ -624,12 +511,12 @@ void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, st
   }
 }
 
-int32_t Lexicon::add(std::string_view word, int64_t freq, bool has_freq) {
+int32_t Dictionary::add(std::string_view word, int64_t freq, bool has_freq) {
   std::lock_guard<std::mutex> lock(mutex_);
   return add_locked(word, freq, has_freq);
 }
 
-void Lexicon::add_all(const std::vector<DictEntry>& entries) {
+void Dictionary::add_all(const std::vector<DictionaryEntry>& entries) {
   std::lock_guard<std::mutex> lock(mutex_);  // once, not per word
   ids_.reserve(words_.size() + entries.size());
   words_.reserve(words_.size() + entries.size());
@@ -647,11 +534,11 @@ void Lexicon::add_all(const std::vector<DictEntry>& entries) {
   }
 }
 
-int32_t Lexicon::add_locked(std::string_view word, int64_t freq, bool has_freq) {
+int32_t Dictionary::add_locked(std::string_view word, int64_t freq, bool has_freq) {
   return add_hashed(word, hash_bytes(word.data(), word.size()), freq, has_freq);
 }
 
-int32_t Lexicon::add_hashed(std::string_view word, uint64_t h, int64_t freq, bool has_freq) {
+int32_t Dictionary::add_hashed(std::string_view word, uint64_t h, int64_t freq, bool has_freq) {
   if (word.empty()) throw Error(ErrorKind::kInvalidInput, "a dictionary word cannot be empty");
   if (freq < 0) throw Error(ErrorKind::kInvalidInput, "a word frequency cannot be negative");
   if (!has_freq) freq = 1;
@@ -686,7 +573,7 @@ int32_t Lexicon::add_hashed(std::string_view word, uint64_t h, int64_t freq, boo
   return id;
 }
 
-void Lexicon::reserve(size_t n) {
+void Dictionary::reserve(size_t n) {
   std::lock_guard<std::mutex> lock(mutex_);
   ids_.reserve(words_.size() + n);
   words_.reserve(words_.size() + n);
@@ -695,7 +582,7 @@ void Lexicon::reserve(size_t n) {
   has_freq_.reserve(words_.size() + n);
 }
 
-bool Lexicon::remove(std::string_view word) {
+bool Dictionary::remove(std::string_view word) {
   std::lock_guard<std::mutex> lock(mutex_);
   const uint32_t k = ids_.find(word);
   if (k == BytesMap::kMissing || !alive_[k]) return false;
@@ -707,16 +594,16 @@ bool Lexicon::remove(std::string_view word) {
   return true;
 }
 
-int64_t Lexicon::freq(std::string_view word) const {
+int64_t Dictionary::freq(std::string_view word) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const uint32_t k = ids_.find(word);
   if (k == BytesMap::kMissing || !alive_[k]) return -1;
   return freqs_[k];
 }
 
-int Lexicon::max_word_chars() const { return index()->max_word_chars; }
+int Dictionary::max_word_chars() const { return index()->max_word_chars; }
 
-std::vector<std::pair<std::string, int64_t>> Lexicon::entries() const {
+std::vector<std::pair<std::string, int64_t>> Dictionary::entries() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::pair<std::string, int64_t>> out;
   out.reserve(live_);
@@ -725,7 +612,7 @@ std::vector<std::pair<std::string, int64_t>> Lexicon::entries() const {
   return out;
 }
 
-const DoubleArrayTrie& SegIndex::backward() const {
+const DoubleArrayTrie& DictionaryIndex::backward() const {
   std::call_once(backward_once_, [this] {
     // Every key reversed, ordered by its reversed labels.
     std::vector<uint32_t> rev(labels.size());
@@ -754,10 +641,10 @@ const DoubleArrayTrie& SegIndex::backward() const {
   return backward_;
 }
 
-std::shared_ptr<const SegIndex> Lexicon::index() const {
+std::shared_ptr<const DictionaryIndex> Dictionary::index() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (index_) return index_;
-  auto idx = std::make_shared<SegIndex>();
+  auto idx = std::make_shared<DictionaryIndex>();
   std::vector<int32_t> order;
   order.reserve(live_);
   for (size_t k = 0; k < words_.size(); ++k)
@@ -774,7 +661,7 @@ std::shared_ptr<const SegIndex> Lexicon::index() const {
     const std::string& w = words_[static_cast<size_t>(order[k])];
     const unsigned char* p = reinterpret_cast<const unsigned char*>(w.data());
     for (size_t i = 0, len; i < w.size(); i += len) {
-      const uint32_t cp = cp_at(p, i, &len);
+      const uint32_t cp = utf8::decode_valid(p + i, &len);
       cps.push_back(cp);
       if (cp < 0x10000) {
         ++bmp_count[cp];
@@ -794,17 +681,16 @@ std::shared_ptr<const SegIndex> Lexicon::index() const {
   idx->bmp_code.assign(0x10000, 0);
   // The three-byte whitespace characters, as space_len() defines them (leads E1..E3 only).
   for (uint32_t cp = 0x1000; cp < 0x4000; ++cp) {
-    const unsigned char b[3] = {static_cast<unsigned char>(0xE0 | (cp >> 12)),
-                                static_cast<unsigned char>(0x80 | ((cp >> 6) & 0x3F)),
-                                static_cast<unsigned char>(0x80 | (cp & 0x3F))};
-    if (space_len(b, 0, 3) != 0) idx->bmp_code[cp] = SegIndex::kLookAside;
+    char b[4];
+    const size_t len = utf8::encode(cp, b);
+    if (space_len(reinterpret_cast<const unsigned char*>(b), 0, len) != 0) idx->bmp_code[cp] = DictionaryIndex::kLookAside;
   }
   for (size_t r = 0; r < by_count.size(); ++r) {
     const uint32_t cp = by_count[r].second, code = static_cast<uint32_t>(r + 1);
-    if (cp < 0x10000 && code < SegIndex::kLookAside && idx->bmp_code[cp] != SegIndex::kLookAside) {
+    if (cp < 0x10000 && code < DictionaryIndex::kLookAside && idx->bmp_code[cp] != DictionaryIndex::kLookAside) {
       idx->bmp_code[cp] = static_cast<uint16_t>(code);
     } else {
-      if (cp < 0x10000) idx->bmp_code[cp] = SegIndex::kLookAside;
+      if (cp < 0x10000) idx->bmp_code[cp] = DictionaryIndex::kLookAside;
       idx->other_code.emplace(cp, code);
     }
   }
@@ -832,11 +718,11 @@ std::shared_ptr<const SegIndex> Lexicon::index() const {
   idx->forward.build(cps, starts, korder, order, idx->alphabet);
 
   // Which pairs of common characters start (end) a word of two or more characters.
-  idx->forward_pairs.assign(SegIndex::kPairCodes * SegIndex::kPairCodes / 64, 0);
-  idx->backward_pairs.assign(SegIndex::kPairCodes * SegIndex::kPairCodes / 64, 0);
+  idx->forward_pairs.assign(DictionaryIndex::kPairCodes * DictionaryIndex::kPairCodes / 64, 0);
+  idx->backward_pairs.assign(DictionaryIndex::kPairCodes * DictionaryIndex::kPairCodes / 64, 0);
   auto set_pair = [](std::vector<uint64_t>& bits, uint32_t a, uint32_t b) {
-    if (a < SegIndex::kPairCodes && b < SegIndex::kPairCodes) {
-      const size_t k = static_cast<size_t>(a) * SegIndex::kPairCodes + b;
+    if (a < DictionaryIndex::kPairCodes && b < DictionaryIndex::kPairCodes) {
+      const size_t k = static_cast<size_t>(a) * DictionaryIndex::kPairCodes + b;
       bits[k / 64] |= uint64_t{1} << (k % 64);
     }
   };
@@ -852,7 +738,7 @@ std::shared_ptr<const SegIndex> Lexicon::index() const {
 
   // jieba: log(freq) - log(total); words of frequency 0 are no DAG edges.
   idx->log_total = total_ > 0 ? std::log(static_cast<double>(total_)) : 0.0;
-  idx->logp.assign(words_.size(), SegIndex::kNoEdge);
+  idx->logp.assign(words_.size(), DictionaryIndex::kNoEdge);
   size_t max_chars = 0;
   for (size_t k = 0; k < order.size(); ++k) {
     const size_t id = static_cast<size_t>(order[k]);
@@ -864,4 +750,5 @@ std::shared_ptr<const SegIndex> Lexicon::index() const {
   return index_;
 }
 
+}  // namespace segment
 }  // namespace ciyuan

@@ -16,13 +16,17 @@
 // start a word; the trie's first_bases() table makes that a single small read). FMM writes
 // space-separated words at 140-180 MB/s on one core of the benchmark machine.
 //
-// A Lexicon is the mutable word list (ids stay stable across edits); it builds an immutable
-// SegIndex (the two tries and the word scores) on demand, so segmentation in many threads
-// never sees a half-edited dictionary.
+// A Dictionary is the mutable word list (ids stay stable across edits); it builds an immutable
+// DictionaryIndex (the two tries and the word scores) on demand, so segmentation in many
+// threads never sees a half-edited dictionary. Batches (many texts, long texts in chunks, whole
+// files on all cores) are in segment_batch.h.
+//
+// One name per concept, the same in Python, the bindings and here: ciyuan.segment.Dictionary
+// owns a _core.Dictionary, which holds a segment::Dictionary; ciyuan.segment.Segmenter owns a
+// _core.Segmenter (a dictionary and its Options), which runs segment::Segmenter.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,11 +38,12 @@
 #include "ciyuan/trie.h"
 
 namespace ciyuan {
+namespace segment {
 
-enum class SegMethod : int { kForward = 0, kBackward = 1, kBidirectional = 2, kDag = 3 };
+enum class Method : int { kForward = 0, kBackward = 1, kBidirectional = 2, kDag = 3 };
 
-struct SegOptions {
-  SegMethod method = SegMethod::kForward;
+struct Options {
+  Method method = Method::kForward;
   // The bakeoff baseline: whitespace dropped, every unmatched character a word of its own,
   // no block splitting. Otherwise single ASCII letters/digits join into runs, whitespace and
   // other characters are words of their own, and the DAG method works inside jieba's blocks.
@@ -56,8 +61,8 @@ struct Piece {
   int32_t id;
 };
 
-// The immutable search structure built from a Lexicon.
-struct SegIndex {
+// The immutable search structure built from a Dictionary.
+struct DictionaryIndex {
   DoubleArrayTrie forward;  // words, as character labels
   // The trie of the reversed words, for BMM and BiMM only: built on first use (FMM and DAG
   // users never pay for it).
@@ -107,26 +112,27 @@ struct SegIndex {
 };
 
 // One line of a dictionary file, parsed (the word is a view into the file's text).
-struct DictEntry {
+struct DictionaryEntry {
   std::string_view word;
   int64_t freq;
   bool has_freq;
 };
-struct DictLineError {
+struct DictionaryLineError {
   size_t line;  // 1-based
   std::string message;
 };
 
 // Parses dictionary text: one word per line, or `word freq [pos]` (jieba), or `word pos`.
 // Blank lines are skipped; bad lines are reported (line number and reason).
-void parse_dictionary(std::string_view data, std::vector<DictEntry>& entries, std::vector<DictLineError>& errors);
+void parse_dictionary(std::string_view data, std::vector<DictionaryEntry>& entries,
+                      std::vector<DictionaryLineError>& errors);
 
-class Lexicon {
+class Dictionary {
  public:
   // Adds `word` (or sets its frequency); returns its id. Words without a frequency count 1.
   int32_t add(std::string_view word, int64_t freq, bool has_freq);
   // Adds every entry (as add() does, one after another).
-  void add_all(const std::vector<DictEntry>& entries);
+  void add_all(const std::vector<DictionaryEntry>& entries);
   // Room for n more words (a bulk load avoids rehashing).
   void reserve(size_t n);
   // Removes `word`; false if it was not there.
@@ -144,9 +150,9 @@ class Lexicon {
   std::vector<std::pair<std::string, int64_t>> entries() const;
 
   // The index of the current word list (built now if the list changed since the last call).
-  std::shared_ptr<const SegIndex> index() const;
+  std::shared_ptr<const DictionaryIndex> index() const;
   // The index if it is up to date, else null (never builds).
-  std::shared_ptr<const SegIndex> cached_index() const {
+  std::shared_ptr<const DictionaryIndex> cached_index() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return index_;
   }
@@ -162,20 +168,22 @@ class Lexicon {
   BytesMap ids_;  // word -> id (ids are never reused, so the map only grows)
   size_t live_ = 0, with_freq_ = 0;
   int64_t total_ = 0;
-  mutable std::shared_ptr<const SegIndex> index_;
+  mutable std::shared_ptr<const DictionaryIndex> index_;
 };
 
 // Segments `text` (valid UTF-8) and appends its words to `out`.
-void segment(const SegIndex& index, std::string_view text, const SegOptions& options, std::vector<Piece>& out);
+void cut(const DictionaryIndex& index, std::string_view text, const Options& options, std::vector<Piece>& out);
 
-// segment() for many texts one after another: the scratch arrays are made once, not per text
-// (for a batch of short lines they would otherwise be most of the work).
-class SegmentWorker {
+// cut() for many texts one after another: the scratch arrays are made once, not per text
+// (for a batch of short lines they would otherwise be most of the work). One Segmenter per
+// thread: run() writes its scratch arrays.
+class Segmenter {
  public:
-  SegmentWorker(const SegIndex& index, const SegOptions& options);
-  ~SegmentWorker();
-  SegmentWorker(const SegmentWorker&) = delete;
-  SegmentWorker& operator=(const SegmentWorker&) = delete;
+  Segmenter(const DictionaryIndex& index, const Options& options);
+  ~Segmenter();
+  Segmenter(const Segmenter&) = delete;
+  Segmenter& operator=(const Segmenter&) = delete;
+  // Appends the words of `text` (valid UTF-8, under 4 GB: offsets are 32-bit) to `out`.
   void run(std::string_view text, std::vector<Piece>& out);
 
  private:
@@ -183,16 +191,5 @@ class SegmentWorker {
   std::unique_ptr<Impl> impl_;
 };
 
-// Segments every line of `text` (valid UTF-8; lines end with '\n', a '\r' before it is
-// whitespace) and appends the words to `out`, separated by one space, one line per input line
-// (each ended by '\n'); whitespace words are left out. Lines are spread over `threads` threads
-// (<= 0: all cores); the output does not depend on the thread count. Invalid UTF-8 throws
-// Error(kInvalidInput) naming the first bad byte.
-void segment_lines(const SegIndex& index, std::string_view text, const SegOptions& options, int threads,
-                   std::string& out);
-// The same, writing into allocate(n): a buffer of the output's n bytes that the caller owns
-// (so the output can be built in place, e.g. in a Python bytes object); null stops.
-void segment_lines(const SegIndex& index, std::string_view text, const SegOptions& options, int threads,
-                   const std::function<char*(size_t)>& allocate);
-
+}  // namespace segment
 }  // namespace ciyuan

@@ -123,5 +123,38 @@ inline size_t encode(uint32_t cp, char* out) {
     }
 }
 
+// -- Text already validated (validate() above, or a Python str's UTF-8 form): no checks -----
+
+// Whether b is a continuation byte (10xxxxxx): counting the other bytes counts characters.
+inline bool is_continuation(unsigned char b) { return (b & 0xC0) == 0x80; }
+
+// The length of the sequence that starts with lead byte b of valid UTF-8.
+inline size_t lead_length(unsigned char b) { return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4; }
+
+// The code point of the three-byte sequence at p (lead byte E0..EF), as the hot loops of CJK
+// text read it: most Chinese characters are three bytes.
+inline uint32_t decode_three(const unsigned char* p) {
+    return ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+}
+
+// The code point at p of valid UTF-8; stores its length in *len.
+inline uint32_t decode_valid(const unsigned char* p, size_t* len) {
+    const unsigned b = p[0];
+    if (b < 0x80) {
+        *len = 1;
+        return b;
+    }
+    if (b < 0xE0) {
+        *len = 2;
+        return ((b & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+    }
+    if (b < 0xF0) {
+        *len = 3;
+        return decode_three(p);
+    }
+    *len = 4;
+    return ((b & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+}
+
 }  // namespace utf8
 }  // namespace ciyuan

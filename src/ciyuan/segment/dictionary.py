@@ -48,7 +48,7 @@ class Dictionary:
     """
 
     def __init__(self, words: Iterable[WordSpec] = ()) -> None:
-        self._native = _core.SegLexicon()
+        self._native = _core.Dictionary()
         self.paths: List[str] = []
         #: Lines skipped by ``load(..., strict=False)``: (path, line number, reason).
         self.skipped: List[Tuple[str, int, str]] = []
@@ -119,16 +119,33 @@ class Dictionary:
         word = _check_word(word)
         if freq is None:
             if self._native.has_frequencies and self.total > 0:
-                from ciyuan.segment.dag import suggest_freq
-
-                self._native.add(word, suggest_freq(self, word), True)
+                self._native.add(word, self.suggest_freq(word))
             else:
-                self._native.add(word, 1, False)
+                self._native.add(word)
         else:
             if isinstance(freq, bool) or not isinstance(freq, int) or freq < 0:
                 raise InvalidInputError(f"freq must be a non-negative integer, not {freq!r}")
-            self._native.add(word, freq, True)
+            self._native.add(word, freq)
         self._edited = True
+
+    def suggest_freq(self, word: str) -> int:
+        """jieba's ``suggest_freq(word, tune=False)``: a frequency high enough that the DAG method
+        keeps ``word`` whole: ``max(int(total * prod(freq(w) / total)) + 1, freq(word) or 1)`` over
+        the words ``w`` that ``word`` is cut into now. (jieba counts a piece that is only the prefix
+        of some word as frequency 0, which makes the product 0; here such a piece counts 1.)
+
+        Example:
+            >>> Dictionary([("中", 5), ("国", 5)]).suggest_freq("中国")
+            3
+        """
+        total = float(self.total)
+        p = 1.0
+        dag = self.native_segmenter(_core.SegmentOptions(method=_core.SegmentMethod.dag))
+        for w in dag.cut(word):
+            f = self.freq(w)
+            p *= (1 if f is None else f) / total
+        own = self.freq(word)
+        return max(int(p * self.total) + 1, 1 if own is None else own)
 
     def del_word(self, word: str) -> bool:
         """Remove ``word``; returns whether it was there.
@@ -176,10 +193,17 @@ class Dictionary:
         """Whether some word came with a frequency (the DAG method needs them to mean much)."""
         return self._native.has_frequencies
 
-    @property
-    def native(self) -> Any:
-        """The native dictionary (``ciyuan._core.SegLexicon``)."""
-        return self._native
+    # -- the native side -----------------------------------------------------------------------
+
+    def build(self, *, backward: bool = False) -> int:
+        """Build the search index now (the first segmentation after a change does otherwise),
+        with the backward trie (BMM, BiMM) too when ``backward``; returns its size in bytes."""
+        return self._native.build(backward)
+
+    def native_segmenter(self, options: _core.SegmentOptions) -> _core.Segmenter:
+        """The native segmenter of this dictionary with ``options`` (what
+        :class:`~ciyuan.segment.Segmenter` runs; the dictionary's native part stays its own)."""
+        return _core.Segmenter(self._native, options)
 
     # -- serialization -------------------------------------------------------------------------
 

@@ -15,14 +15,21 @@ character is a word (whitespace still separates words).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
 
+from ciyuan import _core
 from ciyuan.errors import InvalidInputError
 from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
 
-__all__ = ["Segmenter", "METHODS"]
+__all__ = ["Segmenter", "METHODS", "CutFunction", "method_function"]
 
-METHODS = {"fmm": 0, "bmm": 1, "bimm": 2, "dag": 3}
+#: The method names and the native methods they select.
+METHODS: Dict[str, _core.SegmentMethod] = {
+    "fmm": _core.SegmentMethod.fmm,
+    "bmm": _core.SegmentMethod.bmm,
+    "bimm": _core.SegmentMethod.bimm,
+    "dag": _core.SegmentMethod.dag,
+}
 
 
 def _clean(text: object) -> str:
@@ -75,17 +82,18 @@ class Segmenter:
         self.method = method
         self.baseline = bool(baseline)
         self.max_word_len = max_word_len
-        self._args = (METHODS[method], self.baseline, max_word_len or 0)
-        self._cut = self.dictionary.native.cut
+        self._native = self.dictionary.native_segmenter(
+            _core.SegmentOptions(method=METHODS[method], baseline=self.baseline, max_word_len=max_word_len or 0))
+        self._cut = self._native.cut
 
     def lcut(self, text: str) -> List[str]:
         """The words of ``text`` as a list (jieba's ``lcut``)."""
         try:
             # The native call checks the type itself (TypeError for non-str): this is the hot
             # path of per-line loops, so nothing else runs before it.
-            return self._cut(text, *self._args)
+            return self._cut(text)
         except UnicodeEncodeError:
-            return self.dictionary.native.cut(_replace_surrogates(text), *self._args)
+            return self._cut(_replace_surrogates(text))
 
     def cut(self, text: str) -> Iterator[str]:
         """The words of ``text``, one by one (jieba's ``cut``)."""
@@ -96,16 +104,16 @@ class Segmenter:
     def tokenize(self, text: str) -> List[Tuple[str, int, int]]:
         """``(word, start, end)`` for each word, in character offsets (jieba's ``tokenize``)."""
         try:
-            return self.dictionary.native.cut_spans(_clean(text), *self._args, True)
+            return self._native.tokenize(_clean(text))
         except UnicodeEncodeError:
-            return self.dictionary.native.cut_spans(_replace_surrogates(text), *self._args, True)
+            return self._native.tokenize(_replace_surrogates(text))
 
     def spans(self, text: str) -> List[Tuple[int, int]]:
         """``(start, end)`` character offsets of the words of ``text``."""
         try:
-            return self.dictionary.native.cut_spans(_clean(text), *self._args, False)
+            return self._native.spans(_clean(text))
         except UnicodeEncodeError:
-            return self.dictionary.native.cut_spans(_replace_surrogates(text), *self._args, False)
+            return self._native.spans(_replace_surrogates(text))
 
     def lcut_batch(self, texts: Iterable[str], threads: Optional[int] = None) -> List[List[str]]:
         """The words of each text, on ``threads`` threads (default: all cores): the others
@@ -120,9 +128,9 @@ class Segmenter:
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
             raise InvalidInputError(f"threads must be a positive integer or None, not {threads!r}")
         try:
-            return self.dictionary.native.cut_batch(texts, *self._args, threads or 0)
+            return self._native.cut_batch(texts, threads or 0)
         except UnicodeEncodeError:
-            return self.dictionary.native.cut_batch([_replace_surrogates(t) for t in texts], *self._args, threads or 0)
+            return self._native.cut_batch([_replace_surrogates(t) for t in texts], threads or 0)
 
     def segment_bytes(self, data: bytes, threads: Optional[int] = None) -> bytes:
         """Segment every line of UTF-8 ``data``: the words separated by one space, one output
@@ -133,10 +141,37 @@ class Segmenter:
             >>> Segmenter(Dictionary(["中国"])).segment_bytes("中国人\\n".encode())
             b'\\xe4\\xb8\\xad\\xe5\\x9b\\xbd \\xe4\\xba\\xba\\n'
         """
-        return self.dictionary.native.segment_lines(bytes(data), *self._args, threads or 0)
+        return self._native.segment_lines(bytes(data), threads or 0)
 
     def __repr__(self) -> str:
         extra = ", baseline=True" if self.baseline else ""
         if self.max_word_len:
             extra += f", max_word_len={self.max_word_len}"
         return f"Segmenter({self.dictionary!r}, {self.method!r}{extra})"
+
+
+class CutFunction(Protocol):
+    """The shortcut functions ``fmm``, ``bmm``, ``bimm`` and ``dag``."""
+
+    def __call__(self, text: str, dictionary: DictionarySource, *, baseline: bool = False,
+                 max_word_len: Optional[int] = None) -> List[str]: ...
+
+
+def method_function(method: str, summary: str, dictionary: str, words: str) -> CutFunction:
+    """The shortcut ``method(text, dictionary, ...)`` for ``Segmenter(dictionary, method, ...).lcut(text)``
+    (build a :class:`Segmenter` once when segmenting many texts); its docstring is ``summary`` and
+    an example that segments 研究生命起源 with the dictionary ``dictionary`` (an expression) into
+    ``words``."""
+
+    def cut(text: str, dictionary: DictionarySource, *, baseline: bool = False,
+            max_word_len: Optional[int] = None) -> List[str]:
+        return Segmenter(dictionary, method, baseline=baseline, max_word_len=max_word_len).lcut(text)
+
+    cut.__name__ = cut.__qualname__ = method
+    cut.__doc__ = f"""{summary}
+
+    Example:
+        >>> {method}("研究生命起源", {dictionary})
+        {words}
+    """
+    return cut
