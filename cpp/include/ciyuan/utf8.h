@@ -123,5 +123,13 @@ inline size_t encode(uint32_t cp, char* out) {
     }
 }
 
+// Appends the UTF-8 form of cp to `out` (a std::string, or any type with append(const char*,
+// size_t)); appends nothing for a surrogate or a value above U+10FFFF.
+template <class String>
+inline void append(uint32_t cp, String& out) {
+    char bytes[4];
+    out.append(bytes, encode(cp, bytes));
+}
+
 }  // namespace utf8
 }  // namespace ciyuan
