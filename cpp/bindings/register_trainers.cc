@@ -1,5 +1,7 @@
-// Bindings of the trainers: WordCounter (parallel word counting) and train_bpe.
-// Python owns the options, defaults and files; these calls take whole buffers and release the GIL.
+// Bindings of the trainers: WordCounter (parallel word counting), the trainers' config classes
+// and tie rule, train_bpe and train_wordpiece (one path: train_on) and their MergeResult.
+// Python owns the options' defaults and checks, and the files; these calls take whole buffers
+// and release the GIL.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -10,7 +12,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "ciyuan/errors.h"
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/utf8.h"
+#include "ciyuan/word_counter.h"
 #include "ciyuan/wordpiece_trainer.h"
 #include "common.h"
 
@@ -48,27 +50,51 @@ ciyuan::TrainProgress progress_callback(nb::object& progress) {
   };
 }
 
-// Runs train(words, counts, done) on the counter's words with the GIL released; with `consume`
-// the counter is emptied as soon as the trainer has copied them (done()). Returns the result as
-// (tokens, merges, merge_counts, alphabet_size, stop_reason).
-template <class Train>
-nb::tuple train_on(WordCounter& counter, bool consume, Train&& train) {
-  std::invoke_result_t<Train&, std::vector<std::string_view>&, std::vector<uint64_t>&, std::function<void()>&> result;
-  {
-    std::vector<std::string_view> words;
-    std::vector<uint64_t> counts;
-    nb::gil_scoped_release release;
-    counter.words(&words, &counts);
-    std::function<void()> done;
-    if (consume) done = [&]() {
-      std::vector<std::string_view>().swap(words);
-      counter.clear();
-    };
-    result = train(words, counts, done);
-  }
-  nb::list tokens;
-  for (const std::string& t : result.tokens) tokens.append(nb::bytes(t.data(), t.size()));
-  return nb::make_tuple(tokens, result.merges, result.merge_counts, result.alphabet_size, result.stop_reason);
+// Runs `train` on the counter's words with the GIL released; with `consume` the counter is
+// emptied as soon as the trainer has copied them. The one path every native trainer takes.
+template <class Config, class Train>
+ciyuan::MergeResult train_on(WordCounter& counter, const Config& options, nb::object& progress, bool consume,
+                             Train train) {
+  const Config config = options;  // a copy: Python may not change it while training runs
+  auto callback = progress_callback(progress);
+  std::vector<std::string_view> words;
+  std::vector<uint64_t> counts;
+  nb::gil_scoped_release release;
+  counter.words(&words, &counts);
+  std::function<void()> done;
+  if (consume) done = [&]() {
+    std::vector<std::string_view>().swap(words);
+    counter.clear();
+  };
+  return train(words, counts, config, callback, done);
+}
+
+// Binds `name(counter, config, progress=None, consume=False) -> MergeResult`.
+template <class Config, class Train>
+void def_trainer(nb::module_& m, const char* name, Train train, const char* doc) {
+  m.def(
+      name,
+      [train](WordCounter& counter, const Config& config, nb::object progress, bool consume) {
+        return train_on(counter, config, progress, consume, train);
+      },
+      nb::arg("counter"), nb::arg("config"), nb::arg("progress").none() = nb::none(), nb::arg("consume") = false, doc);
+}
+
+// A config class: constructed empty (the C++ defaults), options set by name.
+template <class Config>
+nb::class_<Config> bind_config(nb::module_& m, const char* name, const char* doc) {
+  nb::class_<Config> cls(m, name, doc);
+  cls.def(nb::init<>())
+      .def_rw("vocab_size", &Config::vocab_size, "Stop at this many tokens (0: no limit).")
+      .def_rw("max_merges", &Config::max_merges, "Stop after this many merges.")
+      .def_rw("min_frequency", &Config::min_frequency, "Pairs rarer than this are not merged.")
+      .def_rw("special_tokens", &Config::special_tokens, "The first ids, in this order.")
+      .def_rw("initial_alphabet", &Config::initial_alphabet, "Characters always in the alphabet.")
+      .def_rw("limit_alphabet", &Config::limit_alphabet, "Keep at most this many characters (-1: all).")
+      .def_rw("max_token_length", &Config::max_token_length, "Longest token in initial symbols (0: no limit).")
+      .def_rw("continuing_subword_prefix", &Config::continuing_subword_prefix,
+              "Marks a symbol that continues a word (\"##\"; empty: none).");
+  return cls;
 }
 
 }  // namespace
@@ -95,7 +121,8 @@ void register_trainers(nb::module_& m) {
             options.lowercase = lowercase;
             return new WordCounter(options);
           },
-          nb::arg("clean_text"), nb::arg("handle_chinese_chars"), nb::arg("strip_accents"), nb::arg("lowercase"),
+          nb::kw_only(), nb::arg("clean_text"), nb::arg("handle_chinese_chars"), nb::arg("strip_accents"),
+          nb::arg("lowercase"),
           nb::rv_policy::take_ownership,
           "A counter of the words the native BERT front end (BertNormalizer + BertPreTokenizer) cuts.")
       .def(
@@ -155,64 +182,42 @@ void register_trainers(nb::module_& m) {
         return out;
       });
 
-  m.def(
-      "train_bpe",
-      [](WordCounter& counter, uint64_t vocab_size, uint64_t max_merges, uint64_t min_frequency,
-         std::vector<std::string> special_tokens, bool byte_level, std::vector<std::string> initial_alphabet,
-         int64_t limit_alphabet, uint64_t max_token_length, std::string end_of_word_suffix,
-         std::string end_of_word_symbol, int tie_break, nb::object progress, bool consume,
-         std::string continuing_subword_prefix, std::vector<std::string> continuing_order) {
-        ciyuan::BpeTrainerConfig config;
-        config.vocab_size = vocab_size;
-        config.max_merges = max_merges;
-        config.min_frequency = min_frequency;
-        config.special_tokens = std::move(special_tokens);
-        config.byte_level = byte_level;
-        config.initial_alphabet = std::move(initial_alphabet);
-        config.limit_alphabet = limit_alphabet;
-        config.max_token_length = max_token_length;
-        config.end_of_word_suffix = std::move(end_of_word_suffix);
-        config.end_of_word_symbol = std::move(end_of_word_symbol);
-        config.continuing_subword_prefix = std::move(continuing_subword_prefix);
-        config.continuing_order = std::move(continuing_order);
-        if (tie_break < 0 || tie_break > 2) throw nb::value_error("tie_break must be 0, 1 or 2");
-        config.tie_break = static_cast<ciyuan::TieBreak>(tie_break);
-        auto callback = progress_callback(progress);
-        return train_on(counter, consume, [&](auto& words, auto& counts, auto& done) {
-          return ciyuan::train_bpe(words, counts, config, callback, done);
-        });
-      },
-      nb::arg("counter"), nb::arg("vocab_size"), nb::arg("max_merges"), nb::arg("min_frequency"),
-      nb::arg("special_tokens"), nb::arg("byte_level"), nb::arg("initial_alphabet"), nb::arg("limit_alphabet"),
-      nb::arg("max_token_length"), nb::arg("end_of_word_suffix"), nb::arg("end_of_word_symbol"),
-      nb::arg("tie_break"), nb::arg("progress").none(), nb::arg("consume") = false,
-      nb::arg("continuing_subword_prefix") = "", nb::arg("continuing_order") = std::vector<std::string>(),
-      "Learn BPE merges from the counted words; returns (tokens, merges, merge_counts, alphabet_size, stop_reason).");
+  nb::enum_<ciyuan::TieBreak>(m, "TieBreak", "Which of several BPE pairs with the same count merges first.")
+      .value("SMALLEST_IDS", ciyuan::TieBreak::kSmallestIds, "Hugging Face's rule: the smallest (left id, right id).")
+      .value("GREATEST_TEXT", ciyuan::TieBreak::kGreatestText,
+             "subword-nmt's rule: the greatest (left text, right text), in code point order.")
+      .value("FIRST_SEEN", ciyuan::TieBreak::kFirstSeen,
+             "The classic tutorials' rule: the pair seen first (word order, then position).");
 
-  m.def(
-      "train_wordpiece",
-      [](WordCounter& counter, uint64_t vocab_size, uint64_t max_merges, uint64_t min_frequency,
-         std::vector<std::string> special_tokens, std::vector<std::string> initial_alphabet, int64_t limit_alphabet,
-         uint64_t max_token_length, std::string continuing_subword_prefix, nb::object progress, bool consume) {
-        ciyuan::WordPieceTrainerConfig config;
-        config.vocab_size = vocab_size;
-        config.max_merges = max_merges;
-        config.min_frequency = min_frequency;
-        config.special_tokens = std::move(special_tokens);
-        config.initial_alphabet = std::move(initial_alphabet);
-        config.limit_alphabet = limit_alphabet;
-        config.max_token_length = max_token_length;
-        config.continuing_subword_prefix = std::move(continuing_subword_prefix);
-        auto callback = progress_callback(progress);
-        return train_on(counter, consume, [&](auto& words, auto& counts, auto& done) {
-          return ciyuan::train_wordpiece(words, counts, config, callback, done);
-        });
-      },
-      nb::arg("counter"), nb::arg("vocab_size"), nb::arg("max_merges"), nb::arg("min_frequency"),
-      nb::arg("special_tokens"), nb::arg("initial_alphabet"), nb::arg("limit_alphabet"), nb::arg("max_token_length"),
-      nb::arg("continuing_subword_prefix"), nb::arg("progress").none(), nb::arg("consume") = false,
-      "Learn a WordPiece vocabulary (likelihood criterion) from the counted words; returns (tokens, merges, "
-      "merge_counts, alphabet_size, stop_reason).");
+  bind_config<ciyuan::BpeTrainerConfig>(m, "BpeTrainerConfig", "The options of train_bpe.")
+      .def_rw("byte_level", &ciyuan::BpeTrainerConfig::byte_level, "The initial symbols are the 256 bytes.")
+      .def_rw("end_of_word_suffix", &ciyuan::BpeTrainerConfig::end_of_word_suffix,
+              "Attached to a word's last character (\"</w>\").")
+      .def_rw("end_of_word_symbol", &ciyuan::BpeTrainerConfig::end_of_word_symbol,
+              "Or appended to each word as a separate symbol.")
+      .def_rw("continuing_order", &ciyuan::BpeTrainerConfig::continuing_order,
+              "Prefixed characters (\"##e\") numbered first, in this order.")
+      .def_rw("tie_break", &ciyuan::BpeTrainerConfig::tie_break, "The rule for pairs with the same count.");
+  bind_config<ciyuan::WordPieceTrainerConfig>(m, "WordPieceTrainerConfig",
+                                              "The options of train_wordpiece (likelihood criterion).");
+
+  nb::class_<ciyuan::MergeResult>(m, "MergeResult", "What a native trainer learned.")
+      .def_prop_ro(
+          "tokens",
+          [](const ciyuan::MergeResult& r) {
+            nb::list tokens;
+            for (const std::string& t : r.tokens) tokens.append(nb::bytes(t.data(), t.size()));
+            return tokens;
+          },
+          "Token bytes in id order.")
+      .def_ro("merges", &ciyuan::MergeResult::merges, "(left id, right id) in merge order.")
+      .def_ro("merge_counts", &ciyuan::MergeResult::merge_counts, "Each merge's pair count when it merged.")
+      .def_ro("alphabet_size", &ciyuan::MergeResult::alphabet_size, "Tokens before the first merge.")
+      .def_ro("stop_reason", &ciyuan::MergeResult::stop_reason);
+
+  def_trainer<ciyuan::BpeTrainerConfig>(m, "train_bpe", &ciyuan::train_bpe, "Learn BPE merges from the counted words.");
+  def_trainer<ciyuan::WordPieceTrainerConfig>(m, "train_wordpiece", &ciyuan::train_wordpiece,
+                                              "Learn a WordPiece vocabulary (likelihood criterion) from the counted words.");
 
   m.def(
       "count_chars",

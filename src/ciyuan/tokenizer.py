@@ -31,7 +31,6 @@ from ciyuan.errors import (
 )
 from ciyuan.models import BPE
 from ciyuan.normalizers import NormalizedString, Normalizer
-from ciyuan.pre_tokenizers import Split
 from ciyuan.processors import Padding, PostProcessor, Truncation, pad_batch, post_process
 
 __all__ = ["Tokenizer"]
@@ -97,19 +96,6 @@ def _native_front_end(model: Any, normalizer: Any, pre_tokenizer: Any) -> Option
             and getattr(model, "accepts_bert_front_end", False)):
         return ("", native_options())
     return None
-
-
-def _default_training_pipeline(trainer: Any) -> Tuple[Optional[Normalizer], Any]:
-    """(normalizer, pre-tokenizer) a new tokenizer trained by ``trainer`` uses by default."""
-    kind = type(trainer).__name__
-    if kind == "WordPieceTrainer":  # BERT's: clean-up, CJK characters apart, punctuation apart
-        return (normalizers.BertNormalizer(lowercase=trainer.lowercase),
-                pre_tokenizers.BertPreTokenizer())
-    if kind == "CharLevelTrainer":
-        return None, None  # every character of a line, spaces included
-    if getattr(trainer, "byte_level", False):
-        return None, Split("gpt2")
-    return None, pre_tokenizers.WordPunct()
 
 
 class Tokenizer:
@@ -618,8 +604,9 @@ class Tokenizer:
 
     # -- training ------------------------------------------------------------------------------
 
-    def _train(
-        self_or_cls: Any,
+    @classmethod
+    def train(
+        cls,
         source: Any,
         trainer: Any = None,
         *,
@@ -628,18 +615,16 @@ class Tokenizer:
         decoder: Optional[Decoder] = None,
         errors: str = "strict",
     ) -> "Tokenizer":
-        """Train a model on ``source`` and return the tokenizer that uses it.
-
-        Called on the class, it builds a new tokenizer; called on a tokenizer, it keeps that
-        tokenizer's normalizer and pre-tokenizer, replaces its model, and returns it.
+        """Train a model on ``source`` and return a new tokenizer that uses it.
 
         Args:
             source: a file path, a list of paths, an iterable of texts, or ``{word: count}``.
             trainer: e.g. :class:`ciyuan.trainers.BpeTrainer` (default options if None).
-            pre_tokenizer: how to split text into words; by default ``Split("gpt2")`` for
-                byte-level training, else ``WordPunct()`` (Hugging Face's ``Whitespace``), or the
-                tokenizer's own when called on one. Any object with ``split(text) -> [(start,
-                end)]`` works; None makes each text (each line of a file) one word.
+            pre_tokenizer: how to split text into words; by default the trainer's choice
+                (:meth:`ciyuan.trainers.Trainer.default_pipeline`): ``Split("gpt2")`` for
+                byte-level BPE, BERT's stages for WordPiece, else ``WordPunct()`` (Hugging
+                Face's ``Whitespace``). Any object with ``split(text) -> [(start, end)]`` works;
+                None makes each text (each line of a file) one word.
             normalizer: optional normalizer applied before splitting.
             decoder: default: what the model needs (``ByteLevel``, ``BPESuffix``, ...).
             errors: invalid UTF-8 in files: ``"strict"`` (error naming file and byte) or ``"replace"``.
@@ -650,42 +635,40 @@ class Tokenizer:
             >>> tok = Tokenizer.train("corpus.txt", BpeTrainer(vocab_size=32000, byte_level=True))  # doctest: +SKIP
             >>> tok.save("tok.json")                                                                 # doctest: +SKIP
         """
-        from ciyuan.trainers import BpeTrainer
+        from ciyuan.training import train_tokenizer
 
-        trainer = trainer if trainer is not None else BpeTrainer()
-        if not callable(getattr(trainer, "train", None)):
-            raise TypeError(f"trainer must be a ciyuan trainer (BpeTrainer, WordPieceTrainer, ...), "
-                            f"not {type(trainer).__name__}")
-        instance = self_or_cls if isinstance(self_or_cls, Tokenizer) else None
-        cls = type(instance) if instance is not None else self_or_cls
-        post_processor = instance.post_processor if instance is not None else None
-        if instance is not None:
-            normalizer = normalizer if normalizer is not None else instance.normalizer
-            if isinstance(pre_tokenizer, str) and pre_tokenizer == "default":
-                pre_tokenizer = instance.pre_tokenizer
-        elif isinstance(pre_tokenizer, str) and pre_tokenizer == "default":
-            default_normalizer, pre_tokenizer = _default_training_pipeline(trainer)
-            normalizer = normalizer if normalizer is not None else default_normalizer
-        bert_front = getattr(normalizer, "native_options", None) is not None
-        model = trainer.train(source, pre_tokenizer, normalizer, errors=errors)
-        if getattr(trainer, "lowercase", False) and not bert_front:
-            lower = normalizers.Lowercase()
-            normalizer = lower if normalizer is None else normalizers.Sequence([normalizer, lower])
-        specials = {t: model.token_to_id(t) for t in trainer.special_tokens if model.token_to_id(t) is not None}
-        if post_processor is None and type(model).__name__ == "WordPiece" and {"[CLS]", "[SEP]"} <= set(specials):
-            from ciyuan.processors import BertProcessing
+        return train_tokenizer(cls, source, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer,
+                               decoder=decoder, errors=errors)
 
-            post_processor = BertProcessing(sep=("[SEP]", specials["[SEP]"]), cls=("[CLS]", specials["[CLS]"]))
-        if decoder is None:
-            decoder = model.default_decoder()
-        parts = dict(normalizer=normalizer, pre_tokenizer=pre_tokenizer, post_processor=post_processor,
-                     decoder=decoder, special_tokens=specials)
-        if instance is None:
-            return cls(model, **parts)
-        truncation, padding = instance.truncation, instance.padding
-        instance.__init__(model, **parts)
-        instance.truncation, instance.padding = truncation, padding
-        return instance
+    def train_model(
+        self,
+        source: Any,
+        trainer: Any = None,
+        *,
+        pre_tokenizer: Optional[Any] = "default",
+        normalizer: Optional[Normalizer] = None,
+        decoder: Optional[Decoder] = None,
+        errors: str = "strict",
+    ) -> "Tokenizer":
+        """Train a new model on ``source`` in place of this tokenizer's, and return this tokenizer.
+
+        The words are cut as this tokenizer cuts them: its normalizer and pre-tokenizer are kept
+        (unless given here), and so are its post-processor, truncation and padding. The model,
+        the special tokens (those of the trainer the new model holds) and the decoder (unless
+        given) are replaced. Arguments as for :meth:`train`.
+
+        Example:
+            >>> from ciyuan import Tokenizer
+            >>> from ciyuan.trainers import BpeTrainer
+            >>> tok = Tokenizer.train(["hello world"] * 3, BpeTrainer(300, byte_level=True))
+            >>> tok = tok.train_model(["other words"] * 3, BpeTrainer(260, byte_level=True))
+            >>> tok.pre_tokenizer.to_dict()["pattern"], tok.vocab_size
+            ('gpt2', 260)
+        """
+        from ciyuan.training import train_model
+
+        return train_model(self, source, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer,
+                           decoder=decoder, errors=errors)
 
     @classmethod
     def from_tiktoken(
@@ -774,19 +757,3 @@ class Tokenizer:
             f"pre_tokenizer={self.pre_tokenizer!r}, post_processor={self.post_processor!r}, decoder={self.decoder!r}, "
             f"special_tokens={len(self.special_tokens)})"
         )
-
-
-class _ClassOrInstanceMethod:
-    """A method that works on the class (a new object) and on an instance (updates it)."""
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-        self.__doc__ = fn.__doc__
-
-    def __get__(self, obj: Any, cls: Any) -> Any:
-        import functools
-
-        return functools.wraps(self.fn)(functools.partial(self.fn, obj if obj is not None else cls))
-
-
-Tokenizer.train = _ClassOrInstanceMethod(Tokenizer._train)  # type: ignore[assignment]

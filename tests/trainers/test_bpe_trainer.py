@@ -184,7 +184,7 @@ def test_to_dict_round_trip():
 
 def test_train_on_instance_keeps_pipeline_and_saves(tmp_path):
     tok = Tokenizer.train(["hello world"] * 3, BpeTrainer(300, byte_level=True))
-    tok.train(["other words here"] * 3, BpeTrainer(280, byte_level=True))
+    tok.train_model(["other words here"] * 3, BpeTrainer(280, byte_level=True))
     assert tok.pre_tokenizer == pre_tokenizers.Split("gpt2")
     tok.save(tmp_path / "tok.json")
     again = Tokenizer.from_file(tmp_path / "tok.json")

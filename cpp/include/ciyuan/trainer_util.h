@@ -1,5 +1,6 @@
-// Shared pieces of the native trainers (BPE, WordPiece): the per-pair word lists and the
-// pair index. Internal: not part of the public C++ interface.
+// Shared pieces of the native trainers (BPE, WordPiece): the alphabet, the per-pair word lists
+// and the pair index (merge_loop.h builds the shared merge loop on them). Internal: not part of
+// the public C++ interface.
 #pragma once
 
 #include <algorithm>
@@ -16,12 +17,6 @@
 
 namespace ciyuan {
 namespace train_detail {
-
-// Appends the UTF-8 form of cp (a code point utf8::decode produced: never a surrogate).
-inline void append_utf8(uint32_t cp, std::string& out) {
-  char bytes[4];
-  out.append(bytes, utf8::encode(cp, bytes));
-}
 
 // f += c for the character counts, stopping at the largest count instead of wrapping around.
 inline void add_count(uint64_t& f, uint64_t c) { f = f + c < f ? ~uint64_t{0} : f + c; }

@@ -156,5 +156,13 @@ inline uint32_t decode_valid(const unsigned char* p, size_t* len) {
     return ((b & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
 }
 
+// Appends the UTF-8 form of cp to `out` (a std::string, or any type with append(const char*,
+// size_t)); appends nothing for a surrogate or a value above U+10FFFF.
+template <class String>
+inline void append(uint32_t cp, String& out) {
+    char bytes[4];
+    out.append(bytes, encode(cp, bytes));
+}
+
 }  // namespace utf8
 }  // namespace ciyuan

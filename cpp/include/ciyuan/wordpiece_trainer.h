@@ -26,30 +26,20 @@
 #include <utility>
 #include <vector>
 
-#include "ciyuan/bpe_trainer.h"
+#include "ciyuan/merge_loop.h"
 
 namespace ciyuan {
 
-struct WordPieceTrainerConfig {
-  uint64_t vocab_size = 30000;               // stop at this many tokens (0: no limit)
-  uint64_t max_merges = ~0ULL;               // stop after this many merges
-  uint64_t min_frequency = 0;                // pairs rarer than this are never merged
-  std::vector<std::string> special_tokens;   // first ids, in this order
-  std::vector<std::string> initial_alphabet; // characters always in the alphabet
-  int64_t limit_alphabet = -1;               // keep at most this many characters (-1: all)
-  uint64_t max_token_length = 0;             // longest token in characters, prefix not counted (0: no limit)
-  std::string continuing_subword_prefix = "##";
+// WordPiece's options are MergeOptions; the prefix defaults to BERT's. min_frequency: pairs
+// rarer than this are never merged; max_token_length counts characters, prefix not counted.
+struct WordPieceTrainerConfig : MergeOptions {
+  WordPieceTrainerConfig() { continuing_subword_prefix = "##"; }
 };
 
-struct WordPieceTrainerResult {
-  // id -> token: special tokens, the alphabet in code point order, the prefixed alphabet in the
-  // same order (both forms of every character), then merged tokens in creation order.
-  std::vector<std::string> tokens;
-  std::vector<std::pair<uint32_t, uint32_t>> merges;  // (left id, right id) in merge order
-  std::vector<uint64_t> merge_counts;                 // count(ab) when each pair merged
-  size_t alphabet_size = 0;
-  std::string stop_reason;
-};
+// tokens: the special tokens, the alphabet in code point order, the prefixed alphabet in the
+// same order (both forms of every character), then merged tokens in creation order;
+// merge_counts: count(ab) when each pair merged.
+using WordPieceTrainerResult = MergeResult;
 
 // Learns a WordPiece vocabulary from `words` with `counts`. `words_done`, if set, is called once
 // the words have been copied (so their storage can be freed). progress as for train_bpe.

@@ -1,5 +1,8 @@
 """Trainers: learn a model's vocabulary from a corpus (one module per model family).
 
+The contract is :class:`Trainer` (``trainers/base.py``); the corpus front end (sources, file
+chunks, word counting) is ``trainers/corpus.py``; the progress bar ``trainers/progress.py``.
+
 Example:
     >>> from ciyuan.trainers import BpeTrainer, from_dict
     >>> from_dict(BpeTrainer(vocab_size=500).to_dict()).vocab_size
@@ -8,25 +11,14 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Dict, Union
-
-from ciyuan.errors import ModelError
-from ciyuan.trainers.bpe import BpeTrainer, TrainingReport, TrainingSource
+from ciyuan.trainers.base import TRAINERS, Pipeline, Trainer, TrainingReport
+from ciyuan.trainers.bpe import BpeTrainer
+from ciyuan.trainers.corpus import TrainingSource, WordCounts
 from ciyuan.trainers.word_level import CharLevelTrainer, WordLevelTrainer
 from ciyuan.trainers.wordpiece import WordPieceTrainer
 
-__all__ = ["BpeTrainer", "CharLevelTrainer", "TrainingReport", "TrainingSource", "WordLevelTrainer",
-           "WordPieceTrainer", "from_dict"]
+__all__ = ["BpeTrainer", "CharLevelTrainer", "Pipeline", "TRAINERS", "Trainer", "TrainingReport", "TrainingSource",
+           "WordCounts", "WordLevelTrainer", "WordPieceTrainer", "from_dict"]
 
-_TRAINERS = {cls.type_name: cls for cls in (BpeTrainer, WordPieceTrainer, WordLevelTrainer, CharLevelTrainer)}
-
-Trainer = Union[BpeTrainer, WordPieceTrainer, WordLevelTrainer, CharLevelTrainer]
-
-
-def from_dict(data: Dict[str, Any]) -> Trainer:
-    """Rebuild a trainer from its ``to_dict`` form."""
-    kind = data.get("type") if isinstance(data, dict) else None
-    cls = _TRAINERS.get(kind)  # type: ignore[arg-type]
-    if cls is None:
-        raise ModelError(f"unknown trainer type {kind!r}; expected one of {', '.join(sorted(_TRAINERS))}")
-    return cls.from_dict(data)
+#: Rebuild a trainer from its ``to_dict`` form.
+from_dict = TRAINERS.from_dict

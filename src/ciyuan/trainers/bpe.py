@@ -25,73 +25,25 @@ See ``ciyuan.reference.bpe_train`` for the same algorithm in a page of Python.
 
 from __future__ import annotations
 
-import os
-import sys
-import time
-from collections import Counter
-from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
+from ciyuan.trainers.base import TRAINERS, Pipeline
+from ciyuan.trainers.corpus import WordCounts
+from ciyuan.trainers.merges import MergeTrainer
 
-__all__ = ["BpeTrainer", "TrainingSource", "TrainingReport"]
+if TYPE_CHECKING:
+    from ciyuan.models import BPE
 
-PathLike = Union[str, "os.PathLike[str]"]
-#: A file, a list of files, an iterator of texts, or pre-counted words ``{word: count}``.
-TrainingSource = Union[PathLike, Sequence[PathLike], Iterable[str], Mapping[str, int]]
+__all__ = ["BpeTrainer"]
 
-_TIE_BREAKS = {"hf": 0, "subword-nmt": 1, "first": 2}
-_CHUNK_BYTES = 4 << 20
-_BATCH_TEXTS = 8192
-_NO_LIMIT = (1 << 64) - 1
-
-
-class TrainingReport:
-    """What a training run did: sizes, the stop reason and each merge's pair count."""
-
-    def __init__(self, words: int, total: int, alphabet: int, merge_counts: List[int], stop_reason: str,
-                 seconds: float) -> None:
-        self.words = words
-        self.total = total
-        self.alphabet = alphabet
-        self.merge_counts = merge_counts
-        self.stop_reason = stop_reason
-        self.seconds = seconds
-
-    def __repr__(self) -> str:
-        return (f"TrainingReport({self.words} distinct words of {self.total}, alphabet {self.alphabet}, "
-                f"{len(self.merge_counts)} merges, stopped: {self.stop_reason}, {self.seconds:.2f} s)")
+_TIE_BREAKS = {"hf": _core.TieBreak.SMALLEST_IDS, "subword-nmt": _core.TieBreak.GREATEST_TEXT,
+               "first": _core.TieBreak.FIRST_SEEN}
 
 
-class _ProgressBar:
-    def __init__(self, label: str, stream: Any = None) -> None:
-        self.label = label
-        self.stream = stream or sys.stderr
-        self.last = 0.0
-
-    def __call__(self, done: int, total: int, force: bool = False) -> None:
-        self.done, self.total = done, total
-        now = time.monotonic()
-        if not force and done < total and now - self.last < 0.1:
-            return
-        self.last = now
-        if total >= 1 << 62:
-            self.stream.write(f"\r{self.label}: {done} merges")
-        else:
-            width = 30
-            filled = width * done // max(total, 1)
-            self.stream.write(f"\r{self.label}: [{'#' * filled}{'.' * (width - filled)}] {done}/{total} merges")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if hasattr(self, "done"):
-            self(self.done, self.total, force=True)  # the final count
-        self.stream.write("\n")
-        self.stream.flush()
-
-
-class BpeTrainer:
+@TRAINERS.register
+class BpeTrainer(MergeTrainer):
     """Options for training a BPE model (character-level with an end-of-word marker, or byte-level).
 
     Args:
@@ -126,6 +78,8 @@ class BpeTrainer:
         ...                       pre_tokenizer=pre_tokenizers.Split("gpt2"))
         >>> tok.encode("lowest").tokens
         ['low', 'est']
+        >>> BpeTrainer(vocab_size=40).train({"low": 5, "lower": 2, "newest": 6}).merges[0]
+        ('w', 'e')
     """
 
     type_name = "BpeTrainer"
@@ -149,161 +103,34 @@ class BpeTrainer:
         threads: Optional[int] = None,
         unk_token: Optional[str] = None,
     ) -> None:
-        def count(name: str, value: Any, allow_none: bool = False) -> None:
-            if value is None and allow_none:
-                return
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise InvalidInputError(f"{name} must be a non-negative integer, not {value!r}")
-
-        count("vocab_size", vocab_size)
-        count("min_frequency", min_frequency)
-        count("max_merges", max_merges, True)
-        count("limit_alphabet", limit_alphabet, True)
-        count("max_token_length", max_token_length, True)
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise InvalidInputError(f"threads must be a positive integer or None, not {threads!r}")
+        super().__init__(vocab_size, min_frequency=min_frequency, max_merges=max_merges, special_tokens=special_tokens,
+                         lowercase=lowercase, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
+                         max_token_length=max_token_length, show_progress=show_progress, threads=threads,
+                         unk_token=unk_token)
         if tie_break not in _TIE_BREAKS:
             raise InvalidInputError(f"tie_break must be one of {sorted(_TIE_BREAKS)}, not {tie_break!r}")
         if end_of_word_suffix and end_of_word_symbol:
             raise InvalidInputError("give end_of_word_suffix or end_of_word_symbol, not both")
         if byte_level and end_of_word_suffix:
             raise InvalidInputError("end_of_word_suffix applies to character-level training, not byte_level")
-        if isinstance(special_tokens, str) or any(not isinstance(t, str) or not t for t in special_tokens):
-            raise InvalidInputError("special_tokens must be a list of non-empty strings")
-        if len(set(special_tokens)) != len(special_tokens):
-            raise InvalidInputError("special_tokens lists a token twice")
-        if unk_token is not None and unk_token not in special_tokens:
-            raise InvalidInputError(f"unk_token {unk_token!r} must be one of special_tokens")
-        if isinstance(initial_alphabet, str):
-            initial_alphabet = list(initial_alphabet)
-        self.vocab_size = vocab_size
-        self.min_frequency = min_frequency
-        self.max_merges = max_merges
-        self.special_tokens = list(special_tokens)
+        if vocab_size == 0 and max_merges is None and min_frequency == 0:
+            raise InvalidInputError("with vocab_size=0 (no limit) give max_merges or min_frequency, or training never stops")
         self.byte_level = bool(byte_level)
-        self.lowercase = bool(lowercase)
-        self.limit_alphabet = limit_alphabet
-        # Like Hugging Face, only the first character of each string counts.
-        self.initial_alphabet = sorted({s[0] for s in initial_alphabet if s})
-        self.max_token_length = max_token_length
         self.end_of_word_suffix = end_of_word_suffix
         self.end_of_word_symbol = end_of_word_symbol
         self.tie_break = tie_break
-        self.show_progress = bool(show_progress)
-        self.threads = threads
-        self.unk_token = unk_token
-        if vocab_size == 0 and max_merges is None and min_frequency == 0:
-            raise InvalidInputError("with vocab_size=0 (no limit) give max_merges or min_frequency, or training never stops")
-        self.report: Optional[TrainingReport] = None
 
-    # -- word counting --------------------------------------------------------------------------
+    def default_pipeline(self) -> Pipeline:
+        return Pipeline.BYTES if self.byte_level else Pipeline.WORDS
 
-    def count_words(self, source: TrainingSource, pre_tokenizer: Any = None, normalizer: Any = None,
-                    *, errors: str = "strict") -> "_core.WordCounter":
-        """Count the distinct words of ``source`` (see :data:`TrainingSource`).
-
-        Files are read in chunks and each line (with its newline) is pre-tokenized on its own,
-        as Hugging Face and subword-nmt read files. Invalid UTF-8 raises an error naming the
-        file, byte offset and line, unless ``errors="replace"`` (bad bytes become U+FFFD).
-        """
-        if errors not in ("strict", "replace"):
-            raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
-        native = getattr(pre_tokenizer, "native_pattern", None) if pre_tokenizer is not None else ""
-        bert = _bert_front_end(normalizer, pre_tokenizer)
-        if bert is not None and (not self.lowercase or bert[3]):
-            # BertNormalizer + BertPreTokenizer: the native BERT front end cuts and normalizes
-            # (its lowercasing covers the trainer's).
-            counter = _core.WordCounter.bert(*bert)
-            fast = True
-        elif native is not None and native != "" and normalizer is None:
-            counter = _core.WordCounter(native)
-            fast = True
-        elif pre_tokenizer is None and normalizer is None:
-            counter = _core.WordCounter("")
-            fast = True
-        else:
-            counter = _core.WordCounter("")
-            fast = False
-        threads = self.threads or 0
-        lower = self.lowercase and bert is None  # the BERT front end lowercases by itself
-        python_counts: Counter = Counter()
-        start = time.perf_counter()
-
-        def prepare(text: str) -> str:
-            if normalizer is not None:
-                from ciyuan.normalizers import NormalizedString
-
-                text = normalizer.normalize(NormalizedString.from_str(text)).text
-            return text.lower() if self.lowercase else text
-
-        def add_python(texts: List[str]) -> None:
-            for text in texts:
-                text = prepare(text)
-                if pre_tokenizer is None:
-                    if text:
-                        python_counts[text] += 1
-                    continue
-                for s, e in pre_tokenizer.split(text):
-                    if e > s:
-                        python_counts[text[s:e]] += 1
-
-        if isinstance(source, Mapping):
-            words: Dict[str, int] = {}
-            for word, n in source.items():
-                if not isinstance(word, str):
-                    raise InvalidInputError(f"pre-counted words must be str keys, got {word!r}")
-                if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                    raise InvalidInputError(f"the count of {word!r} must be a non-negative integer, got {n!r}")
-                key = prepare(word)
-                words[key] = words.get(key, 0) + n
-            counter.add_words(list(words), list(words.values()))
-            return counter
-
-        for kind, item in _iterate(source):
-            if kind == "file":
-                if fast and not lower and errors == "strict":
-                    # The whole file natively: read, validated and counted with the GIL released.
-                    if not item.is_file():
-                        raise InvalidInputError(f"cannot read {item}: no such file")
-                    ok, offset, line = counter.add_file(str(item), threads)
-                    if not ok:
-                        with open(item, "rb") as f:
-                            f.seek(offset)
-                            bad = f.read(4)
-                        raise InvalidInputError(_utf8_error(item, offset, line, bad))
-                    continue
-                for chunk in _file_chunks(item, errors):
-                    if fast and not lower:
-                        counter.add_lines(chunk, threads)
-                        continue
-                    text = chunk.decode("utf-8", "surrogateescape")
-                    if fast:
-                        counter.add_lines(text.lower().encode("utf-8", "surrogateescape"), threads)
-                    else:
-                        add_python(_lines(text))
-            else:
-                texts = [_replace_surrogates(t) for t in item]
-                if fast:
-                    counter.add_texts([t.lower() for t in texts] if lower else texts, threads)
-                else:
-                    add_python(texts)
-        if python_counts:
-            counter.add_words(list(python_counts), list(python_counts.values()))
-        if self.show_progress:
-            sys.stderr.write(f"counted {len(counter):,} distinct words ({counter.total:,} in all) "
-                             f"in {time.perf_counter() - start:.1f} s\n")
-        return counter
-
-    # -- training -------------------------------------------------------------------------------
-
-    def train_words(self, counter: "_core.WordCounter", *, consume: bool = False):  # -> BPE
+    def train_words(self, counts: WordCounts, *, consume: bool = False) -> "BPE":
         """Learn merges from counted words; returns a :class:`ciyuan.models.BPE`.
 
-        With ``consume=True`` the counter's words are freed as soon as training has copied them.
+        With ``consume=True`` the words are freed as soon as training has copied them.
         """
-        from ciyuan.models import BPE
+        from ciyuan.models import BPE  # imported late: the model lives beside the trainer
 
-        tokens, merges = self._learn(counter, consume=consume)
+        tokens, merges = self._learn(counts, consume=consume)
         vocab = {t: i for i, t in enumerate(tokens)}
         return BPE(
             vocab,
@@ -314,7 +141,7 @@ class BpeTrainer:
             unk_token=self.unk_token,
         )
 
-    def _learn(self, counter: "_core.WordCounter", *, consume: bool = False, continuing_subword_prefix: str = "",
+    def _learn(self, counts: WordCounts, *, consume: bool = False, continuing_subword_prefix: str = "",
                continuing_order: Sequence[str] = (), label: str = "training BPE") -> Tuple[List[bytes], List[Tuple[int, int]]]:
         """The native merge loop: (token bytes in id order, merges as id pairs); sets ``self.report``.
 
@@ -322,185 +149,23 @@ class BpeTrainer:
         ``ciyuan.trainers.WordPieceTrainer``); ``continuing_order`` numbers those prefixed
         characters first in the given order (a way to reproduce another run's ids).
         """
-        if len(counter) == 0:
-            raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
-        bar = _ProgressBar(label) if self.show_progress else None
-        words, total = len(counter), counter.total
-        start = time.perf_counter()
-        try:
-            tokens, merges, merge_counts, alphabet, stop = _core.train_bpe(
-                counter,
-                self.vocab_size,
-                _NO_LIMIT if self.max_merges is None else self.max_merges,
-                self.min_frequency,
-                self.special_tokens,
-                self.byte_level,
-                self.initial_alphabet,
-                -1 if self.limit_alphabet is None else self.limit_alphabet,
-                self.max_token_length or 0,
-                self.end_of_word_suffix,
-                self.end_of_word_symbol,
-                _TIE_BREAKS[self.tie_break],
-                bar,
-                consume,
-                continuing_subword_prefix,
-                list(continuing_order),
-            )
-        finally:
-            if bar is not None:
-                bar.close()
-        self.report = TrainingReport(words, total, alphabet, merge_counts, stop,
-                                     time.perf_counter() - start)
-        return tokens, merges
-
-    def train(self, source: TrainingSource, pre_tokenizer: Any = None, normalizer: Any = None,
-              *, errors: str = "strict"):  # -> BPE
-        """Count the words of ``source`` and learn a model from them.
-
-        Example:
-            >>> model = BpeTrainer(vocab_size=40).train({"low": 5, "lower": 2, "newest": 6})
-            >>> model.merges[0]
-            ('w', 'e')
-        """
-        return self.train_words(self.count_words(source, pre_tokenizer, normalizer, errors=errors), consume=True)
+        config = self._config(_core.BpeTrainerConfig())
+        config.byte_level = self.byte_level
+        config.end_of_word_suffix = self.end_of_word_suffix
+        config.end_of_word_symbol = self.end_of_word_symbol
+        config.tie_break = _TIE_BREAKS[self.tie_break]
+        config.continuing_subword_prefix = continuing_subword_prefix
+        config.continuing_order = list(continuing_order)
+        return self._run(counts, _core.train_bpe, config, consume=consume, label=label)
 
     # -- serialization --------------------------------------------------------------------------
 
     def to_dict(self) -> Dict[str, Any]:
-        return {
-            "type": self.type_name,
-            "vocab_size": self.vocab_size,
-            "min_frequency": self.min_frequency,
-            "max_merges": self.max_merges,
-            "special_tokens": list(self.special_tokens),
-            "byte_level": self.byte_level,
-            "lowercase": self.lowercase,
-            "limit_alphabet": self.limit_alphabet,
-            "initial_alphabet": list(self.initial_alphabet),
-            "max_token_length": self.max_token_length,
-            "end_of_word_suffix": self.end_of_word_suffix,
-            "end_of_word_symbol": self.end_of_word_symbol,
-            "tie_break": self.tie_break,
-            "unk_token": self.unk_token,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "BpeTrainer":
-        options = {k: v for k, v in data.items() if k != "type"}
-        vocab_size = options.pop("vocab_size", 30000)
-        return cls(vocab_size, **options)
+        data = super().to_dict()
+        data.update(byte_level=self.byte_level, end_of_word_suffix=self.end_of_word_suffix,
+                    end_of_word_symbol=self.end_of_word_symbol, tie_break=self.tie_break)
+        return data
 
     def __repr__(self) -> str:
         kind = "byte-level" if self.byte_level else "character-level"
         return f"BpeTrainer({kind}, vocab_size={self.vocab_size}, min_frequency={self.min_frequency}, tie_break={self.tie_break!r})"
-
-
-def _bert_front_end(normalizer: Any, pre_tokenizer: Any) -> Optional[tuple]:
-    """The native BERT front end's options when the stages are BertNormalizer (or none) and
-    BertPreTokenizer, else None."""
-    if getattr(pre_tokenizer, "type_name", None) != "BertPreTokenizer":
-        return None
-    if normalizer is None:
-        return (False, False, False, False)
-    native_options = getattr(normalizer, "native_options", None)
-    return native_options() if native_options is not None else None
-
-
-def _lines(text: str) -> List[str]:
-    """Lines with their newline ("\\n" only, as files are read natively)."""
-    lines = [line + "\n" for line in text.split("\n")]
-    lines[-1] = lines[-1][:-1]
-    return [line for line in lines if line]
-
-
-def _replace_surrogates(text: str) -> str:
-    if not isinstance(text, str):
-        raise InvalidInputError(f"training texts must be str, got {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def _is_file(name: str) -> bool:
-    if "\n" in name or len(name) > 1024:
-        return False
-    try:
-        return Path(name).is_file()
-    except (OSError, ValueError):
-        return False
-
-
-def _iterate(source: Any) -> Iterator[Tuple[str, Any]]:
-    """("file", path) for files, ("texts", batch) for batches of texts."""
-    if isinstance(source, (str, os.PathLike)):
-        yield "file", Path(source)
-        return
-    if isinstance(source, (list, tuple)) and source and all(isinstance(s, os.PathLike) for s in source):
-        for s in source:
-            yield "file", Path(s)
-        return
-    # A list of strings names files only if every one is an existing file; otherwise they are texts.
-    if isinstance(source, (list, tuple)) and source and all(isinstance(s, str) and _is_file(s) for s in source):
-        for s in source:
-            yield "file", Path(s)
-        return
-    if isinstance(source, (bytes, bytearray)):
-        raise InvalidInputError("pass training text as str (or a file path), not bytes")
-    try:
-        it = iter(source)
-    except TypeError:
-        raise InvalidInputError(
-            f"cannot train from {type(source).__name__}: give a file path, a list of paths, "
-            "an iterable of texts or a dict of word counts"
-        ) from None
-    batch: List[str] = []
-    for text in it:
-        batch.append(text)
-        if len(batch) >= _BATCH_TEXTS:
-            yield "texts", batch
-            batch = []
-    if batch:
-        yield "texts", batch
-
-
-def _utf8_error(path: Path, offset: int, line: int, bad: bytes) -> str:
-    return (f"{path}: invalid UTF-8 at byte {offset} (line {line}): {bad!r}; fix the file or pass "
-            "errors='replace' (CLI: --errors replace) to read such bytes as U+FFFD")
-
-
-def _file_chunks(path: Path, errors: str) -> Iterator[bytes]:
-    """Chunks of whole lines of a UTF-8 file (validated; see BpeTrainer.count_words)."""
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise InvalidInputError(f"cannot read {path}: {e.strerror}") from None
-    with f:
-        offset = 0
-        line = 1
-        rest = b""
-        while True:
-            data = f.read(_CHUNK_BYTES)
-            buf = rest + data
-            if not data:
-                chunk, rest = buf, b""
-            else:
-                cut = buf.rfind(b"\n") + 1
-                if cut == 0:
-                    rest = buf
-                    continue
-                chunk, rest = buf[:cut], buf[cut:]
-            if chunk:
-                bad = _core.utf8_error_offset(chunk)
-                if bad != len(chunk):
-                    if errors == "strict":
-                        at = line + chunk.count(b"\n", 0, bad)
-                        raise InvalidInputError(_utf8_error(path, offset + bad, at, chunk[bad:bad + 4]))
-                offset += len(chunk)
-                line += chunk.count(b"\n")
-                if bad != len(chunk):
-                    chunk = chunk.decode("utf-8", "replace").encode("utf-8")
-                yield chunk
-            if not data:
-                return

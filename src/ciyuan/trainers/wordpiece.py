@@ -26,12 +26,17 @@ See ``ciyuan.reference.wordpiece`` for the likelihood algorithm in a page of Pyt
 
 from __future__ import annotations
 
-import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
-from ciyuan.trainers.bpe import BpeTrainer, TrainingReport, TrainingSource, _NO_LIMIT, _ProgressBar
+from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer, check_count
+from ciyuan.trainers.bpe import BpeTrainer
+from ciyuan.trainers.corpus import WordCounts
+from ciyuan.trainers.merges import NO_LIMIT, MergeTrainer
+
+if TYPE_CHECKING:
+    from ciyuan.models import WordPiece
 
 __all__ = ["WordPieceTrainer"]
 
@@ -39,7 +44,8 @@ BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 _CRITERIA = ("likelihood", "frequency")
 
 
-class WordPieceTrainer:
+@TRAINERS.register
+class WordPieceTrainer(MergeTrainer, VocabTrainer):
     """Options for training a WordPiece vocabulary.
 
     Args:
@@ -95,102 +101,52 @@ class WordPieceTrainer:
             raise InvalidInputError("continuing_subword_prefix must be a string")
         if criterion == "frequency" and not continuing_subword_prefix:
             raise InvalidInputError("the frequency criterion needs a non-empty continuing_subword_prefix")
-        if isinstance(max_input_chars_per_word, bool) or not isinstance(max_input_chars_per_word, int) \
-                or max_input_chars_per_word < 1:
-            raise InvalidInputError("max_input_chars_per_word must be a positive integer, "
-                                    f"not {max_input_chars_per_word!r}")
-        # The shared options (and their checks), word counting and the frequency criterion's
-        # merge loop come from the BPE trainer.
-        # Training always ends (at worst when no pair is left), so no limit at all is allowed;
-        # the BPE trainer's own check would refuse it.
-        self._bpe = BpeTrainer(
-            vocab_size, min_frequency=min_frequency,
-            max_merges=_NO_LIMIT if max_merges is None and vocab_size == 0 and vocab_size is not False else max_merges,
-            special_tokens=special_tokens,
-            lowercase=lowercase, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
-            max_token_length=max_token_length, show_progress=show_progress, threads=threads, unk_token=unk_token,
-        )
+        check_count("max_input_chars_per_word", max_input_chars_per_word, least=1)
+        super().__init__(vocab_size, min_frequency=min_frequency, max_merges=max_merges, special_tokens=special_tokens,
+                         lowercase=lowercase, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
+                         max_token_length=max_token_length, show_progress=show_progress, threads=threads,
+                         unk_token=unk_token)
         self.continuing_subword_prefix = continuing_subword_prefix
         self.criterion = criterion
         self.max_input_chars_per_word = max_input_chars_per_word
-        self.report: Optional[TrainingReport] = None
         # Merges of the last run, as (left, right) token pairs.
         self.merges: List[Tuple[str, str]] = []
 
-    # The options, read through to the BPE trainer that holds them.
-    vocab_size = property(lambda self: self._bpe.vocab_size)
-    min_frequency = property(lambda self: self._bpe.min_frequency)
-    max_merges = property(lambda self: None if self._bpe.max_merges == _NO_LIMIT else self._bpe.max_merges)
-    special_tokens = property(lambda self: self._bpe.special_tokens)
-    limit_alphabet = property(lambda self: self._bpe.limit_alphabet)
-    initial_alphabet = property(lambda self: self._bpe.initial_alphabet)
-    max_token_length = property(lambda self: self._bpe.max_token_length)
-    lowercase = property(lambda self: self._bpe.lowercase)
-    show_progress = property(lambda self: self._bpe.show_progress)
-    threads = property(lambda self: self._bpe.threads)
-    unk_token = property(lambda self: self._bpe.unk_token)
+    def default_pipeline(self) -> Pipeline:
+        return Pipeline.BERT
 
-    def count_words(self, source: TrainingSource, pre_tokenizer: Any = None, normalizer: Any = None,
-                    *, errors: str = "strict") -> "_core.WordCounter":
-        """Count the distinct words of ``source``, as :meth:`BpeTrainer.count_words` does."""
-        return self._bpe.count_words(source, pre_tokenizer, normalizer, errors=errors)
-
-    def words_to_vocab(self, counter: "_core.WordCounter", *, consume: bool = False,
+    def words_to_vocab(self, counts: WordCounts, *, consume: bool = False,
                        _continuing_order: Sequence[str] = ()) -> List[str]:
         """Learn the vocabulary from counted words: the tokens in id order.
 
-        With ``consume=True`` the counter's words are freed once training has copied them.
+        With ``consume=True`` the words are freed once training has copied them.
         """
-        if len(counter) == 0:
-            raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
         if self.criterion == "frequency":
-            # _continuing_order numbers those "##c" first (to reproduce a Hugging Face run's ids).
-            raw, merges = self._bpe._learn(counter, consume=consume,
-                                           continuing_subword_prefix=self.continuing_subword_prefix,
-                                           continuing_order=_continuing_order, label="training WordPiece")
-            self.report = self._bpe.report
+            # Hugging Face's rule is BPE's merge loop; _continuing_order numbers those "##c" first
+            # (to reproduce a Hugging Face run's ids).
+            bpe = self._frequency_trainer()
+            raw, merges = bpe._learn(counts, consume=consume, continuing_subword_prefix=self.continuing_subword_prefix,
+                                     continuing_order=_continuing_order, label="training WordPiece")
+            self.report = bpe.report
         else:
-            bpe = self._bpe
-            bar = _ProgressBar("training WordPiece") if bpe.show_progress else None
-            words, total = len(counter), counter.total
-            start = time.perf_counter()
-            try:
-                raw, merges, merge_counts, alphabet, stop = _core.train_wordpiece(
-                    counter,
-                    bpe.vocab_size,
-                    _NO_LIMIT if bpe.max_merges is None else bpe.max_merges,
-                    bpe.min_frequency,
-                    bpe.special_tokens,
-                    bpe.initial_alphabet,
-                    -1 if bpe.limit_alphabet is None else bpe.limit_alphabet,
-                    bpe.max_token_length or 0,
-                    self.continuing_subword_prefix,
-                    bar,
-                    consume,
-                )
-            finally:
-                if bar is not None:
-                    bar.close()
-            self.report = TrainingReport(words, total, alphabet, merge_counts, stop, time.perf_counter() - start)
+            config = self._config(_core.WordPieceTrainerConfig())
+            config.continuing_subword_prefix = self.continuing_subword_prefix
+            raw, merges = self._run(counts, _core.train_wordpiece, config, consume=consume, label="training WordPiece")
         tokens = [t.decode("utf-8") for t in raw]
         self.merges = [(tokens[a], tokens[b]) for a, b in merges]
         return tokens
 
-    def train_vocab(self, source: TrainingSource, pre_tokenizer: Any = None, normalizer: Any = None,
-                    *, errors: str = "strict") -> List[str]:
-        """Count the words of ``source`` and learn the vocabulary: the tokens in id order."""
-        return self.words_to_vocab(self.count_words(source, pre_tokenizer, normalizer, errors=errors), consume=True)
+    def _frequency_trainer(self) -> BpeTrainer:
+        """The BPE trainer that runs the frequency criterion with these options."""
+        # WordPiece training always ends (at worst when no pair is left), so it allows no limit
+        # at all; BPE's own check would refuse that.
+        no_limit = self.max_merges is None and self.vocab_size == 0
+        return BpeTrainer(self.vocab_size, min_frequency=self.min_frequency,
+                          max_merges=NO_LIMIT if no_limit else self.max_merges, special_tokens=self.special_tokens,
+                          limit_alphabet=self.limit_alphabet, initial_alphabet=self.initial_alphabet,
+                          max_token_length=self.max_token_length, show_progress=self.show_progress)
 
-    def train_words(self, counter: "_core.WordCounter", *, consume: bool = False):  # -> models.WordPiece
-        """Learn a :class:`ciyuan.models.WordPiece` from counted words."""
-        return self._model(self.words_to_vocab(counter, consume=consume))
-
-    def train(self, source: TrainingSource, pre_tokenizer: Any = None, normalizer: Any = None,
-              *, errors: str = "strict"):  # -> models.WordPiece
-        """Count the words of ``source`` and learn a :class:`ciyuan.models.WordPiece` from them."""
-        return self._model(self.train_vocab(source, pre_tokenizer, normalizer, errors=errors))
-
-    def _model(self, tokens: List[str]):
+    def _model(self, tokens: List[str]) -> "WordPiece":
         from ciyuan.models import WordPiece  # imported late: the model lives beside the trainer
 
         return WordPiece(tokens, unk_token=self.unk_token, continuing_subword_prefix=self.continuing_subword_prefix,
@@ -199,27 +155,10 @@ class WordPieceTrainer:
     # -- serialization --------------------------------------------------------------------------
 
     def to_dict(self) -> Dict[str, Any]:
-        return {
-            "type": self.type_name,
-            "vocab_size": self.vocab_size,
-            "min_frequency": self.min_frequency,
-            "special_tokens": list(self.special_tokens),
-            "limit_alphabet": self.limit_alphabet,
-            "initial_alphabet": list(self.initial_alphabet),
-            "continuing_subword_prefix": self.continuing_subword_prefix,
-            "criterion": self.criterion,
-            "max_merges": self.max_merges,
-            "max_token_length": self.max_token_length,
-            "lowercase": self.lowercase,
-            "unk_token": self.unk_token,
-            "max_input_chars_per_word": self.max_input_chars_per_word,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "WordPieceTrainer":
-        options = {k: v for k, v in data.items() if k != "type"}
-        vocab_size = options.pop("vocab_size", 30000)
-        return cls(vocab_size, **options)
+        data = super().to_dict()
+        data.update(continuing_subword_prefix=self.continuing_subword_prefix, criterion=self.criterion,
+                    max_input_chars_per_word=self.max_input_chars_per_word)
+        return data
 
     def __repr__(self) -> str:
         return (f"WordPieceTrainer(vocab_size={self.vocab_size}, criterion={self.criterion!r}, "

@@ -1,0 +1,63 @@
+// Word counting, the trainers' first pass: pre-tokenize a corpus and count each distinct piece.
+//
+// Text is cut by a native scanner (a PreTokPattern), by the BERT front end (BertNormalizer +
+// BertPreTokenizer), or into spans the caller chose; every trainer then sees only distinct
+// words with counts. Counting runs on all cores (each thread fills its own table, merged at
+// the end) and memory grows with the distinct words, not with the corpus. Counts are exact and
+// 64-bit; each word also keeps the position where it was first seen, so the words come out in
+// an order that does not depend on the thread count or on hash order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ciyuan {
+
+class BertFrontEnd;
+struct BertOptions;
+
+// Distinct words with 64-bit counts and the position where each was first seen.
+class WordCounter {
+ public:
+  // `pattern` is a PreTokPattern, or -1 for none (each text or line is one word).
+  explicit WordCounter(int pattern);
+  // Words cut by the BERT front end (BertNormalizer + BertPreTokenizer): normalized words.
+  explicit WordCounter(const BertOptions& bert);
+  ~WordCounter();
+  WordCounter(const WordCounter&) = delete;
+  WordCounter& operator=(const WordCounter&) = delete;
+
+  // Each text is pre-tokenized on its own; texts are shared among `threads` threads
+  // (<= 0: one per core). Texts must be valid UTF-8 (the caller checks).
+  void add_texts(const std::vector<std::string_view>& texts, int threads);
+  // `buffer` holds whole lines; each line (with its '\n') is pre-tokenized on its own, as the
+  // trainers of Hugging Face and subword-nmt read files.
+  void add_lines(std::string_view buffer, int threads);
+  // Pieces chosen by the caller: [start, end) byte spans of `text`.
+  void add_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans);
+  // A pre-counted word.
+  void add_word(std::string_view word, uint64_t count);
+  // Reads a UTF-8 file in chunks of whole lines and counts them as add_lines does. Returns 0 and
+  // sets the byte offset and line (1-based) of the first invalid UTF-8 byte if there is one.
+  size_t add_file(const std::string& path, int threads, uint64_t* bad_offset, uint64_t* bad_line);
+  // Frees the words (after training has copied them).
+  void clear();
+
+  size_t size() const;
+  uint64_t total() const;  // sum of counts
+  // The words in the order they were first seen, with their counts.
+  void words(std::vector<std::string_view>* words, std::vector<uint64_t>* counts) const;
+
+ private:
+  struct Table;
+  int pattern_;
+  std::unique_ptr<const BertFrontEnd> bert_;  // set: words come from the BERT front end
+  uint64_t seen_ = 0;  // bytes (or words) consumed so far: the "first seen" clock
+  Table* table_;
+};
+
+}  // namespace ciyuan

@@ -1,0 +1,303 @@
+"""Training corpora: where the text comes from, how files are read, and the word-counting front end.
+
+Every trainer sees only distinct words with counts (:class:`WordCounts`). :func:`count_words`
+gets them from any :data:`TrainingSource`: files are read in chunks of whole lines and each
+line (with its newline) is pre-tokenized on its own, as Hugging Face and subword-nmt read
+files; texts come in batches. When the normalizer and pre-tokenizer have a native form (a
+scanner pattern, or BertNormalizer + BertPreTokenizer) the core cuts and counts on all cores
+with the GIL released; otherwise the Python stages cut the text and the core counts the pieces.
+Memory grows with the distinct words, never with the corpus.
+
+Example:
+    >>> counts = count_words({"low": 5, "lower": 2})
+    >>> counts.words(), counts.total
+    ([(b'low', 5), (b'lower', 2)], 7)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+
+from ciyuan import _core
+from ciyuan.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from ciyuan.normalizers.base import Normalizer
+    from ciyuan.trainers.progress import ProgressBar
+
+__all__ = ["PathLike", "TrainingSource", "WordCounts", "count_words", "iterate_source", "file_chunks",
+           "replace_surrogates", "check_errors"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+#: A file, a list of files, an iterable of texts, or pre-counted words ``{word: count}``.
+TrainingSource = Union[PathLike, Sequence[PathLike], Iterable[str], Mapping[str, int]]
+
+_CHUNK_BYTES = 4 << 20
+_BATCH_TEXTS = 8192
+
+Config = TypeVar("Config")
+
+
+class WordCounts:
+    """The distinct words of a corpus with their counts, held natively (made by :func:`count_words`).
+
+    The only owner of the native word table: trainers read it through :meth:`words` or hand it
+    to a native trainer through :meth:`learn`.
+    """
+
+    def __init__(self, native: "_core.WordCounter") -> None:
+        self._native = native
+
+    def __len__(self) -> int:
+        """The number of distinct words."""
+        return len(self._native)
+
+    @property
+    def total(self) -> int:
+        """The sum of the counts."""
+        return self._native.total
+
+    def words(self) -> List[Tuple[bytes, int]]:
+        """``(UTF-8 word, count)`` in the order the words were first seen."""
+        return self._native.words()
+
+    def learn(self, train: Callable[..., "_core.MergeResult"], config: Config, *,
+              progress: Optional["ProgressBar"] = None, consume: bool = False) -> "_core.MergeResult":
+        """Run a native trainer (``_core.train_bpe``, ``_core.train_wordpiece``) on these words.
+
+        With ``consume=True`` the words are freed as soon as the trainer has copied them.
+        """
+        return train(self._native, config, progress, consume)
+
+
+def check_errors(errors: str) -> None:
+    """``errors`` is how invalid UTF-8 in files is handled: ``"strict"`` or ``"replace"``."""
+    if errors not in ("strict", "replace"):
+        raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
+
+
+def _native_counter(normalizer: Any, pre_tokenizer: Any, lowercase: bool) -> Tuple["_core.WordCounter", bool, bool]:
+    """The native counter for these stages: (counter, fast, lower). ``fast``: the core cuts the
+    text itself; ``lower``: the text must be lowercased before it reaches the core."""
+    bert = _bert_options(normalizer, pre_tokenizer)
+    if bert is not None and (not lowercase or bert["lowercase"]):
+        # BertNormalizer + BertPreTokenizer: the native BERT front end cuts and normalizes (its
+        # lowercasing covers the trainer's).
+        return _core.WordCounter.bert(**bert), True, False
+    native = getattr(pre_tokenizer, "native_pattern", None) if pre_tokenizer is not None else ""
+    lower = lowercase and bert is None
+    if native and normalizer is None:
+        return _core.WordCounter(native), True, lower
+    return _core.WordCounter(""), pre_tokenizer is None and normalizer is None, lower
+
+
+def _bert_options(normalizer: Any, pre_tokenizer: Any) -> Optional[Dict[str, bool]]:
+    """The native BERT front end's options when the stages are BertNormalizer (or none) and
+    BertPreTokenizer, else None."""
+    # The same question the encoder asks of its stages; once the core describes its front ends
+    # in one place (ciyuan.front_end), this asks it too.
+    if getattr(pre_tokenizer, "type_name", None) != "BertPreTokenizer":
+        return None
+    if normalizer is None:
+        values: Tuple[bool, ...] = (False, False, False, False)
+    else:
+        native_options = getattr(normalizer, "native_options", None)
+        if native_options is None:
+            return None
+        values = tuple(native_options())
+    return dict(zip(("clean_text", "handle_chinese_chars", "strip_accents", "lowercase"), values))
+
+
+def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: Optional["Normalizer"] = None, *,
+                lowercase: bool = False, threads: Optional[int] = None, show_progress: bool = False,
+                errors: str = "strict") -> WordCounts:
+    """Count the distinct words of ``source`` (see :data:`TrainingSource`).
+
+    Args:
+        source: a file, a list of files, an iterable of texts, or ``{word: count}``.
+        pre_tokenizer: cuts text into words (``split(text) -> [(start, end)]``); None: each
+            text, or each line of a file, is one word.
+        normalizer: applied before the pre-tokenizer.
+        lowercase: lowercase the text (after the normalizer).
+        threads: threads for counting (None: all cores); the counts never depend on it.
+        show_progress: report the counts on standard error.
+        errors: invalid UTF-8 in files raises an error naming the file, byte offset and line
+            (``"strict"``), or reads as U+FFFD (``"replace"``).
+    """
+    check_errors(errors)
+    counter, fast, lower = _native_counter(normalizer, pre_tokenizer, lowercase)
+    counts = WordCounts(counter)
+    python_counts: Counter = Counter()
+    start = time.perf_counter()
+
+    def prepare(text: str) -> str:
+        if normalizer is not None:
+            from ciyuan.normalizers.base import NormalizedString
+
+            text = normalizer.normalize(NormalizedString.from_str(text)).text
+        return text.lower() if lowercase else text
+
+    def add_python(texts: List[str]) -> None:
+        for text in texts:
+            text = prepare(text)
+            if pre_tokenizer is None:
+                if text:
+                    python_counts[text] += 1
+                continue
+            for s, e in pre_tokenizer.split(text):
+                if e > s:
+                    python_counts[text[s:e]] += 1
+
+    if isinstance(source, Mapping):
+        words: Dict[str, int] = {}
+        for word, n in source.items():
+            if not isinstance(word, str):
+                raise InvalidInputError(f"pre-counted words must be str keys, got {word!r}")
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise InvalidInputError(f"the count of {word!r} must be a non-negative integer, got {n!r}")
+            key = prepare(word)
+            words[key] = words.get(key, 0) + n
+        counter.add_words(list(words), list(words.values()))
+        return counts
+
+    threads_ = threads or 0
+    for kind, item in iterate_source(source):
+        if kind == "file":
+            if fast and not lower and errors == "strict":
+                # The whole file natively: read, validated and counted with the GIL released.
+                if not item.is_file():
+                    raise InvalidInputError(f"cannot read {item}: no such file")
+                ok, offset, line = counter.add_file(str(item), threads_)
+                if not ok:
+                    with open(item, "rb") as f:
+                        f.seek(offset)
+                        bad = f.read(4)
+                    raise InvalidInputError(_utf8_error(item, offset, line, bad))
+                continue
+            for chunk in file_chunks(item, errors):
+                if fast and not lower:
+                    counter.add_lines(chunk, threads_)
+                    continue
+                text = chunk.decode("utf-8", "surrogateescape")
+                if fast:
+                    counter.add_lines(text.lower().encode("utf-8", "surrogateescape"), threads_)
+                else:
+                    add_python(_lines(text))
+        else:
+            texts = [replace_surrogates(t) for t in item]
+            if fast:
+                counter.add_texts([t.lower() for t in texts] if lower else texts, threads_)
+            else:
+                add_python(texts)
+    if python_counts:
+        counter.add_words(list(python_counts), list(python_counts.values()))
+    if show_progress:
+        sys.stderr.write(f"counted {len(counts):,} distinct words ({counts.total:,} in all) "
+                         f"in {time.perf_counter() - start:.1f} s\n")
+    return counts
+
+
+def _lines(text: str) -> List[str]:
+    """Lines with their newline ("\\n" only, as files are read natively)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return [line for line in lines if line]
+
+
+def replace_surrogates(text: str) -> str:
+    """``text`` with lone surrogates (which have no UTF-8 form) replaced by U+FFFD."""
+    if not isinstance(text, str):
+        raise InvalidInputError(f"training texts must be str, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _is_file(name: str) -> bool:
+    if "\n" in name or len(name) > 1024:
+        return False
+    try:
+        return Path(name).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def iterate_source(source: Any) -> Iterator[Tuple[str, Any]]:
+    """``("file", path)`` for each file of ``source``, ``("texts", batch)`` for batches of its texts."""
+    if isinstance(source, (str, os.PathLike)):
+        yield "file", Path(source)
+        return
+    if isinstance(source, (list, tuple)) and source and all(isinstance(s, os.PathLike) for s in source):
+        for s in source:
+            yield "file", Path(s)
+        return
+    # A list of strings names files only if every one is an existing file; otherwise they are texts.
+    if isinstance(source, (list, tuple)) and source and all(isinstance(s, str) and _is_file(s) for s in source):
+        for s in source:
+            yield "file", Path(s)
+        return
+    if isinstance(source, (bytes, bytearray)):
+        raise InvalidInputError("pass training text as str (or a file path), not bytes")
+    try:
+        it = iter(source)
+    except TypeError:
+        raise InvalidInputError(
+            f"cannot train from {type(source).__name__}: give a file path, a list of paths, "
+            "an iterable of texts or a dict of word counts"
+        ) from None
+    batch: List[str] = []
+    for text in it:
+        batch.append(text)
+        if len(batch) >= _BATCH_TEXTS:
+            yield "texts", batch
+            batch = []
+    if batch:
+        yield "texts", batch
+
+
+def _utf8_error(path: Path, offset: int, line: int, bad: bytes) -> str:
+    return (f"{path}: invalid UTF-8 at byte {offset} (line {line}): {bad!r}; fix the file or pass "
+            "errors='replace' (CLI: --errors replace) to read such bytes as U+FFFD")
+
+
+def file_chunks(path: Path, errors: str) -> Iterator[bytes]:
+    """Chunks of whole lines of a UTF-8 file, validated (see :func:`count_words` for ``errors``)."""
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise InvalidInputError(f"cannot read {path}: {e.strerror}") from None
+    with f:
+        offset = 0
+        line = 1
+        rest = b""
+        while True:
+            data = f.read(_CHUNK_BYTES)
+            buf = rest + data
+            if not data:
+                chunk, rest = buf, b""
+            else:
+                cut = buf.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = buf
+                    continue
+                chunk, rest = buf[:cut], buf[cut:]
+            if chunk:
+                bad = _core.utf8_error_offset(chunk)
+                if bad != len(chunk):
+                    if errors == "strict":
+                        at = line + chunk.count(b"\n", 0, bad)
+                        raise InvalidInputError(_utf8_error(path, offset + bad, at, chunk[bad:bad + 4]))
+                offset += len(chunk)
+                line += chunk.count(b"\n")
+                if bad != len(chunk):
+                    chunk = chunk.decode("utf-8", "replace").encode("utf-8")
+                yield chunk
+            if not data:
+                return
