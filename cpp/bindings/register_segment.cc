@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "ciyuan/errors.h"
-#include "ciyuan/pipeline.h"
+#include "ciyuan/parallel.h"
 #include "ciyuan/segment.h"
 #include "ciyuan/utf8.h"
 #include "common.h"

@@ -16,7 +16,7 @@
 #include "ciyuan/errors.h"
 #include "ciyuan/bert.h"
 #include "ciyuan/hash.h"
-#include "ciyuan/pipeline.h"
+#include "ciyuan/parallel.h"
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/trainer_util.h"
 #include "ciyuan/utf8.h"

@@ -11,7 +11,7 @@
 
 #include "ciyuan/errors.h"
 #include "ciyuan/hash.h"
-#include "ciyuan/pipeline.h"
+#include "ciyuan/parallel.h"
 #include "ciyuan/utf8.h"
 
 // The hot loops below push millions of pieces; GCC otherwise leaves vector::push_back out of

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace ciyuan {
 namespace utf8 {
@@ -121,6 +122,25 @@ inline size_t encode(uint32_t cp, char* out) {
         default:
             return 0;
     }
+}
+
+// Whether c is a continuation byte (10xxxxxx), i.e. not the first byte of a character.
+inline bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+// Length of the sequence the lead byte c announces (1 for ASCII and for a stray byte); the
+// bytes after it are not checked.
+inline size_t lead_length(unsigned char c) { return c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1; }
+
+// out[i] = the index of the character that holds byte i of data[0, n), and out[n] = the number
+// of characters: byte spans -> character spans.
+inline void char_index_of_bytes(const char* data, size_t n, std::vector<uint32_t>& out) {
+    out.resize(n + 1);
+    uint32_t c = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i > 0 && !is_continuation(static_cast<unsigned char>(data[i]))) ++c;
+        out[i] = c;
+    }
+    out[n] = n == 0 ? 0 : c + 1;
 }
 
 }  // namespace utf8
