@@ -294,10 +294,6 @@ void register_encoder(nb::module_& m) {
           nb::arg("ids"))
       .def(
           "id_bytes",
-          [](const Encoder& self, uint32_t id) -> nb::object {
-            const std::string* b = self.id_bytes(id);
-            if (!b) return nb::none();
-            return nb::bytes(b->data(), b->size());
-          },
+          [](const Encoder& self, uint32_t id) { return ciyuan_bindings::bytes_or_none(self.id_bytes(id)); },
           nb::arg("id"));
 }

@@ -48,11 +48,7 @@ void def_vocabulary(nb::class_<M, TokenModel>& cls) {
       .def_prop_ro("vocab_size", &M::vocab_size)
       .def(
           "token_bytes",
-          [](const M& self, uint32_t id) -> nb::object {
-            const std::string* t = self.id_bytes(id);
-            if (!t) return nb::none();
-            return nb::bytes(t->data(), t->size());
-          },
+          [](const M& self, uint32_t id) { return ciyuan_bindings::bytes_or_none(self.id_bytes(id)); },
           nb::arg("id"), "The bytes of an id, None for an id outside the vocabulary.");
 }
 
