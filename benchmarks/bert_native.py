@@ -1,5 +1,5 @@
 """The native BERT encoder alone (BertNormalizer + BertPreTokenizer + WordPiece in C++,
-``_core.WordPieceEncoder``) against Hugging Face's ``BertWordPieceTokenizer``, side by side.
+``_core.Encoder`` with the BERT front end) against Hugging Face's ``BertWordPieceTokenizer``, side by side.
 
 10 MB of English (gutenberg_100mb.txt, bert-base-uncased) and 10 MB of Chinese
 (jinyong_16novels.txt, bert-base-chinese), encode_batch over the lines, 1 and 2 threads. Each
@@ -43,12 +43,13 @@ def worker(lib: str, lang: str, threads: int, mb: int, repeats: int) -> str:
         run = lambda: tok.encode_batch(lines)  # noqa: E731
         ids = [e.ids[1:-1] for e in run()]  # without the [CLS] ... [SEP] it adds
     else:
+        from ciyuan.front_end import FrontEnd
         from ciyuan.models import WordPiece
         from ciyuan.normalizers import BertNormalizer
 
         model = WordPiece.from_file(vocab)
         specials = [(t, model.token_to_id(t)) for t in ("[CLS]", "[SEP]", "[MASK]", "[PAD]", "[UNK]")]
-        enc = model.make_encoder("", specials, BertNormalizer().native_options())
+        enc = model.make_encoder(FrontEnd.bert(BertNormalizer().native_bert_options()), specials)
         policy = b"\x01" * len(specials)  # special-token text is a special token, as in Hugging Face
         if lib == "ciyuan":
             run = lambda: enc.encode_batch(lines, policy, threads)  # noqa: E731

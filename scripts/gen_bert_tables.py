@@ -1,4 +1,4 @@
-"""Generate cpp/src/bert_tables.cc: per-code-point tables of the BERT front end.
+"""Generate cpp/src/generated/bert_tables.cc: per-code-point tables of the BERT front end.
 
 The tables are not derived from a Unicode database but from Hugging Face ``tokenizers`` itself
 (the version installed with the test dependencies): every code point is run through its
@@ -17,11 +17,13 @@ What is recorded per code point (surrogates excluded; they never reach the core)
     unicodedata: each mark is placed against reference marks by asking NFD which comes first.
 
 Usage:
-    python scripts/gen_bert_tables.py            # writes cpp/src/bert_tables.cc
+    python scripts/gen_bert_tables.py            # writes cpp/src/generated/bert_tables.cc
+    python scripts/gen_bert_tables.py --out DIR  # writes DIR/bert_tables.cc (tests compare it)
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import unicodedata
 from pathlib import Path
@@ -30,7 +32,7 @@ from typing import Dict, List, Tuple
 import tokenizers
 from tokenizers import normalizers, pre_tokenizers
 
-OUT = Path(__file__).resolve().parents[1] / "cpp" / "src" / "bert_tables.cc"
+OUT = Path(__file__).resolve().parents[1] / "cpp" / "src" / "generated" / "bert_tables.cc"
 
 # Flag bits (must match cpp/include/ciyuan/bert.h).
 F_REMOVE = 1  # clean_text removes it
@@ -118,6 +120,10 @@ def combining_classes(cps: List[int]) -> Tuple[Dict[int, int], Dict[int, str]]:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, help="write bert_tables.cc into this directory instead")
+    args = ap.parse_args()
+    out = args.out / OUT.name if args.out else OUT
     cps = code_points()
     flags: Dict[int, int] = {c: 0 for c in cps}
 
@@ -275,8 +281,8 @@ def main() -> None:
     lines.append("")
     lines.append("}  // namespace bert")
     lines.append("}  // namespace ciyuan")
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"wrote {OUT}: {len(blocks)} blocks, {len(infos)} infos, {len(pool)} pool entries", file=sys.stderr)
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {out}: {len(blocks)} blocks, {len(infos)} infos, {len(pool)} pool entries", file=sys.stderr)
 
 
 if __name__ == "__main__":

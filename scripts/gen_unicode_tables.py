@@ -5,7 +5,7 @@ Regenerate (from the repository root, in the dev venv that has `regex` and `tikt
 
     python scripts/gen_unicode_tables.py
 
-This writes cpp/src/unicode_tables.cc and cpp/include/ciyuan/unicode_tables.h; both are
+This writes cpp/src/generated/unicode_tables.cc and cpp/include/ciyuan/unicode_tables.h; both are
 committed. Every property is taken from a regex engine itself, never from a hand-written
 list: the scanners must split exactly like the engines do, so we ask the engines.
 
@@ -34,7 +34,7 @@ from pathlib import Path
 import regex
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT_CC = ROOT / "cpp" / "src" / "unicode_tables.cc"
+OUT_CC = ROOT / "cpp" / "src" / "generated" / "unicode_tables.cc"
 OUT_H = ROOT / "cpp" / "include" / "ciyuan" / "unicode_tables.h"
 
 MAX_CP = 0x10FFFF
@@ -100,7 +100,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--regex-only", action="store_true",
                     help="do not ask tiktoken; the tiktoken patterns then use the regex module's classes")
+    ap.add_argument("--out", type=Path, help="write unicode_tables.cc and .h into this directory instead")
     args = ap.parse_args()
+    out_cc, out_h = (args.out / OUT_CC.name, args.out / OUT_H.name) if args.out else (OUT_CC, OUT_H)
 
     text = all_chars()
     flags = bytearray(MAX_CP + 1)
@@ -294,12 +296,12 @@ uint8_t tiktoken_flags_slow(uint32_t cp) {{
 }}  // namespace unicode
 }}  // namespace ciyuan
 """
-    OUT_H.parent.mkdir(parents=True, exist_ok=True)
-    OUT_CC.parent.mkdir(parents=True, exist_ok=True)
-    OUT_H.write_text(h, encoding="utf-8")
-    OUT_CC.write_text(cc, encoding="utf-8")
-    print(f"wrote {OUT_CC.relative_to(ROOT)} ({len(stage2)} blocks, {len(alt_ranges)} tiktoken ranges, "
-          f"{len(folds)} folds) and {OUT_H.relative_to(ROOT)}")
+    out_h.parent.mkdir(parents=True, exist_ok=True)
+    out_cc.parent.mkdir(parents=True, exist_ok=True)
+    out_h.write_text(h, encoding="utf-8")
+    out_cc.write_text(cc, encoding="utf-8")
+    print(f"wrote {out_cc} ({len(stage2)} blocks, {len(alt_ranges)} tiktoken ranges, "
+          f"{len(folds)} folds) and {out_h}")
     print(f"regex {rx_ver} (Unicode {uni_ver}); {tk_note}")
     return 0
 

@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #if defined(__linux__)
@@ -26,6 +27,12 @@ inline std::string_view utf8_view(nb::handle text) {
   const char* data = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
   if (!data) throw nb::python_error();
   return std::string_view(data, static_cast<size_t>(size));
+}
+
+// bytes, or None for a null pointer (an id outside the vocabulary).
+inline nb::object bytes_or_none(const std::string* b) {
+  if (!b) return nb::none();
+  return nb::bytes(b->data(), b->size());
 }
 
 inline bool is_ascii(nb::handle text) {

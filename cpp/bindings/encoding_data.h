@@ -1,5 +1,5 @@
-// The native result of one encode (EncodingData) and the helpers every encoder binding shares:
-// id lists built from cached int objects, special-token policies, character offsets, batches.
+// The native result of one encode (EncodingData) and its conversions: id lists built from
+// cached int objects, special-token policies, character offsets.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -12,14 +12,14 @@
 #include <type_traits>
 #include <vector>
 
-#include "ciyuan/bpe.h"
-#include "ciyuan/pipeline.h"
+#include "ciyuan/encoder.h"
+#include "ciyuan/utf8.h"
 #include "common.h"
 
 namespace ciyuan_bindings {
 
 // Ids with byte spans. Python's Encoding wraps it and turns spans into character offsets only
-// when asked. Shared by every encoder (_core.Encoder, _core.WordPieceEncoder).
+// when asked.
 struct EncodingData {
   std::vector<ciyuan::Token> tokens;
 };
@@ -92,13 +92,7 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
   bool ascii = is_ascii(text);
   std::vector<uint32_t> char_at;  // byte -> index of the character containing it
   if (!ascii) {
-    char_at.resize(utf8.size() + 1);
-    uint32_t c = 0;
-    for (size_t i = 0; i < utf8.size(); ++i) {
-      if ((static_cast<unsigned char>(utf8[i]) & 0xC0) != 0x80 && i > 0) ++c;
-      char_at[i] = c;
-    }
-    char_at[utf8.size()] = utf8.empty() ? 0 : c + 1;
+    ciyuan::utf8::char_index_of_bytes(utf8.data(), utf8.size(), char_at);
   }
   // Built with the C API: positions are the cached int objects ids use, and the collector
   // stays off while the tuples are made.
@@ -144,122 +138,6 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
     PyList_SET_ITEM(list, static_cast<Py_ssize_t>(head + i), pair);
   }
   return nb::steal<nb::list>(list);
-}
-
-// Keeps every str of a batch alive (and its UTF-8 view valid) while the GIL is released.
-struct BatchTexts {
-  std::vector<nb::object> owners;
-  std::vector<std::string_view> views;
-  explicit BatchTexts(nb::handle texts) {
-    for (nb::handle t : texts) {
-      owners.push_back(nb::borrow(t));
-      views.push_back(utf8_view(t));
-    }
-  }
-};
-
-// Encodes a batch on `threads` threads with the GIL released: tokens, or with T = uint32_t ids.
-template <class T, class E>
-std::vector<std::vector<T>> encode_batch(const E& self, nb::handle texts, nb::bytes policy, int threads) {
-  BatchTexts batch(texts);
-  auto pol = policy_from(policy);
-  std::vector<std::vector<T>> results;
-  nb::gil_scoped_release release;
-  if constexpr (std::is_same_v<T, ciyuan::Token>) {
-    self.encode_batch(batch.views, pol, threads, results);
-  } else {
-    self.encode_batch_ids(batch.views, pol, threads, results);
-  }
-  return results;
-}
-
-// A new EncodingData filled by fill(tokens) with the GIL released.
-template <class Fill>
-EncodingData* encoding_data(Fill&& fill) {
-  auto* data = new EncodingData();
-  try {
-    nb::gil_scoped_release release;
-    fill(data->tokens);
-  } catch (...) {
-    delete data;
-    throw;
-  }
-  return data;
-}
-
-// The methods every native encoder (_core.Encoder, _core.WordPieceEncoder) offers Python, with
-// the same signatures and results: encode, encode_ids, encode_spans, encode_batch,
-// encode_batch_ids, decode_bytes, id_bytes.
-template <class E>
-void def_encoder_methods(nb::class_<E>& cls) {
-  cls.def(
-         "encode",
-         [](const E& self, nb::handle text, nb::bytes policy) {
-           std::string_view utf8 = utf8_view(text);
-           auto pol = policy_from(policy);
-           return encoding_data([&](std::vector<ciyuan::Token>& out) { self.encode(utf8, pol, out); });
-         },
-         nb::arg("text"), nb::arg("policy"), nb::rv_policy::take_ownership)
-      .def(
-          "encode_ids",
-          [](const E& self, nb::handle text, nb::bytes policy) {
-            std::string_view utf8 = utf8_view(text);
-            auto pol = policy_from(policy);
-            std::vector<uint32_t> ids;
-            {
-              nb::gil_scoped_release release;
-              self.encode_ids(utf8, pol, ids);
-            }
-            return id_list(ids);
-          },
-          nb::arg("text"), nb::arg("policy"))
-      .def(
-          "encode_spans",
-          [](const E& self, nb::handle text, std::vector<std::pair<uint32_t, uint32_t>> spans) {
-            std::string_view utf8 = utf8_view(text);
-            return encoding_data([&](std::vector<ciyuan::Token>& out) { self.encode_spans(utf8, spans, out); });
-          },
-          nb::arg("text"), nb::arg("spans"), nb::rv_policy::take_ownership)
-      .def(
-          "encode_batch",
-          [](const E& self, nb::handle texts, nb::bytes policy, int threads) {
-            auto results = encode_batch<ciyuan::Token>(self, texts, policy, threads);
-            GcPause pause;
-            nb::list out;
-            for (auto& r : results) {
-              auto* data = new EncodingData();
-              data->tokens = std::move(r);
-              out.append(nb::cast(data, nb::rv_policy::take_ownership));
-            }
-            return out;
-          },
-          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
-      .def(
-          "encode_batch_ids",
-          [](const E& self, nb::handle texts, nb::bytes policy, int threads, const std::vector<uint32_t>& head,
-             const std::vector<uint32_t>& tail) {
-            auto results = encode_batch<uint32_t>(self, texts, policy, threads);
-            GcPause pause;
-            nb::list out;
-            for (auto& r : results) out.append(wrapped_id_list(head, r, tail));
-            return out;
-          },
-          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"), nb::arg("head") = std::vector<uint32_t>(),
-          nb::arg("tail") = std::vector<uint32_t>(),
-          "Ids of each text, with `head` and `tail` (a template's special tokens) around them.")
-      .def(
-          "decode_bytes",
-          [](const E& self, const std::vector<uint32_t>& ids) {
-            std::string out;
-            self.decode(ids.data(), ids.size(), out);
-            return nb::bytes(out.data(), out.size());
-          },
-          nb::arg("ids"))
-      .def("id_bytes", [](const E& self, uint32_t id) -> nb::object {
-        const std::string* b = self.id_bytes(id);
-        if (!b) return nb::none();
-        return nb::bytes(b->data(), b->size());
-      });
 }
 
 }  // namespace ciyuan_bindings

@@ -8,10 +8,9 @@ namespace nb = nanobind;
 
 void register_pre_tokenizers(nb::module_& m);
 void register_models(nb::module_& m);
-void register_pipeline(nb::module_& m);
+void register_encoder(nb::module_& m);
 void register_segment(nb::module_& m);
 void register_trainers(nb::module_& m);
-void register_wordpiece(nb::module_& m);
 
 namespace {
 const char* python_error_name(ciyuan::ErrorKind kind) {
@@ -40,8 +39,7 @@ NB_MODULE(_core, m) {
   });
   register_pre_tokenizers(m);
   register_models(m);
-  register_pipeline(m);
+  register_encoder(m);
   register_segment(m);
   register_trainers(m);
-  register_wordpiece(m);
 }

@@ -18,17 +18,6 @@ using ciyuan_bindings::GcPause;
 
 namespace {
 
-ciyuan::PreTokPattern parse_pattern(std::string_view name) {
-    ciyuan::PreTokPattern p;
-    if (!ciyuan::pattern_from_name(name, &p)) {
-        throw nb::value_error(("unknown pre-tokenizer pattern '" + std::string(name) +
-                               "'; expected one of 'gpt2', 'r50k_base', 'p50k_base', 'cl100k_base', "
-                               "'o200k_base', 'wordpunct', 'whitespace'")
-                                  .c_str());
-    }
-    return p;
-}
-
 nb::list scan(ciyuan::PreTokPattern pattern, std::string_view text) {
     std::vector<std::pair<uint32_t, uint32_t>> spans;
     {
@@ -63,7 +52,7 @@ void register_pre_tokenizers(nb::module_& m) {
     m.def(
         "split_pieces",
         [](std::string_view pattern, nb::str text) {
-            const ciyuan::PreTokPattern p = parse_pattern(pattern);
+            const ciyuan::PreTokPattern p = ciyuan::parse_pattern(pattern);
             Py_ssize_t n = 0;
             const char* data = PyUnicode_AsUTF8AndSize(text.ptr(), &n);  // UnicodeEncodeError on lone surrogates
             if (!data) throw nb::python_error();
@@ -76,7 +65,7 @@ void register_pre_tokenizers(nb::module_& m) {
     m.def(
         "split_pieces",
         [](std::string_view pattern, nb::bytes text) {
-            const ciyuan::PreTokPattern p = parse_pattern(pattern);
+            const ciyuan::PreTokPattern p = ciyuan::parse_pattern(pattern);
             const std::string_view sv(text.c_str(), text.size());
             const size_t bad = ciyuan::utf8::validate(sv.data(), sv.size());
             if (bad != sv.size())

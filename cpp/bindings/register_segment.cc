@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "ciyuan/errors.h"
 #include "ciyuan/segment.h"
 #include "ciyuan/segment_batch.h"
 #include "ciyuan/utf8.h"

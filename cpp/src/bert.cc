@@ -136,12 +136,8 @@ void BertFrontEnd::normalize(std::string_view text, std::string& out,
   std::vector<NormChar> chars;
   normalized_chars(text, 0, text.size(), chars);
   // Byte offsets of the original -> character indices.
-  std::vector<uint32_t> char_at(text.size() + 1, 0);
-  uint32_t c = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (i > 0 && (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++c;
-    char_at[i] = c;
-  }
+  std::vector<uint32_t> char_at;
+  utf8::char_index_of_bytes(text.data(), text.size(), char_at);
   for (const NormChar& nc : chars) {
     char buf[4];
     out.append(buf, utf8::encode(nc.cp, buf));

@@ -35,13 +35,7 @@ bool is_ascii(const char* p, size_t n) {
 
 // Length of the UTF-8 sequence whose lead byte is at text[i] (1 for a stray byte).
 size_t utf8_char_length(std::string_view text, size_t i) {
-  unsigned char c = static_cast<unsigned char>(text[i]);
-  size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-  return std::min(len, text.size() - i);
-}
-
-bool utf8_is_boundary(std::string_view text, size_t i) {
-  return i >= text.size() || (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+  return std::min(utf8::lead_length(static_cast<unsigned char>(text[i])), text.size() - i);
 }
 
 std::string printable(std::string_view s) {
@@ -157,6 +151,16 @@ void BpeModel::unknown_symbol(std::string_view text, size_t at, size_t len) cons
                   "give the model an unk_token or normalize the text first");
 }
 
+void BpeModel::push_unknown(std::string_view text, size_t at, size_t len, std::vector<Token>& out) const {
+  if (config_.unk_id < 0) unknown_symbol(text, at, len);
+  const uint32_t unk = static_cast<uint32_t>(config_.unk_id);
+  if (config_.fuse_unk && !out.empty() && out.back().id == unk && out.back().end == at) {
+    out.back().end = static_cast<uint32_t>(at + len);
+  } else {
+    out.push_back(Token{unk, static_cast<uint32_t>(at), static_cast<uint32_t>(at + len)});
+  }
+}
+
 void BpeModel::build_pair_filter(const std::vector<uint64_t>& keys) {
   size_t words = 64;  // 8 bits per pair, in 64-bit words
   while (words * 8 < keys.size()) words *= 2;
@@ -254,14 +258,8 @@ void BpeModel::initial_symbols(std::string_view text, size_t start, size_t end,
   syms.clear();
   *has_unk = false;
   auto push_unknown = [&](size_t at, size_t len) {
-    if (config_.unk_id < 0) unknown_symbol(text, at, len);
     *has_unk = true;
-    uint32_t unk = static_cast<uint32_t>(config_.unk_id);
-    if (config_.fuse_unk && !syms.empty() && syms.back().id == unk && syms.back().end == at) {
-      syms.back().end = static_cast<uint32_t>(at + len);
-    } else {
-      syms.push_back(Symbol{unk, static_cast<uint32_t>(at), static_cast<uint32_t>(at + len)});
-    }
+    this->push_unknown(text, at, len, syms);
   };
   if (config_.byte_level) {
     for (size_t i = start; i < end; ++i) {
@@ -454,10 +452,10 @@ void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
     const std::string& t = tokens_[v->id];
     size_t j = tokens_[static_cast<uint32_t>(key >> 32)].size();  // the junction
     unsigned char right = static_cast<unsigned char>(t[j]);
-    if ((right & 0xC0) == 0x80) continue;  // inside a character: an inner merge
+    if (utf8::is_continuation(right)) continue;  // inside a character: an inner merge
     // The characters on either side of the junction, and whether the token holds them whole.
     size_t k = j - 1;
-    while (k > 0 && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) --k;
+    while (k > 0 && utf8::is_continuation(static_cast<unsigned char>(t[k]))) --k;
     uint32_t cp;
     size_t left_len = utf8::decode(t.data() + k, t.data() + t.size(), &cp);
     bool left_whole = cp != utf8::kReplacement && k + left_len == j;
@@ -499,7 +497,7 @@ bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
     if (lead >= 0x80) {
       non_ascii = true;
       // Text from a Python str is valid UTF-8; still never read past the piece.
-      len = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+      len = utf8::lead_length(lead);
       if (len == 1 || i + len > end) {
         len = 1;
       } else {
@@ -549,6 +547,32 @@ void BpeModel::prefetch_pieces(std::string_view text, const std::pair<uint32_t, 
 #else
   (void)text, (void)pieces, (void)n;
 #endif
+}
+
+void BpeModel::encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const {
+  if (config_.longest_match) {
+    for (size_t k = 0; k < n; ++k) encode_piece_longest(text, pieces[k].first, pieces[k].second, out);
+    return;
+  }
+  if (n > 1) prefetch_pieces(text, pieces, n);
+  for (size_t k = 0; k < n; ++k) encode_piece(text, pieces[k].first, pieces[k].second, out);
+}
+
+void BpeModel::encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
+                           std::vector<Token>& out) const {
+  encode_bert_words(bert, text, start, end, out, [this](const char* w, size_t n, uint32_t offset, std::vector<Token>& o) {
+    const size_t first = o.size();
+    const std::string_view word(w, n);
+    if (config_.longest_match) {
+      encode_piece_longest(word, 0, n, o);
+    } else {
+      encode_piece(word, 0, n, o);
+    }
+    for (size_t k = first; k < o.size(); ++k) {
+      o[k].start += offset;
+      o[k].end += offset;
+    }
+  });
 }
 
 void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t end,
@@ -633,7 +657,7 @@ void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t 
     size_t found_end = i;
     // Try the longest candidate first; on character models only whole characters.
     for (size_t j = limit; j > i; --j) {
-      if (!config_.byte_level && j < end && !utf8_is_boundary(text, j)) continue;
+      if (!config_.byte_level && j < end && utf8::is_continuation(static_cast<unsigned char>(text[j]))) continue;
       uint32_t id = BytesMap::kMissing;
       if (j == end && (!suffix.empty() || end_of_word_id_ != kNone)) {
         candidate.assign(text.data() + i, j - i);
@@ -650,13 +674,7 @@ void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t 
     }
     if (found == kNone) {
       size_t len = config_.byte_level ? 1 : std::min(end - i, utf8_char_length(text, i));
-      if (config_.unk_id < 0) unknown_symbol(text, i, len);
-      uint32_t unk = static_cast<uint32_t>(config_.unk_id);
-      if (config_.fuse_unk && !out.empty() && out.back().id == unk && out.back().end == i) {
-        out.back().end = static_cast<uint32_t>(i + len);
-      } else {
-        out.push_back(Token{unk, static_cast<uint32_t>(i), static_cast<uint32_t>(i + len)});
-      }
+      push_unknown(text, i, len, out);
       i += len;
       continue;
     }

@@ -21,6 +21,7 @@
 #include "ciyuan/pretokenize.h"
 
 #include <stdexcept>
+#include <string>
 
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
@@ -32,6 +33,7 @@
 #define CIYUAN_SSE2 0
 #endif
 
+#include "ciyuan/errors.h"
 #include "ciyuan/unicode_tables.h"
 #include "ciyuan/utf8.h"
 
@@ -509,26 +511,38 @@ void split_pieces(PreTokPattern p, std::string_view text, std::vector<std::pair<
     }
 }
 
+namespace {
+const struct {
+    std::string_view name;
+    PreTokPattern pattern;
+} kPatternNames[] = {
+    {"gpt2", PreTokPattern::GPT2},
+    {"r50k_base", PreTokPattern::GPT2},
+    {"p50k_base", PreTokPattern::GPT2},
+    {"cl100k_base", PreTokPattern::CL100K},
+    {"o200k_base", PreTokPattern::O200K},
+    {"wordpunct", PreTokPattern::WORD_PUNCT},
+    {"whitespace", PreTokPattern::WHITESPACE},
+};
+}  // namespace
+
 bool pattern_from_name(std::string_view name, PreTokPattern* out) {
-    static const struct {
-        std::string_view name;
-        PreTokPattern pattern;
-    } kNames[] = {
-        {"gpt2", PreTokPattern::GPT2},
-        {"r50k_base", PreTokPattern::GPT2},
-        {"p50k_base", PreTokPattern::GPT2},
-        {"cl100k_base", PreTokPattern::CL100K},
-        {"o200k_base", PreTokPattern::O200K},
-        {"wordpunct", PreTokPattern::WORD_PUNCT},
-        {"whitespace", PreTokPattern::WHITESPACE},
-    };
-    for (const auto& n : kNames) {
+    for (const auto& n : kPatternNames) {
         if (n.name == name) {
             *out = n.pattern;
             return true;
         }
     }
     return false;
+}
+
+PreTokPattern parse_pattern(std::string_view name) {
+    PreTokPattern p;
+    if (pattern_from_name(name, &p)) return p;
+    std::string known;
+    for (const auto& n : kPatternNames) known += (known.empty() ? "'" : ", '") + std::string(n.name) + "'";
+    throw Error(ErrorKind::kInvalidInput,
+                "unknown pre-tokenizer pattern '" + std::string(name) + "'; expected one of " + known);
 }
 
 }  // namespace ciyuan

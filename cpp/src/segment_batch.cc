@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "ciyuan/errors.h"
-#include "ciyuan/pipeline.h"  // parallel_for
+#include "ciyuan/parallel.h"
 #include "ciyuan/utf8.h"
 
 namespace ciyuan {

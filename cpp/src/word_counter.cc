@@ -10,7 +10,7 @@
 #include "ciyuan/bert.h"
 #include "ciyuan/errors.h"
 #include "ciyuan/hash.h"
-#include "ciyuan/pipeline.h"  // parallel_for
+#include "ciyuan/parallel.h"
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/utf8.h"
 

@@ -178,7 +178,7 @@ void WordPieceModel::encode_wordpiece_uncached(const char* w, size_t n, uint32_t
   if (n > config_.max_input_chars_per_word) {
     // Characters, not bytes, count (bytes >= characters, so short words skip this).
     uint64_t chars = 0;
-    for (size_t i = 0; i < n; ++i) chars += (static_cast<unsigned char>(w[i]) & 0xC0) != 0x80;
+    for (size_t i = 0; i < n; ++i) chars += !utf8::is_continuation(static_cast<unsigned char>(w[i]));
     if (chars > config_.max_input_chars_per_word) {
       unknown(w, n, offset, end, out);
       return;
@@ -217,26 +217,15 @@ void WordPieceModel::encode_wordpiece_uncached(const char* w, size_t n, uint32_t
   }
 }
 
-// -- encoder ------------------------------------------------------------------------------------
+// -- the TokenModel side -----------------------------------------------------------------------
 
 namespace {
-std::vector<std::pair<std::string, uint32_t>> matcher_entries(const std::vector<SpecialToken>& specials) {
-  std::vector<std::pair<std::string, uint32_t>> entries;
-  for (size_t i = 0; i < specials.size(); ++i) entries.emplace_back(specials[i].text, static_cast<uint32_t>(i));
-  return entries;
-}
-
-// The calling thread's word buffers. Not inlined: the hot loop then holds a plain pointer
-// instead of asking for the thread-local address (__tls_get_addr) at every use.
-__attribute__((noinline)) BertScratch& thread_scratch() {
-  static thread_local BertScratch scratch;
-  return scratch;
-}
-
 struct FreeCache {
   void operator()(WordCache* c) const { std::free(c); }
 };
 
+// The calling thread's word cache. Not inlined: the hot loop then holds a plain pointer
+// instead of asking for the thread-local address (__tls_get_addr) at every use.
 __attribute__((noinline)) WordCache* thread_word_cache() {
   static_assert(std::is_trivially_default_constructible<WordCache>::value, "WordCache must be plain data");
   static thread_local std::unique_ptr<WordCache, FreeCache> cache;
@@ -247,147 +236,21 @@ __attribute__((noinline)) WordCache* thread_word_cache() {
   }
   return cache.get();
 }
-
-std::vector<Token>& thread_tokens() {
-  static thread_local std::vector<Token> tokens;
-  return tokens;
-}
-
-// parallel_for over runs of consecutive texts: one atomic step per run, not per text (a batch
-// of short lines would otherwise bounce the counter's cache line between cores per line).
-template <class F>
-void for_chunks(size_t n, int threads, F&& fn) {
-  constexpr size_t kRun = 16;
-  parallel_for((n + kRun - 1) / kRun, threads, [&](size_t c) {
-    for (size_t i = c * kRun, e = std::min(n, i + kRun); i < e; ++i) fn(i);
-  });
-}
-
-void check_size(std::string_view text) {
-  if (text.size() >= 0xFFFFFFFFull)  // token spans are 32-bit
-    throw Error(ErrorKind::kInvalidInput, "a single text must be shorter than 4 GiB; split it (e.g. by lines)");
-}
 }  // namespace
 
-WordPieceEncoder::WordPieceEncoder(std::shared_ptr<const WordPieceModel> model, int pattern,
-                                   std::vector<SpecialToken> specials, const BertOptions* bert)
-    : model_(std::move(model)), pattern_(pattern), specials_(std::move(specials)),
-      matcher_(matcher_entries(specials_)), use_bert_(bert != nullptr), bert_(bert ? *bert : BertOptions{}) {
-  // Special ids may be anywhere in 0..2^32-1: a sorted list, not a table indexed by id.
-  for (const SpecialToken& s : specials_) {
-    if (s.text.empty()) throw Error(ErrorKind::kModel, "a special token is the empty string");
-    special_ids_.emplace_back(s.id, &s.text);
-  }
-  std::sort(special_ids_.begin(), special_ids_.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-}
-
-const std::string* WordPieceEncoder::id_bytes(uint32_t id) const {
-  if (!special_ids_.empty()) {
-    auto it = std::lower_bound(special_ids_.begin(), special_ids_.end(), id,
-                               [](const auto& e, uint32_t v) { return e.first < v; });
-    if (it != special_ids_.end() && it->first == id) return it->second;
-  }
-  if (model_->has_id(id)) return &model_->token(id);
-  return nullptr;
-}
-
-void WordPieceEncoder::encode_ordinary(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const {
-  if (start >= end) return;
-  const WordPieceModel& model = *model_;
+void WordPieceModel::encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const {
   WordCache* cache = thread_word_cache();
-  if (use_bert_) {
-    auto on_word = [&](const BertWord& w) {
-      if (!w.starts) {
-        model.encode_word(w.text.data(), w.text.size(), w.base, out, cache);
-      } else {
-        size_t k = out.size();
-        model.encode_word(w.text.data(), w.text.size(), 0, out, cache);
-        for (; k < out.size(); ++k) {
-          out[k].start = w.orig_start(out[k].start);
-          out[k].end = w.orig_end(out[k].end);
-        }
-      }
-    };
-    BertScratch& scratch = thread_scratch();
-    const size_t first = out.size();
-    if (!bert_.for_each_word(text, start, end, scratch, on_word)) {
-      // Marks out of canonical order: redo the segment through the exact normalizer.
-      out.resize(first);
-      bert_.for_each_word_exact(text, start, end, scratch, on_word);
-    }
-    if (scratch.word.capacity() > (size_t{1} << 20)) scratch = BertScratch();  // keep no huge word buffers
-    return;
-  }
-  if (pattern_ < 0) {
-    model.encode_word(text.data() + start, end - start, static_cast<uint32_t>(start), out, cache);
-    return;
-  }
-  std::string_view segment = text.substr(0, end);
-  PreTokPattern p = static_cast<PreTokPattern>(pattern_);
-  std::pair<uint32_t, uint32_t> spans[256];
-  for (size_t pos = start, n; pos < end && (n = next_pieces(p, segment, pos, spans, 256)) > 0;) {
-    for (size_t k = 0; k < n; ++k)
-      model.encode_word(text.data() + spans[k].first, spans[k].second - spans[k].first, spans[k].first, out, cache);
-    pos = spans[n - 1].second;
-  }
+  for (size_t k = 0; k < n; ++k)
+    encode_word(text.data() + pieces[k].first, pieces[k].second - pieces[k].first, pieces[k].first, out, cache);
 }
 
-void WordPieceEncoder::encode_ids(std::string_view text, const std::vector<SpecialPolicy>& policy,
-                                  std::vector<uint32_t>& out) const {
-  std::vector<Token>& tokens = thread_tokens();
-  tokens.clear();
-  encode(text, policy, tokens);
-  out.reserve(out.size() + tokens.size());
-  for (const Token& t : tokens) out.push_back(t.id);
-  if (tokens.capacity() > (size_t{1} << 20)) std::vector<Token>().swap(tokens);  // keep no huge buffer
-}
-
-void WordPieceEncoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy,
-                              std::vector<Token>& out) const {
-  check_size(text);
-  out.reserve(text.size() / 3 + 16);
-  split_at_specials(
-      matcher_, specials_, policy, text, [&](size_t a, size_t b) { encode_ordinary(text, a, b, out); },
-      [&](const SpecialToken& t, size_t a, size_t b) {
-        out.push_back(Token{t.id, static_cast<uint32_t>(a), static_cast<uint32_t>(b)});
-      });
-}
-
-void WordPieceEncoder::encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,
-                                    std::vector<Token>& out) const {
-  check_size(text);
-  for (const auto& [s, e] : spans) {
-    if (s > e || e > text.size())
-      throw Error(ErrorKind::kInvalidInput,
-                  "piece span [" + std::to_string(s) + ", " + std::to_string(e) + ") is outside the text");
-    model_->encode_word(text.data() + s, e - s, s, out);
-  }
-}
-
-void WordPieceEncoder::encode_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
-                                    int threads, std::vector<std::vector<Token>>& out) const {
-  out.assign(texts.size(), {});
-  for_chunks(texts.size(), threads, [&](size_t i) { encode(texts[i], policy, out[i]); });
-}
-
-void WordPieceEncoder::encode_batch_ids(const std::vector<std::string_view>& texts,
-                                        const std::vector<SpecialPolicy>& policy, int threads,
-                                        std::vector<std::vector<uint32_t>>& out) const {
-  out.assign(texts.size(), {});
-  for_chunks(texts.size(), threads, [&](size_t i) { encode_ids(texts[i], policy, out[i]); });
-}
-
-void WordPieceEncoder::decode(const uint32_t* ids, size_t n, std::string& out) const {
-  for (size_t i = 0; i < n; ++i) {
-    const std::string* bytes = id_bytes(ids[i]);
-    if (!bytes)
-      throw Error(ErrorKind::kUnknownId,
-                  "id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
-                      " is not in the vocabulary (the model's ids run from 0 to " +
-                      std::to_string(model_->id_limit()) + " - 1, plus the special tokens' ids)");
-    out += *bytes;
-  }
+void WordPieceModel::encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
+                                 std::vector<Token>& out) const {
+  WordCache* cache = thread_word_cache();
+  encode_bert_words(bert, text, start, end, out, [this, cache](const char* w, size_t n, uint32_t offset,
+                                                               std::vector<Token>& o) {
+    encode_word(w, n, offset, o, cache);
+  });
 }
 
 }  // namespace ciyuan

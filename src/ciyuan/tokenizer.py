@@ -21,6 +21,7 @@ from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, process
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
 from ciyuan.decoders import Decoder
 from ciyuan.encoding import Encoding, NativeWrap
+from ciyuan.front_end import native_front_end
 from ciyuan.errors import (
     CiyuanError,
     DisallowedSpecialTokenError,
@@ -85,17 +86,6 @@ def _byte_offsets(text: str) -> List[int]:
     return [0, *accumulate(len(c.encode("utf-8")) for c in text)]
 
 
-def _native_front_end(model: Any, normalizer: Any, pre_tokenizer: Any) -> Optional[Tuple[str, Optional[tuple]]]:
-    """(native pattern, BERT options) when the core can run normalizer and pre-tokenizer itself,
-    else None (the Python stages then cut the text and the core encodes the pieces)."""
-    if normalizer is None:
-        pattern = pre_tokenizer.native_pattern if pre_tokenizer is not None else ""
-        return (pattern, None) if pattern is not None else None
-    native_options = getattr(normalizer, "native_options", None)
-    if (native_options is not None and getattr(pre_tokenizer, "type_name", None) == "BertPreTokenizer"
-            and getattr(model, "accepts_bert_front_end", False)):
-        return ("", native_options())
-    return None
 
 
 class Tokenizer:
@@ -146,15 +136,14 @@ class Tokenizer:
                 raise ModelError(f"special tokens must be non-empty strings, got {text!r}")
             if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < 1 << 32:
                 raise ModelError(f"special token {text!r} needs an integer id in 0..2**32-1, got {i!r}")
-            if 0 <= i < model.id_limit and model.native.token_bytes(i) not in (None, text.encode("utf-8")):
+            if 0 <= i < model.id_limit and model.id_bytes(i) not in (None, text.encode("utf-8")):
                 raise ModelError(f"special token {text!r} has id {i}, which the model uses for {model.id_to_token(i)!r}")
         if len(self._special_ids) != len(self.special_tokens):
             raise ModelError("two special tokens share an id")
         self._special_names = list(self.special_tokens)
-        front_end = _native_front_end(model, normalizer, pre_tokenizer)
+        front_end = native_front_end(normalizer, pre_tokenizer, model)
         self._native_path = front_end is not None
-        pattern, bert = front_end if front_end is not None else ("", None)
-        self._encoder = model.make_encoder(pattern, list(self.special_tokens.items()), bert)
+        self._encoder = model.make_encoder(front_end, list(self.special_tokens.items()))
         self._policies: Dict[Tuple[Any, Any], bytes] = {}
 
     # -- special tokens ------------------------------------------------------------------------
@@ -539,7 +528,7 @@ class Tokenizer:
     @property
     def vocab_size(self) -> int:
         """Number of distinct tokens, special tokens included."""
-        extra = sum(1 for i in self._special_ids if self.model.native.token_bytes(i) is None)
+        extra = sum(1 for i in self._special_ids if self.model.id_bytes(i) is None)
         return self.model.vocab_size + extra
 
     def get_vocab(self) -> Dict[str, int]:

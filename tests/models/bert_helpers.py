@@ -44,11 +44,12 @@ def hf_pipeline(name: str, clean: bool = True, chinese: bool = True, strip: Opti
 @lru_cache(maxsize=None)
 def ciyuan_encoder(name: str, clean: bool = True, chinese: bool = True, strip: Optional[bool] = None,
                    lower: bool = True):
+    from ciyuan.front_end import FrontEnd
     from ciyuan.models import WordPiece
     from ciyuan.normalizers import BertNormalizer
 
     model = WordPiece(list(vocab_tokens(name)))
-    return model.make_encoder("", [], BertNormalizer(clean, chinese, strip, lower).native_options())
+    return model.make_encoder(FrontEnd.bert(BertNormalizer(clean, chinese, strip, lower).native_bert_options()))
 
 
 def mismatches(hf, enc, lines: List[str], limit: int = 5) -> List[str]:

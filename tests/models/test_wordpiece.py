@@ -10,13 +10,14 @@ from hypothesis import strategies as st
 from ciyuan import _core
 from ciyuan.errors import DisallowedSpecialTokenError, FileFormatError, InvalidInputError, ModelError, UnknownIdError
 from ciyuan.formats.bert_vocab import load_bert_vocab, parse_bert_vocab, save_bert_vocab
+from ciyuan.front_end import FrontEnd, scanner
 from ciyuan.models import CharLevel, WordLevel, WordPiece, from_dict
 
 VOCAB = ["[UNK]", "un", "##aff", "##able", "a", "##a", "##b", "b", "[CLS]", "low", "##er", "##est", "lower", "你", "好"]
 
 
 def enc_of(model, pattern="", specials=()):
-    return model.make_encoder(pattern, list(specials))
+    return model.make_encoder(scanner(pattern) if pattern else None, list(specials))
 
 
 def test_greedy_longest_match_first():
@@ -145,7 +146,7 @@ def test_save_vocab_is_atomic_and_checks_tokens(tmp_path):
 
 def test_encoder_special_tokens_and_batches():
     m = WordPiece(VOCAB)
-    e = m.make_encoder("whitespace", [("[CLS]", 8)], None)
+    e = m.make_encoder(scanner("whitespace"), [("[CLS]", 8)])
     text = "[CLS] unaffable[CLS]low"
     assert e.encode(text, b"\x01").ids == [8, 1, 2, 3, 8, 9]
     assert e.encode(text, b"\x00").ids == [8, 0]  # "[CLS]" is also a word; "unaffable[CLS]low" is unknown
@@ -172,13 +173,13 @@ def test_encoder_special_tokens_and_batches():
 def test_encoder_rejects_bad_arguments():
     m = WordPiece(VOCAB)
     with pytest.raises(ValueError):
-        m.make_encoder("no-such-pattern", [])
+        m.make_encoder(scanner("no-such-pattern"), [])
     with pytest.raises(TypeError):
-        m.make_encoder("", [], (True, True))
+        m.make_encoder(FrontEnd.bert((True, True)), [])
     with pytest.raises(TypeError):
-        m.make_encoder("", []).encode(b"bytes", b"")
+        m.make_encoder().encode(b"bytes", b"")
     with pytest.raises(UnicodeEncodeError):  # the Tokenizer replaces lone surrogates first
-        m.make_encoder("", []).encode("a\ud800", b"")
+        m.make_encoder().encode("a\ud800", b"")
 
 
 def test_long_words_are_linear():
@@ -210,7 +211,7 @@ def test_matches_hugging_face_wordpiece(words, continuations, text_words, max_ch
     vocab = {t: i for i, t in enumerate(dict.fromkeys(tokens))}
     hf = tokenizers.Tokenizer(tokenizers.models.WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=max_chars))
     hf.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
-    ours = WordPiece(vocab, max_input_chars_per_word=max_chars).make_encoder("whitespace", [])
+    ours = WordPiece(vocab, max_input_chars_per_word=max_chars).make_encoder(scanner("whitespace"))
     text = " ".join(text_words)
     h = hf.encode(text, add_special_tokens=False)
     d = ours.encode(text, b"")
@@ -230,7 +231,7 @@ def test_models_do_not_share_cached_words():
 
 def test_special_ids_anywhere_in_32_bits():
     m = WordPiece(VOCAB)
-    e = m.make_encoder("whitespace", [("<big>", (1 << 32) - 1), ("<mid>", 1 << 31)], None)
+    e = m.make_encoder(scanner("whitespace"), [("<big>", (1 << 32) - 1), ("<mid>", 1 << 31)])
     assert e.encode("a<big>b<mid>", b"\x01\x01").ids == [4, (1 << 32) - 1, 7, 1 << 31]
     assert e.decode_bytes([(1 << 32) - 1, 1 << 31, 4]) == b"<big><mid>a"
     assert e.id_bytes(1 << 30) is None
@@ -243,7 +244,7 @@ def test_word_level_matches_hugging_face(words, texts):
     vocab = {t: i for i, t in enumerate(["[UNK]", *sorted(words)])}
     hf = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
     hf.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
-    ours = WordLevel(vocab).make_encoder("whitespace", [])
+    ours = WordLevel(vocab).make_encoder(scanner("whitespace"))
     for text in texts:
         h = hf.encode(text, add_special_tokens=False)
         d = ours.encode(text, b"")

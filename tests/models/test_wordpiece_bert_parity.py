@@ -121,6 +121,7 @@ def test_special_tokens_split_before_normalization(text):
     # pre-tokenizes the text between them: the native encoder with the "allowed" policy.
     import tokenizers
 
+    from ciyuan.front_end import FrontEnd
     from ciyuan.models import WordPiece
     from ciyuan.normalizers import BertNormalizer
 
@@ -128,7 +129,7 @@ def test_special_tokens_split_before_normalization(text):
     hf.add_special_tokens(["[CLS]", "[SEP]", "[MASK]"])
     model = WordPiece(list(vocab_tokens("uncased")))
     specials = [(t, model.token_to_id(t)) for t in ("[CLS]", "[SEP]", "[MASK]")]
-    enc = model.make_encoder("", specials, BertNormalizer().native_options())
+    enc = model.make_encoder(FrontEnd.bert(BertNormalizer().native_bert_options()), specials)
     h = hf.encode(text, add_special_tokens=False)
     d = enc.encode(text, b"\x01\x01\x01")
     assert d.ids == h.ids

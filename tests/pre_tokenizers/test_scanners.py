@@ -28,30 +28,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ciyuan._core import split_pieces
+from ciyuan.pre_tokenizers.patterns import EQUIVALENT_PATTERNS, NAMED_PATTERNS
 
 Span = Tuple[int, int]
 
-PATTERNS: Dict[str, str] = {
-    "gpt2": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
-    "cl100k_base": (
-        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-        r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-    ),
-    "o200k_base": "|".join(
-        [
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""\p{N}{1,3}""",
-            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-            r"""\s*[\r\n]+""",
-            r"""\s+(?!\S)""",
-            r"""\s+""",
-        ]
-    ),
-    "wordpunct": r"\w+|[^\w\s]+",
-    "whitespace": r"\S+",
-}
-GPT2_ORIGINAL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# One test per native scanner, generated from ciyuan.pre_tokenizers.patterns: each pattern
+# string under its first name (the aliases r50k_base / p50k_base share gpt2's scanner).
+PATTERNS: Dict[str, str] = {}
+for _name, _pattern in NAMED_PATTERNS.items():
+    if _pattern not in PATTERNS.values():
+        PATTERNS[_name] = _pattern
+# Alias -> the name whose scanner it shares.
+ALIASES = {n: next(k for k, p in PATTERNS.items() if p == pattern) for n, pattern in NAMED_PATTERNS.items()
+           if n not in PATTERNS}
+# Other spellings of a pattern that split identically (GPT-2's released pattern): (pattern, name).
+EQUIVALENTS = list(EQUIVALENT_PATTERNS.items())
 NAMES = list(PATTERNS)
 TIKTOKEN_NAMES = ["gpt2", "cl100k_base", "o200k_base"]
 COMPILED = {name: regex.compile(p) for name, p in PATTERNS.items()}
@@ -221,8 +212,8 @@ def test_disputed_corner() -> None:
 def test_empty_and_api() -> None:
     for name in NAMES:
         assert split_pieces(name, "") == []
-    for alias in ("r50k_base", "p50k_base"):
-        assert split_pieces(alias, "a b's") == split_pieces("gpt2", "a b's")
+    for alias, name in ALIASES.items():
+        assert split_pieces(alias, "a b's") == split_pieces(name, "a b's")
     with pytest.raises(ValueError, match="unknown pre-tokenizer pattern"):
         split_pieces("gpt3", "x")
     text = "héllo wörld 中文 😀"
@@ -274,8 +265,10 @@ def test_unicode_text_matches_regex(name: str, text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(text=st.one_of(tricky_text, mixed_text))
 def test_gpt2_forms_agree(text: str) -> None:
-    # tiktoken's possessive form of the GPT-2 pattern splits as the original does.
-    assert regex_spans("gpt2", text) == regex_spans("gpt2", text, regex.compile(GPT2_ORIGINAL))
+    # tiktoken's possessive form of the GPT-2 pattern splits as the original does (and any other
+    # equivalent spelling patterns.py lists as its named pattern does).
+    for source, name in EQUIVALENTS:
+        assert regex_spans(name, text) == regex_spans(name, text, regex.compile(source))
 
 
 @functools.lru_cache(maxsize=None)

@@ -103,6 +103,11 @@ struct BertScratch {
   std::string word;
   std::vector<uint32_t> starts;
   std::vector<uint32_t> ends;
+  void clear() {
+    word.clear();
+    starts.clear();
+    ends.clear();
+  }
 };
 
 class BertFrontEnd {
@@ -175,9 +180,7 @@ bool BertFrontEnd::for_each_word(std::string_view text, size_t start, size_t end
   std::string& w = scratch.word;
   std::vector<uint32_t>& st = scratch.starts;
   std::vector<uint32_t>& en = scratch.ends;
-  w.clear();
-  st.clear();
-  en.clear();
+  scratch.clear();
   bool identity = true;
   uint32_t base = 0;
   const unsigned char* p = reinterpret_cast<const unsigned char*>(text.data());
@@ -187,9 +190,7 @@ bool BertFrontEnd::for_each_word(std::string_view text, size_t start, size_t end
     if (w.empty()) return;
     BertWord bw{std::string_view(w), identity ? nullptr : st.data(), identity ? nullptr : en.data(), base};
     on_word(static_cast<const BertWord&>(bw));
-    w.clear();
-    st.clear();
-    en.clear();
+    scratch.clear();
     identity = true;
   };
   // Leaves identity mode: every byte so far gets its explicit original offsets.
@@ -335,16 +336,12 @@ void BertFrontEnd::for_each_word_exact(std::string_view text, size_t start, size
   std::string& w = scratch.word;
   std::vector<uint32_t>& st = scratch.starts;
   std::vector<uint32_t>& en = scratch.ends;
-  w.clear();
-  st.clear();
-  en.clear();
+  scratch.clear();
   auto flush = [&] {
     if (w.empty()) return;
     BertWord bw{std::string_view(w), st.data(), en.data(), 0};
     on_word(static_cast<const BertWord&>(bw));
-    w.clear();
-    st.clear();
-    en.clear();
+    scratch.clear();
   };
   for (const NormChar& c : chars) {
     uint8_t f = bert::info(c.cp).flags;

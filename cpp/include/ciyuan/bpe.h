@@ -19,16 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include "ciyuan/encoder.h"
 #include "ciyuan/hash.h"
 
 namespace ciyuan {
-
-// One output token: its id and the byte span [start, end) of the input it came from.
-struct Token {
-  uint32_t id;
-  uint32_t start;
-  uint32_t end;
-};
 
 struct BpeConfig {
   bool byte_level = true;          // initial symbols are bytes (else UTF-8 characters)
@@ -39,9 +33,10 @@ struct BpeConfig {
   int64_t unk_id = -1;             // id for unknown symbols; -1 = unknown symbols are an error
   bool fuse_unk = false;           // consecutive unknown symbols become one unk token
   size_t cache_capacity = 65536;   // cached pieces per thread (0 disables the cache)
+  bool longest_match = false;      // encode by greedy longest prefix instead of merges
 };
 
-class BpeModel {
+class BpeModel final : public TokenModel {
  public:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
 
@@ -72,7 +67,13 @@ class BpeModel {
   void encode_piece_longest(std::string_view text, size_t start, size_t end,
                             std::vector<Token>& out) const;
 
-  size_t id_limit() const { return tokens_.size(); }  // one past the largest id
+  // TokenModel: pieces by merges (or longest match, per the config), a batch at a time.
+  void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const override;
+  void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
+                   std::vector<Token>& out) const override;
+  const std::string* id_bytes(uint32_t id) const override { return has_id(id) ? &tokens_[id] : nullptr; }
+
+  size_t id_limit() const override { return tokens_.size(); }  // one past the largest id
   size_t vocab_size() const { return vocab_.size(); }
   bool has_id(uint32_t id) const { return id < tokens_.size() && present_[id]; }
   const std::string& token(uint32_t id) const { return tokens_[id]; }
@@ -82,11 +83,7 @@ class BpeModel {
   const std::vector<std::pair<uint32_t, uint32_t>>& merges() const { return merges_; }
 
  private:
-  struct Symbol {
-    uint32_t id;
-    uint32_t start;  // byte span of the input
-    uint32_t end;
-  };
+  using Symbol = Token;  // a symbol while merging: its id and byte span of the input
   // Pieces up to this many bytes are looked up whole before anything else (ignore_merges).
   static constexpr size_t kShortPiece = 8;
   // The rest of encode_piece: a piece that short_whole_ did not settle.
@@ -109,6 +106,9 @@ class BpeModel {
   bool char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms) const;
   void build_char_first(const std::vector<uint64_t>& pair_keys);
   [[noreturn]] void unknown_symbol(std::string_view text, size_t at, size_t len) const;
+  // Appends the unknown token for text[at, at + len) (fused with an unknown token just before
+  // it, with fuse_unk), or throws when the model has none.
+  void push_unknown(std::string_view text, size_t at, size_t len, std::vector<Token>& out) const;
 
   std::vector<std::string> tokens_;
   std::vector<uint8_t> present_;

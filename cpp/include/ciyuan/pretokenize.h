@@ -45,7 +45,10 @@ size_t next_pieces(PreTokPattern p, std::string_view text, size_t pos, std::pair
 // std::length_error when the text is 4 GiB or longer (offsets are 32-bit).
 void split_pieces(PreTokPattern p, std::string_view text, std::vector<std::pair<uint32_t, uint32_t>>& out);
 
-// "gpt2" (also "r50k_base", "p50k_base"), "cl100k_base", "o200k_base", "wordpunct", "whitespace".
+// The one parser of scanner names: "gpt2" (also "r50k_base", "p50k_base"), "cl100k_base",
+// "o200k_base", "wordpunct", "whitespace".
 bool pattern_from_name(std::string_view name, PreTokPattern* out);
+// The same, throwing InvalidInputError (naming the known names) for an unknown name.
+PreTokPattern parse_pattern(std::string_view name);
 
 }  // namespace ciyuan

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace ciyuan {
 namespace utf8 {
@@ -123,13 +124,26 @@ inline size_t encode(uint32_t cp, char* out) {
     }
 }
 
+// Whether c is a continuation byte (10xxxxxx), i.e. not the first byte of a character.
+inline bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+// Length of the sequence the lead byte c announces (1 for ASCII and for a stray byte); the
+// bytes after it are not checked.
+inline size_t lead_length(unsigned char c) { return c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1; }
+
+// out[i] = the index of the character that holds byte i of data[0, n), and out[n] = the number
+// of characters: byte spans -> character spans.
+inline void char_index_of_bytes(const char* data, size_t n, std::vector<uint32_t>& out) {
+    out.resize(n + 1);
+    uint32_t c = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i > 0 && !is_continuation(static_cast<unsigned char>(data[i]))) ++c;
+        out[i] = c;
+    }
+    out[n] = n == 0 ? 0 : c + 1;
+}
+
 // -- Text already validated (validate() above, or a Python str's UTF-8 form): no checks -----
-
-// Whether b is a continuation byte (10xxxxxx): counting the other bytes counts characters.
-inline bool is_continuation(unsigned char b) { return (b & 0xC0) == 0x80; }
-
-// The length of the sequence that starts with lead byte b of valid UTF-8.
-inline size_t lead_length(unsigned char b) { return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4; }
 
 // The code point of the three-byte sequence at p (lead byte E0..EF), as the hot loops of CJK
 // text read it: most Chinese characters are three bytes.

@@ -1,5 +1,5 @@
-// WordPiece, WordLevel and CharLevel models, and their encode path (special tokens -> BERT
-// front end or a pre-tokenizer pattern -> model).
+// WordPiece, WordLevel and CharLevel models (one TokenModel for the three; see encoder.h for
+// the encode path around them).
 //
 // WordPiece (Hugging Face semantics): each word is split greedily, longest token first, from
 // left to right; pieces after the first carry the continuing-subword prefix ("##"). If some
@@ -21,11 +21,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ciyuan/bert.h"
-#include "ciyuan/bpe.h"
+#include "ciyuan/encoder.h"
 #include "ciyuan/hash.h"
-#include "ciyuan/pipeline.h"
-#include "ciyuan/special.h"
 #include "ciyuan/trie.h"
 
 namespace ciyuan {
@@ -58,7 +55,7 @@ struct WordCache {
   Entry entries[kSlots];
 };
 
-class WordPieceModel {
+class WordPieceModel final : public TokenModel {
  public:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
 
@@ -70,7 +67,14 @@ class WordPieceModel {
   void encode_word(const char* w, size_t n, uint32_t offset, std::vector<Token>& out,
                    WordCache* cache = nullptr) const;
 
-  size_t id_limit() const { return tokens_.size(); }
+  // TokenModel: each piece (or BERT word) is one word, with the thread's word cache.
+  void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const override;
+  void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
+                   std::vector<Token>& out) const override;
+  const std::string* id_bytes(uint32_t id) const override { return has_id(id) ? &tokens_[id] : nullptr; }
+  size_t expected_tokens(size_t bytes) const override { return bytes / 3 + 16; }
+
+  size_t id_limit() const override { return tokens_.size(); }
   size_t vocab_size() const { return vocab_.size(); }
   bool has_id(uint32_t id) const { return id < tokens_.size() && present_[id]; }
   const std::string& token(uint32_t id) const { return tokens_[id]; }
@@ -96,44 +100,6 @@ class WordPieceModel {
   uint32_t ascii_ids_[128];
   std::vector<uint32_t> bmp_ids_;  // one-character tokens by code point < 0x10000 (kNone: none)
   uint32_t instance_;              // tells models apart in the per-thread word caches
-};
-
-// The native encoder of the WordPiece family: the same interface and results as Encoder.
-class WordPieceEncoder {
- public:
-  // `pattern` < 0: each ordinary segment is one word, unless `bert` is set (then the BERT front
-  // end splits and normalizes it; `pattern` is ignored).
-  WordPieceEncoder(std::shared_ptr<const WordPieceModel> model, int pattern, std::vector<SpecialToken> specials,
-                   const BertOptions* bert);
-
-  // Appends the tokens of `text` (valid UTF-8); `policy` has one entry per special token (or is
-  // empty when all are ordinary text).
-  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy, std::vector<Token>& out) const;
-  // The same, ids only (tokens go through a per-thread buffer).
-  void encode_ids(std::string_view text, const std::vector<SpecialPolicy>& policy, std::vector<uint32_t>& out) const;
-  // The model alone on caller-chosen words: [start, end) byte spans of `text`.
-  void encode_spans(std::string_view text, const std::vector<std::pair<uint32_t, uint32_t>>& spans,
-                    std::vector<Token>& out) const;
-  void encode_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
-                    int threads, std::vector<std::vector<Token>>& out) const;
-  void encode_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
-                        int threads, std::vector<std::vector<uint32_t>>& out) const;
-
-  void decode(const uint32_t* ids, size_t n, std::string& out) const;
-  const std::string* id_bytes(uint32_t id) const;
-
-  const WordPieceModel& model() const { return *model_; }
-
- private:
-  void encode_ordinary(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
-
-  std::shared_ptr<const WordPieceModel> model_;
-  int pattern_;
-  std::vector<SpecialToken> specials_;
-  SpecialMatcher matcher_;
-  bool use_bert_;
-  BertFrontEnd bert_;
-  std::vector<std::pair<uint32_t, const std::string*>> special_ids_;  // sorted by id
 };
 
 }  // namespace ciyuan

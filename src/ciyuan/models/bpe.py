@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from ciyuan import _core
 from ciyuan.byte_alphabet import bytes_to_printable, printable_to_bytes
 from ciyuan.errors import ModelError, UnknownIdError
+from ciyuan.models.base import MODELS, Model
 
 __all__ = ["BPE"]
 
@@ -25,7 +26,8 @@ TokenLike = Union[str, bytes]
 _ENCODE_MODES = ("merges", "longest_match")
 
 
-class BPE:
+@MODELS.register
+class BPE(Model):
     """Byte-pair-encoding model.
 
     Args:
@@ -89,26 +91,24 @@ class BPE:
         self.encode_mode = encode_mode
         self.cache_capacity = int(cache_capacity)
 
-        self._tokens = self._tokens_by_id(vocab)
+        self._tokens: List[Optional[bytes]] = self._tokens_by_id(vocab)
         self._ids_cache: Optional[Dict[bytes, int]] = None
         self._merges = [self._merge_ids(i, pair) for i, pair in enumerate(merges or ())]
-        unk_id = -1
+        config = _core.BpeConfig()
+        config.byte_level = self.byte_level
+        config.rank_by_token = self.rank_by_token
+        config.ignore_merges = self.ignore_merges
+        config.end_of_word_suffix = end_of_word_suffix
+        config.end_of_word_symbol = end_of_word_symbol
+        config.fuse_unk = self.fuse_unk
+        config.cache_capacity = self.cache_capacity
+        config.longest_match = encode_mode == "longest_match"
         if unk_token is not None:
             unk_bytes = unk_token.encode("utf-8")
             if unk_bytes not in self._ids:
                 raise ModelError(f"unk_token {unk_token!r} is not in the vocabulary")
-            unk_id = self._ids[unk_bytes]
-        self.native = _core.BpeModel(
-            self._tokens, self._merges, self.byte_level, self.rank_by_token, self.ignore_merges,
-            end_of_word_suffix, end_of_word_symbol, unk_id, self.fuse_unk, self.cache_capacity,
-        )
-
-    @property
-    def _ids(self) -> Dict[bytes, int]:
-        # token bytes -> id, built on first use (loading a 200k vocabulary need not pay for it).
-        if self._ids_cache is None:
-            self._ids_cache = {t: i for i, t in enumerate(self._tokens) if t is not None}
-        return self._ids_cache
+            config.unk_id = self._ids[unk_bytes]
+        self._native = _core.BpeModel(self._tokens, self._merges, config)
 
     # -- construction helpers -----------------------------------------------------------------
 
@@ -156,16 +156,6 @@ class BPE:
 
     # -- vocabulary ---------------------------------------------------------------------------
 
-    @property
-    def vocab_size(self) -> int:
-        """Number of tokens (ids may have holes; see :attr:`id_limit`)."""
-        return self.native.vocab_size
-
-    @property
-    def id_limit(self) -> int:
-        """One past the largest id."""
-        return len(self._tokens)
-
     def token_bytes(self, token_id: int) -> bytes:
         """The raw bytes of a token (UTF-8 text for character-level models)."""
         if not 0 <= token_id < len(self._tokens) or self._tokens[token_id] is None:
@@ -202,12 +192,8 @@ class BPE:
         marker = self.end_of_word_suffix or self.end_of_word_symbol
         return BPESuffix(marker) if marker else ByteLevel()
 
-    def make_encoder(self, pattern: str, specials: List[Tuple[str, int]], bert: Optional[tuple] = None) -> Any:
-        """The native encoder of a tokenizer using this model (``bert`` front ends are not native
-        for BPE: the tokenizer then runs its normalizer and pre-tokenizer in Python)."""
-        if bert is not None:
-            raise ModelError("the BERT front end runs natively only with WordPiece-family models")
-        return _core.Encoder(self.native, pattern, specials, self.encode_mode == "longest_match")
+    def _native_model(self) -> Any:
+        return self._native
 
     # -- serialization ------------------------------------------------------------------------
 

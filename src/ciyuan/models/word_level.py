@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+from ciyuan import _core
 from ciyuan.errors import ModelError
-from ciyuan.models.wordpiece import VocabLike, _VocabModel
+from ciyuan.models.base import MODELS
+from ciyuan.models.vocab import VocabLike, _VocabModel
 
 __all__ = ["WordLevel", "CharLevel"]
 
 
+@MODELS.register
 class WordLevel(_VocabModel):
     """Whole words: each word is one token, else ``unk_token``.
 
@@ -24,12 +27,14 @@ class WordLevel(_VocabModel):
 
     Example:
         >>> m = WordLevel(["[UNK]", "hello", "world"])
-        >>> m.make_encoder("whitespace", []).encode("hello big world", b"").ids
+        >>> from ciyuan import _core
+        >>> ws = _core.FrontEnd.scanner(_core.parse_pattern("whitespace"))
+        >>> m.make_encoder(ws).encode("hello big world", b"").ids
         [1, 0, 2]
     """
 
     type_name = "WordLevel"
-    _kind = "wordlevel"
+    _kind = _core.WordModelKind.WORDLEVEL
 
     def __init__(self, vocab: VocabLike, *, unk_token: Optional[str] = "[UNK]") -> None:
         self._setup(vocab, unk_token, "", 0)
@@ -53,6 +58,7 @@ class WordLevel(_VocabModel):
         return f"{type(self).__name__}({self.vocab_size} tokens, unk_token={self.unk_token!r})"
 
 
+@MODELS.register
 class CharLevel(WordLevel):
     """Characters: each character is one token, else ``unk_token`` (one per character).
 
@@ -63,12 +69,12 @@ class CharLevel(WordLevel):
 
     Example:
         >>> m = CharLevel(["[UNK]", "你", "好"])
-        >>> m.make_encoder("", []).encode("你好吗", b"").ids
+        >>> m.make_encoder().encode("你好吗", b"").ids
         [1, 2, 0]
     """
 
     type_name = "CharLevel"
-    _kind = "charlevel"
+    _kind = _core.WordModelKind.CHARLEVEL
 
     def default_decoder(self) -> Any:
         """``decoders.CharLevel``: tokens joined without separator."""

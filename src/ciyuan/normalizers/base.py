@@ -66,6 +66,11 @@ class Normalizer:
     def normalize(self, text: NormalizedString) -> NormalizedString:
         raise NotImplementedError
 
+    def native_bert_options(self) -> Optional[Any]:
+        """The native BERT front end's options (a ``_core.BertOptions``) when this normalizer is
+        Hugging Face's BertNormalizer, else None (see ``ciyuan.front_end``)."""
+        return None
+
     def normalize_str(self, text: str) -> str:
         """Normalize a plain string (no offsets)."""
         return self.normalize(NormalizedString.from_str(text)).text

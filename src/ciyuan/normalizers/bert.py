@@ -61,16 +61,21 @@ class BertNormalizer(Normalizer):
 
     def native_options(self) -> Tuple[bool, bool, bool, bool]:
         """``(clean_text, handle_chinese_chars, strip_accents, lowercase)`` with ``strip_accents``
-        resolved, as ``_core.WordPieceEncoder(bert=...)`` takes them."""
+        resolved (``None`` follows ``lowercase``)."""
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         return (self.clean_text, self.handle_chinese_chars, strip, self.lowercase)
+
+    def native_bert_options(self) -> _core.BertOptions:
+        """The options as the native BERT front end takes them (``strip_accents`` resolved)."""
+        clean, chinese, strip, lower = self.native_options()
+        return _core.BertOptions(clean_text=clean, handle_chinese_chars=chinese, strip_accents=strip, lowercase=lower)
 
     def normalize(self, text: NormalizedString) -> NormalizedString:
         s = text.text
         try:
-            out, spans = _core.bert_normalize(s, self.native_options())
+            out, spans = _core.bert_normalize(s, self.native_bert_options())
         except UnicodeEncodeError:
-            out, spans = _core.bert_normalize(_replace_surrogates(s), self.native_options())
+            out, spans = _core.bert_normalize(_replace_surrogates(s), self.native_bert_options())
         if out == s and all(a == i for i, (a, _) in enumerate(spans)) and len(spans) == len(s):
             return text
         if text.spans is not None:

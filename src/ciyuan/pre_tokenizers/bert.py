@@ -25,8 +25,9 @@ class BertPreTokenizer:
     """
 
     type_name = "BertPreTokenizer"
-    # No native scanner of the ``_core.Encoder`` kind: the native path is the BERT front end of
-    # ``_core.WordPieceEncoder``, chosen by the tokenizer when the normalizer is BertNormalizer.
+    # No native scanner: the native path is the encoder's BERT front end, which
+    # ciyuan.front_end picks when the normalizer is BertNormalizer (it normalizes and splits
+    # in one pass).
     native_pattern: Optional[str] = None
 
     def split(self, text: str) -> List[Span]:

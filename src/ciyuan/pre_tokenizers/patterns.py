@@ -17,6 +17,7 @@ __all__ = [
     "WORD_PUNCT_PATTERN",
     "WHITESPACE_PATTERN",
     "NAMED_PATTERNS",
+    "EQUIVALENT_PATTERNS",
     "native_name",
 ]
 
@@ -45,7 +46,8 @@ WORD_PUNCT_PATTERN = r"\w+|[^\w\s]+"
 #: Runs of non-whitespace (split on whitespace).
 WHITESPACE_PATTERN = r"\S+"
 
-#: Name -> pattern, for every pattern with a native scanner (and the tiktoken aliases).
+#: Name -> pattern, for every pattern with a native scanner (and the tiktoken aliases). The names
+#: are the native scanners' own (``_core.parse_pattern`` reads them: the one parser of names).
 NAMED_PATTERNS: Dict[str, str] = {
     "gpt2": GPT2_PATTERN,
     "r50k_base": GPT2_PATTERN,
@@ -56,20 +58,20 @@ NAMED_PATTERNS: Dict[str, str] = {
     "whitespace": WHITESPACE_PATTERN,
 }
 
-# Pattern string -> the native scanner's name.
-_NATIVE_BY_PATTERN: Dict[str, str] = {
-    GPT2_PATTERN: "gpt2",
-    GPT2_ORIGINAL_PATTERN: "gpt2",
-    CL100K_PATTERN: "cl100k_base",
-    O200K_PATTERN: "o200k_base",
-    WORD_PUNCT_PATTERN: "wordpunct",
-    WHITESPACE_PATTERN: "whitespace",
-}
-_NATIVE_ALIASES = {"r50k_base": "gpt2", "p50k_base": "gpt2"}
+#: Pattern strings that split exactly as a named pattern does, under other spellings.
+EQUIVALENT_PATTERNS: Dict[str, str] = {GPT2_ORIGINAL_PATTERN: "gpt2"}
+
+# Pattern string -> a name of its scanner (the first name of each pattern).
+_NAME_BY_PATTERN: Dict[str, str] = {**{p: n for n, p in reversed(NAMED_PATTERNS.items())}, **EQUIVALENT_PATTERNS}
 
 
 def native_name(name_or_pattern: str) -> Optional[str]:
-    """The native scanner for a pattern name or pattern string, or None if there is none."""
+    """The native scanner's name for a pattern name or pattern string, or None if there is none.
+
+    Example:
+        >>> native_name("r50k_base"), native_name(WORD_PUNCT_PATTERN), native_name(r"\d+")
+        ('r50k_base', 'wordpunct', None)
+    """
     if name_or_pattern in NAMED_PATTERNS:
-        return _NATIVE_ALIASES.get(name_or_pattern, name_or_pattern)
-    return _NATIVE_BY_PATTERN.get(name_or_pattern)
+        return name_or_pattern
+    return _NAME_BY_PATTERN.get(name_or_pattern)

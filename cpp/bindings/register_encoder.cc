@@ -1,0 +1,299 @@
+// Bindings of the native encode path: the Encoder (any TokenModel behind a front end), its
+// options (BertOptions, FrontEnd) and result (EncodingData), and the BERT front end alone
+// (bert_normalize, bert_split) for the Python normalizer and pre-tokenizer classes.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ciyuan/bert.h"
+#include "ciyuan/encoder.h"
+#include "ciyuan/errors.h"
+#include "ciyuan/utf8.h"
+#include "common.h"
+#include "encoding_data.h"
+
+namespace nb = nanobind;
+using ciyuan::BertOptions;
+using ciyuan::Encoder;
+using ciyuan::FrontEnd;
+using ciyuan::FrontEndKind;
+using ciyuan::PreTokPattern;
+using ciyuan::Span;
+using ciyuan::Token;
+using ciyuan_bindings::EncodingData;
+using ciyuan_bindings::GcPause;
+using ciyuan_bindings::char_offsets;
+using ciyuan_bindings::id_list;
+using ciyuan_bindings::policy_from;
+using ciyuan_bindings::utf8_view;
+using ciyuan_bindings::wrapped_id_list;
+
+namespace {
+
+// Byte spans of `utf8` -> character spans.
+nb::list char_spans(std::string_view utf8, bool ascii, const std::vector<Span>& spans) {
+  nb::list out;
+  if (ascii) {
+    for (const auto& [s, e] : spans) out.append(nb::make_tuple(s, e));
+    return out;
+  }
+  std::vector<uint32_t> char_at;
+  ciyuan::utf8::char_index_of_bytes(utf8.data(), utf8.size(), char_at);
+  for (const auto& [s, e] : spans) out.append(nb::make_tuple(char_at[s], e == s ? char_at[s] : char_at[e - 1] + 1));
+  return out;
+}
+
+// Keeps every str of a batch alive (and its UTF-8 view valid) while the GIL is released.
+struct BatchTexts {
+  std::vector<nb::object> owners;
+  std::vector<std::string_view> views;
+  explicit BatchTexts(nb::handle texts) {
+    for (nb::handle t : texts) {
+      owners.push_back(nb::borrow(t));
+      views.push_back(utf8_view(t));
+    }
+  }
+};
+
+// Encodes a batch on `threads` threads with the GIL released: tokens, or with T = uint32_t ids.
+template <class T>
+std::vector<std::vector<T>> encode_batch(const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
+  BatchTexts batch(texts);
+  auto pol = policy_from(policy);
+  std::vector<std::vector<T>> results;
+  nb::gil_scoped_release release;
+  if constexpr (std::is_same_v<T, Token>) {
+    self.encode_batch(batch.views, pol, threads, results);
+  } else {
+    self.encode_batch_ids(batch.views, pol, threads, results);
+  }
+  return results;
+}
+
+// A new EncodingData filled by fill(tokens) with the GIL released.
+template <class Fill>
+EncodingData* encoding_data(Fill&& fill) {
+  auto* data = new EncodingData();
+  try {
+    nb::gil_scoped_release release;
+    fill(data->tokens);
+  } catch (...) {
+    delete data;
+    throw;
+  }
+  return data;
+}
+
+void register_encoding_data(nb::module_& m) {
+  nb::class_<EncodingData>(m, "EncodingData", "The ids and byte spans of one encoded text.")
+      .def("__len__", [](const EncodingData& d) { return d.tokens.size(); })
+      .def_prop_ro("ids", [](const EncodingData& d) { return id_list(d.tokens); })
+      .def(
+          "wrapped_ids",
+          [](const EncodingData& d, const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
+            std::vector<uint32_t> ids(d.tokens.size());
+            for (size_t i = 0; i < ids.size(); ++i) ids[i] = d.tokens[i].id;
+            return wrapped_id_list(head, ids, tail);
+          },
+          nb::arg("head"), nb::arg("tail"), "The ids with `head` before and `tail` after them.")
+      .def_prop_ro("byte_spans",
+                   [](const EncodingData& d) {
+                     nb::list out;
+                     for (const Token& t : d.tokens) out.append(nb::make_tuple(t.start, t.end));
+                     return out;
+                   })
+      .def(
+          "char_offsets",
+          [](const EncodingData& d, nb::handle text, size_t head, size_t tail) {
+            return char_offsets(d.tokens, text, head, tail);
+          },
+          nb::arg("text"), nb::arg("head") = 0, nb::arg("tail") = 0,
+          "Character spans in `text`, after `head` and before `tail` spans (0, 0).");
+}
+
+void register_front_end(nb::module_& m) {
+  nb::class_<BertOptions>(m, "BertOptions", "Hugging Face's BertNormalizer options (strip_accents resolved).")
+      .def(nb::init<>())
+      .def(
+          "__init__",
+          [](BertOptions* self, bool clean_text, bool handle_chinese_chars, bool strip_accents, bool lowercase) {
+            new (self) BertOptions{clean_text, handle_chinese_chars, strip_accents, lowercase};
+          },
+          nb::kw_only(), nb::arg("clean_text"), nb::arg("handle_chinese_chars"), nb::arg("strip_accents"),
+          nb::arg("lowercase"))
+      .def_rw("clean_text", &BertOptions::clean_text)
+      .def_rw("handle_chinese_chars", &BertOptions::handle_chinese_chars)
+      .def_rw("strip_accents", &BertOptions::strip_accents)
+      .def_rw("lowercase", &BertOptions::lowercase)
+      .def("__eq__",
+           [](const BertOptions& a, const BertOptions& b) {
+             return a.clean_text == b.clean_text && a.handle_chinese_chars == b.handle_chinese_chars &&
+                    a.strip_accents == b.strip_accents && a.lowercase == b.lowercase;
+           })
+      .def("__repr__", [](const BertOptions& o) {
+        auto flag = [](bool b) { return b ? "True" : "False"; };
+        return std::string("BertOptions(clean_text=") + flag(o.clean_text) +
+               ", handle_chinese_chars=" + flag(o.handle_chinese_chars) + ", strip_accents=" + flag(o.strip_accents) +
+               ", lowercase=" + flag(o.lowercase) + ")";
+      });
+
+  nb::enum_<PreTokPattern>(m, "PreTokPattern", "The pre-tokenizer scanners of the native core.")
+      .value("GPT2", PreTokPattern::GPT2)
+      .value("CL100K", PreTokPattern::CL100K)
+      .value("O200K", PreTokPattern::O200K)
+      .value("WORD_PUNCT", PreTokPattern::WORD_PUNCT)
+      .value("WHITESPACE", PreTokPattern::WHITESPACE);
+  m.def("parse_pattern", [](std::string name) { return ciyuan::parse_pattern(name); }, nb::arg("name"),
+        "The scanner of a pattern name ('gpt2', 'r50k_base', 'p50k_base', 'cl100k_base', 'o200k_base', "
+        "'wordpunct', 'whitespace'); InvalidInputError for any other.");
+
+  nb::enum_<FrontEndKind>(m, "FrontEndKind", "How the Encoder cuts text into pieces.")
+      .value("NONE", FrontEndKind::kNone, "each segment between special tokens is one piece")
+      .value("PATTERN", FrontEndKind::kPattern, "a pre-tokenizer scanner")
+      .value("BERT", FrontEndKind::kBert, "BertNormalizer + BertPreTokenizer");
+
+  nb::class_<FrontEnd>(m, "FrontEnd", "The Encoder's front end: build it with none(), scanner() or bert().")
+      .def_static("none", &FrontEnd::none)
+      .def_static("scanner", &FrontEnd::scanner, nb::arg("pattern"))
+      .def_static("bert", &FrontEnd::bert_split, nb::arg("options"))
+      .def_ro("kind", &FrontEnd::kind)
+      .def_prop_ro("pattern",
+                   [](const FrontEnd& f) -> nb::object {
+                     return f.kind == FrontEndKind::kPattern ? nb::cast(f.pattern) : nb::none();
+                   })
+      .def_prop_ro("bert_options",
+                   [](const FrontEnd& f) -> nb::object {
+                     return f.kind == FrontEndKind::kBert ? nb::cast(f.bert) : nb::none();
+                   })
+      .def("__repr__", [](const FrontEnd& f) {
+        switch (f.kind) {
+          case FrontEndKind::kPattern:
+            return std::string("FrontEnd.scanner(") + nb::repr(nb::cast(f.pattern)).c_str() + ")";
+          case FrontEndKind::kBert:
+            return std::string("FrontEnd.bert(") + nb::repr(nb::cast(f.bert)).c_str() + ")";
+          default:
+            return std::string("FrontEnd.none()");
+        }
+      });
+
+  m.def(
+      "bert_normalize",
+      [](nb::handle text, const BertOptions& options) {
+        std::string_view utf8 = utf8_view(text);
+        ciyuan::BertFrontEnd front(options);
+        std::string out;
+        std::vector<Span> spans;
+        {
+          nb::gil_scoped_release release;
+          front.normalize(utf8, out, spans);
+        }
+        nb::list span_list;
+        for (const auto& [s, e] : spans) span_list.append(nb::make_tuple(s, e));
+        return nb::make_tuple(nb::str(out.data(), out.size()), span_list);
+      },
+      nb::arg("text"), nb::arg("options"),
+      "Hugging Face's BertNormalizer: (normalized text, original character span of each normalized character).");
+  m.def(
+      "bert_split",
+      [](nb::handle text) {
+        std::string_view utf8 = utf8_view(text);
+        std::vector<Span> spans;
+        ciyuan::bert_split(utf8, spans);
+        return char_spans(utf8, ciyuan_bindings::is_ascii(text), spans);
+      },
+      nb::arg("text"), "Hugging Face's BertPreTokenizer: character spans [start, end) of the words.");
+  m.attr("BERT_TABLES_SOURCE") = nb::str(ciyuan::bert::kTablesSource);
+}
+
+}  // namespace
+
+void register_encoder(nb::module_& m) {
+  register_encoding_data(m);
+  register_front_end(m);
+
+  nb::class_<Encoder>(m, "Encoder", "Special tokens -> front end -> model, over whole texts and batches.")
+      .def(
+          "__init__",
+          [](Encoder* self, std::shared_ptr<ciyuan::TokenModel> model, const FrontEnd& front_end,
+             std::vector<std::pair<std::string, uint32_t>> specials) {
+            std::vector<ciyuan::SpecialToken> sp;
+            for (auto& [text, id] : specials) sp.push_back(ciyuan::SpecialToken{std::move(text), id});
+            new (self) Encoder(std::move(model), front_end, std::move(sp));
+          },
+          nb::arg("model"), nb::arg("front_end"), nb::arg("specials"),
+          "specials: (text, id) of each special token; policies passed to the encode calls follow this order.")
+      .def_prop_ro("front_end", &Encoder::front_end)
+      .def(
+          "encode",
+          [](const Encoder& self, nb::handle text, nb::bytes policy) {
+            std::string_view utf8 = utf8_view(text);
+            auto pol = policy_from(policy);
+            return encoding_data([&](std::vector<Token>& out) { self.encode(utf8, pol, out); });
+          },
+          nb::arg("text"), nb::arg("policy"), nb::rv_policy::take_ownership)
+      .def(
+          "encode_ids",
+          [](const Encoder& self, nb::handle text, nb::bytes policy) {
+            std::string_view utf8 = utf8_view(text);
+            auto pol = policy_from(policy);
+            std::vector<uint32_t> ids;
+            {
+              nb::gil_scoped_release release;
+              self.encode_ids(utf8, pol, ids);
+            }
+            return id_list(ids);
+          },
+          nb::arg("text"), nb::arg("policy"))
+      .def(
+          "encode_spans",
+          [](const Encoder& self, nb::handle text, std::vector<Span> spans) {
+            std::string_view utf8 = utf8_view(text);
+            return encoding_data([&](std::vector<Token>& out) { self.encode_spans(utf8, spans, out); });
+          },
+          nb::arg("text"), nb::arg("spans"), nb::rv_policy::take_ownership)
+      .def(
+          "encode_batch",
+          [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
+            auto results = encode_batch<Token>(self, texts, policy, threads);
+            GcPause pause;
+            nb::list out;
+            for (auto& r : results) {
+              auto* data = new EncodingData();
+              data->tokens = std::move(r);
+              out.append(nb::cast(data, nb::rv_policy::take_ownership));
+            }
+            return out;
+          },
+          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
+      .def(
+          "encode_batch_ids",
+          [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads, const std::vector<uint32_t>& head,
+             const std::vector<uint32_t>& tail) {
+            auto results = encode_batch<uint32_t>(self, texts, policy, threads);
+            GcPause pause;
+            nb::list out;
+            for (auto& r : results) out.append(wrapped_id_list(head, r, tail));
+            return out;
+          },
+          nb::arg("texts"), nb::arg("policy"), nb::arg("threads"), nb::arg("head") = std::vector<uint32_t>(),
+          nb::arg("tail") = std::vector<uint32_t>(),
+          "Ids of each text, with `head` and `tail` (a template's special tokens) around them.")
+      .def(
+          "decode_bytes",
+          [](const Encoder& self, const std::vector<uint32_t>& ids) {
+            std::string out;
+            self.decode(ids.data(), ids.size(), out);
+            return nb::bytes(out.data(), out.size());
+          },
+          nb::arg("ids"))
+      .def(
+          "id_bytes",
+          [](const Encoder& self, uint32_t id) { return ciyuan_bindings::bytes_or_none(self.id_bytes(id)); },
+          nb::arg("id"));
+}

@@ -1,0 +1,245 @@
+// The native encode path, one for every model: special tokens -> front end -> model.
+//
+//   text ─ split_at_specials ─┬─ special token ──────────────────────────────▶ its id
+//                             └─ ordinary segment ─ front end ─ TokenModel ──▶ Tokens
+//
+// The model interface (TokenModel) is small, so that a model family plugs in by implementing
+// four functions:
+//   encode_pieces  the tokens of a BATCH of pieces (byte spans of the text; up to 256 per call
+//                  from the scanner): one virtual call per batch, never per token, so the
+//                  model keeps its own tight loop (BPE prefetches the whole batch first);
+//   encode_bert    the tokens of the words the BERT front end makes of one segment; a model
+//                  implements it with encode_bert_words below and its own (inlined) word
+//                  function "encode one word at an offset";
+//   id_limit       one past the largest id;
+//   id_bytes       the bytes of an id (nullptr for a hole).
+// BpeModel (bpe.h) and WordPieceModel (wordpiece.h: WordPiece, WordLevel, CharLevel) implement
+// it; Unigram is next.
+//
+// The front end cuts an ordinary segment into pieces: none (the segment is one piece), a
+// pre-tokenizer scanner (pretokenize.h), or the BERT normalizer + pre-tokenizer (bert.h).
+//
+// Python builds an Encoder once per Tokenizer and calls it with whole texts or batches; the
+// bindings release the GIL for the duration, and batches are spread over threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ciyuan/bert.h"
+#include "ciyuan/errors.h"
+#include "ciyuan/pretokenize.h"
+#include "ciyuan/special.h"
+
+namespace ciyuan {
+
+// One output token: its id and the byte span [start, end) of the input it came from.
+struct Token {
+  uint32_t id;
+  uint32_t start;
+  uint32_t end;
+};
+
+// A piece: the byte span [first, second) of a text.
+using Span = std::pair<uint32_t, uint32_t>;
+
+// The calling thread's BERT word buffers (bounded: huge words do not stay allocated).
+BertScratch& thread_bert_scratch();
+
+// What the Encoder needs from a model (see the top of this file).
+class TokenModel {
+ public:
+  virtual ~TokenModel() = default;
+
+  // Appends the tokens of the n pieces text[pieces[k].first, pieces[k].second), in order, with
+  // spans relative to `text`.
+  virtual void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const = 0;
+  // Appends the tokens of the words `bert` makes of text[start, end), spans relative to `text`.
+  virtual void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
+                           std::vector<Token>& out) const = 0;
+  virtual size_t id_limit() const = 0;
+  // The bytes of an id (UTF-8 text for models over characters), nullptr for a hole.
+  virtual const std::string* id_bytes(uint32_t id) const = 0;
+  // Tokens to make room for before encoding `bytes` bytes (growing a vector copies it again
+  // and again; reserved but untouched memory costs no RSS).
+  virtual size_t expected_tokens(size_t bytes) const { return bytes / 2 + 16; }
+};
+
+// The BERT front end feeding a model's word function: encode_word(w, n, offset, out) appends
+// the tokens of the word w[0, n) with spans relative to w plus `offset`. Words that are not a
+// verbatim copy of the original text get their spans mapped back to it. Templated, so the word
+// function is inlined: no call per word.
+template <class EncodeWord>
+void encode_bert_words(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
+                       std::vector<Token>& out, EncodeWord&& encode_word) {
+  auto on_word = [&](const BertWord& w) {
+    if (!w.starts) {
+      encode_word(w.text.data(), w.text.size(), w.base, out);
+      return;
+    }
+    size_t k = out.size();
+    encode_word(w.text.data(), w.text.size(), 0, out);
+    for (; k < out.size(); ++k) {
+      out[k].start = w.orig_start(out[k].start);
+      out[k].end = w.orig_end(out[k].end);
+    }
+  };
+  BertScratch& scratch = thread_bert_scratch();
+  const size_t first = out.size();
+  if (!bert.for_each_word(text, start, end, scratch, on_word)) {
+    // Marks out of canonical order: redo the segment through the exact normalizer.
+    out.resize(first);
+    bert.for_each_word_exact(text, start, end, scratch, on_word);
+  }
+  if (scratch.word.capacity() > (size_t{1} << 20)) scratch = BertScratch();  // keep no huge word buffers
+}
+
+// What to do with special-token text found in the input, per special token.
+enum class SpecialPolicy : uint8_t {
+  kOrdinary = 0,    // encode it like any other text
+  kAllowed = 1,     // emit the special token's id
+  kDisallowed = 2,  // raise DisallowedSpecialTokenError
+};
+
+struct SpecialToken {
+  std::string text;
+  uint32_t id;
+};
+
+// Cuts `text` at the special tokens `policy` allows (one policy per special token, in order):
+// ordinary(start, end) for the text between them (possibly empty), special(token, start, end)
+// for each; special-token text whose policy is kDisallowed throws DisallowedSpecialTokenError.
+template <class Ordinary, class Special>
+void split_at_specials(const SpecialMatcher& matcher, const std::vector<SpecialToken>& specials,
+                       const std::vector<SpecialPolicy>& policy, std::string_view text, Ordinary&& ordinary,
+                       Special&& special) {
+  bool any = false;
+  for (SpecialPolicy p : policy) any |= p != SpecialPolicy::kOrdinary;
+  if (!any || matcher.empty()) {
+    ordinary(size_t{0}, text.size());
+    return;
+  }
+  size_t pos = 0, seg = 0, s, e;
+  uint32_t index;
+  while (matcher.find(text, pos, &s, &e, &index)) {
+    const SpecialPolicy p = index < policy.size() ? policy[index] : SpecialPolicy::kOrdinary;
+    if (p == SpecialPolicy::kOrdinary) {
+      pos = s + 1;
+      continue;
+    }
+    if (p == SpecialPolicy::kDisallowed) {
+      const std::string& name = specials[index].text;
+      throw Error(ErrorKind::kSpecialToken,
+                  "the text contains the special token '" + name + "' at byte " + std::to_string(s) +
+                      "; pass allowed_special={'" + name + "'} to encode it as a special token, or "
+                      "disallowed_special=() to encode it as ordinary text");
+    }
+    ordinary(seg, s);
+    special(specials[index], s, e);
+    pos = seg = e;
+  }
+  ordinary(seg, text.size());
+}
+
+// Where encoded tokens go: all of them (ids with their spans), or only their ids. The model
+// always writes Tokens; for ids only they land in the thread's scratch buffer, which stays in
+// cache, and just the 4-byte ids reach the output - a third of the memory traffic, which
+// otherwise evicts the vocabulary's hot entries from the cache.
+class TokenSink {
+ public:
+  explicit TokenSink(std::vector<Token>& tokens) : tokens_(&tokens), buffer_(&tokens) {}
+  explicit TokenSink(std::vector<uint32_t>& ids);
+  ~TokenSink();
+  TokenSink(const TokenSink&) = delete;
+  TokenSink& operator=(const TokenSink&) = delete;
+
+  std::vector<Token>& buffer() { return *buffer_; }
+  void flush() {
+    if (!ids_) return;
+    for (const Token& t : *buffer_) ids_->push_back(t.id);
+    buffer_->clear();
+  }
+  void reserve(size_t n) {
+    if (ids_) {
+      ids_->reserve(ids_->size() + n);
+    } else {
+      tokens_->reserve(tokens_->size() + n);
+    }
+  }
+
+ private:
+  std::vector<Token>* tokens_ = nullptr;
+  std::vector<uint32_t>* ids_ = nullptr;
+  std::vector<Token>* buffer_;
+};
+
+// How the Encoder cuts an ordinary segment into pieces.
+enum class FrontEndKind : uint8_t {
+  kNone = 0,     // the segment is one piece
+  kPattern = 1,  // a pre-tokenizer scanner (PreTokPattern)
+  kBert = 2,     // Hugging Face's BertNormalizer + BertPreTokenizer (BertOptions)
+};
+
+struct FrontEnd {
+  FrontEndKind kind = FrontEndKind::kNone;
+  PreTokPattern pattern = PreTokPattern::GPT2;  // kPattern only
+  BertOptions bert;                              // kBert only
+
+  static FrontEnd none() { return FrontEnd{}; }
+  static FrontEnd scanner(PreTokPattern p) { return FrontEnd{FrontEndKind::kPattern, p, BertOptions{}}; }
+  static FrontEnd bert_split(BertOptions o) { return FrontEnd{FrontEndKind::kBert, PreTokPattern::GPT2, o}; }
+};
+
+class Encoder {
+ public:
+  Encoder(std::shared_ptr<const TokenModel> model, FrontEnd front_end, std::vector<SpecialToken> specials);
+
+  // Appends the tokens of `text` (valid UTF-8); `policy` has one entry per special token (or is
+  // empty when all are ordinary text).
+  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out) const;
+  void encode(std::string_view text, const std::vector<SpecialPolicy>& policy, std::vector<Token>& out) const {
+    TokenSink sink(out);
+    encode(text, policy, sink);
+  }
+  // The same, ids only (the fast path: spans are never stored).
+  void encode_ids(std::string_view text, const std::vector<SpecialPolicy>& policy, std::vector<uint32_t>& out) const {
+    TokenSink sink(out);
+    encode(text, policy, sink);
+  }
+  // The model alone on pieces chosen by the caller (a Python pre-tokenizer): [start, end) byte
+  // spans of `text`.
+  void encode_spans(std::string_view text, const std::vector<Span>& spans, std::vector<Token>& out) const;
+  // Encodes each text; `threads` <= 0 means one per core.
+  void encode_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                    int threads, std::vector<std::vector<Token>>& out) const;
+  void encode_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                        int threads, std::vector<std::vector<uint32_t>>& out) const;
+
+  // Raw bytes of the ids (model tokens and special tokens) appended to `out`.
+  void decode(const uint32_t* ids, size_t n, std::string& out) const;
+  // The byte string of one id, or nullptr if the id is unknown.
+  const std::string* id_bytes(uint32_t id) const;
+
+  const TokenModel& model() const { return *model_; }
+  const FrontEnd& front_end() const { return front_end_; }
+  const std::vector<SpecialToken>& specials() const { return specials_; }
+
+ private:
+  void encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& out) const;
+  template <class Out>
+  void encode_each(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                   int threads, std::vector<Out>& out) const;
+
+  std::shared_ptr<const TokenModel> model_;
+  FrontEnd front_end_;
+  BertFrontEnd bert_;  // built for kBert only
+  std::vector<SpecialToken> specials_;
+  SpecialMatcher matcher_;
+  std::vector<std::pair<uint32_t, const std::string*>> special_by_id_;  // (id, text), sorted by id
+};
+
+}  // namespace ciyuan

@@ -1,0 +1,58 @@
+// Running independent work items on a few threads: parallel_for over items, for_chunks over runs
+// of consecutive items. Results are deterministic whatever the thread count: each item writes
+// only its own output slot.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ciyuan {
+
+// Runs fn(i) for i in [0, n) on `threads` threads (<= 0: hardware concurrency). Exceptions
+// are caught on the worker and the first one is rethrown on the caller's thread.
+inline void parallel_for(size_t n, int threads, const std::function<void(size_t)>& fn) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (static_cast<size_t>(threads) > n) threads = static_cast<int>(n);
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next.store(n);  // stop handing out work
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// parallel_for over runs of up to `run` consecutive items: one atomic step per run, not per
+// item (a batch of short lines would otherwise bounce the counter's cache line between cores
+// per line).
+template <class F>
+void for_chunks(size_t n, int threads, size_t run, F&& fn) {
+  run = std::max<size_t>(run, 1);
+  parallel_for((n + run - 1) / run, threads, [&](size_t c) {
+    for (size_t i = c * run, e = std::min(n, i + run); i < e; ++i) fn(i);
+  });
+}
+
+}  // namespace ciyuan

@@ -1,0 +1,55 @@
+"""The one decision of which native front end (if any) runs in front of a model.
+
+The native encoder (``_core.Encoder``) cuts text into pieces itself when the tokenizer's
+normalizer and pre-tokenizer have a native form:
+
+* no normalizer and no pre-tokenizer: each text (between special tokens) is one piece;
+* no normalizer and a pre-tokenizer with a ``native_pattern``: that scanner;
+* a normalizer with ``native_bert_options()`` (``BertNormalizer``), the ``BertPreTokenizer``, and
+  a model that ``accepts_bert_front_end``: the BERT front end.
+
+Anything else returns None: the Python stages then cut the text and the native encoder encodes
+the pieces (``encode_spans``). Both paths give the same ids and offsets.
+
+Example:
+    >>> from ciyuan.models import WordPiece
+    >>> from ciyuan.pre_tokenizers import Split
+    >>> native_front_end(None, Split("cl100k_base"), WordPiece(["[UNK]"]))
+    FrontEnd.scanner(PreTokPattern.CL100K)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ciyuan import _core
+from ciyuan.pre_tokenizers.bert import BertPreTokenizer
+
+__all__ = ["FrontEnd", "native_front_end", "scanner"]
+
+#: The typed description the native encoder takes: ``FrontEnd.none()``, ``FrontEnd.scanner(...)``
+#: or ``FrontEnd.bert(BertOptions)``.
+FrontEnd = _core.FrontEnd
+
+
+def scanner(name: str) -> FrontEnd:
+    """The front end of a native scanner by name (``"gpt2"``, ``"cl100k_base"``, ``"o200k_base"``,
+    ``"wordpunct"``, ``"whitespace"``, ...); :class:`~ciyuan.errors.InvalidInputError` otherwise."""
+    return FrontEnd.scanner(_core.parse_pattern(name))
+
+
+def native_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any], model: Optional[Any]) -> Optional[FrontEnd]:
+    """The native front end equivalent to ``normalizer`` then ``pre_tokenizer`` in front of
+    ``model``, or None when the Python stages must run. ``model=None`` asks for any model (the
+    trainers' word counting takes every front end)."""
+    if normalizer is None:
+        if pre_tokenizer is None:
+            return FrontEnd.none()
+        name = pre_tokenizer.native_pattern
+        return scanner(name) if name is not None else None
+    bert = normalizer.native_bert_options()
+    if bert is None or not isinstance(pre_tokenizer, BertPreTokenizer):
+        return None
+    if model is not None and not model.accepts_bert_front_end:
+        return None
+    return FrontEnd.bert(bert)

@@ -1,0 +1,115 @@
+"""The model stage's contract: what the Tokenizer and the native encoder need from a model, and
+the one registry that rebuilds models from their ``to_dict()`` form.
+
+A model owns one native model (a ``_core.TokenModel``: ``_core.BpeModel`` or
+``_core.WordPieceModel``) and is the only class that touches it; the Tokenizer goes through
+the methods below. A new model family (Unigram next) implements them, registers itself with
+``@MODELS.register``, and its native side implements ``TokenModel`` (cpp/include/ciyuan/encoder.h).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ciyuan import _core
+from ciyuan.registry import Registry
+
+__all__ = ["Model", "MODELS"]
+
+
+class Model(ABC):
+    """Base class of the models: a vocabulary (token <-> id) and a native encoder over it."""
+
+    #: The ``"type"`` of :meth:`to_dict`, under which :data:`MODELS` finds the class.
+    type_name: str = ""
+    #: Whether the native encoder may run the BERT front end (``BertNormalizer`` +
+    #: ``BertPreTokenizer``) in front of this model; otherwise those stages run in Python.
+    accepts_bert_front_end: bool = False
+
+    # -- vocabulary ------------------------------------------------------------------------------
+
+    # Tokens indexed by id (None for a hole): bytes or str, as the model keeps them.
+    _tokens: List[Any]
+    _ids_cache: Optional[Dict[Any, int]]
+
+    @property
+    def _ids(self) -> Dict[Any, int]:
+        # token -> id, built on first use (loading a 200k vocabulary need not pay for it).
+        if self._ids_cache is None:
+            self._ids_cache = {t: i for i, t in enumerate(self._tokens) if t is not None}
+        return self._ids_cache
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of tokens (ids may have holes; see :attr:`id_limit`)."""
+        return int(self._native_model().vocab_size)
+
+    @property
+    def id_limit(self) -> int:
+        """One past the largest id."""
+        return len(self._tokens)
+
+    @abstractmethod
+    def token_to_id(self, token: Any) -> Optional[int]:
+        """The id of a token, or None."""
+
+    @abstractmethod
+    def id_to_token(self, token_id: int) -> str:
+        """The token of an id; :class:`~ciyuan.errors.UnknownIdError` outside the vocabulary."""
+
+    @abstractmethod
+    def get_vocab(self) -> Dict[str, int]:
+        """token -> id."""
+
+    def id_bytes(self, token_id: int) -> Optional[bytes]:
+        """The bytes the decoder gets for an id, or None for an id the model does not have."""
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < self.id_limit:
+            return None
+        return self._native_model().token_bytes(token_id)
+
+    # -- the pipeline's view ---------------------------------------------------------------------
+
+    @abstractmethod
+    def default_decoder(self) -> Any:
+        """The decoder this model's tokens need when the tokenizer is given none."""
+
+    def make_encoder(self, front_end: Optional[_core.FrontEnd] = None,
+                     specials: Sequence[Tuple[str, int]] = ()) -> _core.Encoder:
+        """The native encoder of a tokenizer using this model: special tokens (``(text, id)``
+        pairs), then ``front_end`` (default ``FrontEnd.none()``: each text is one piece), then
+        this model. See :func:`ciyuan.front_end.native_front_end` for how a tokenizer picks it.
+
+        Example:
+            >>> from ciyuan import _core
+            >>> from ciyuan.models import WordLevel
+            >>> m = WordLevel(["[UNK]", "hello", "world"])
+            >>> m.make_encoder(_core.FrontEnd.scanner(_core.parse_pattern("whitespace"))).encode("hello big world", b"").ids
+            [1, 0, 2]
+        """
+        if front_end is None:
+            front_end = _core.FrontEnd.none()
+        if front_end.kind == _core.FrontEndKind.BERT and not self.accepts_bert_front_end:
+            from ciyuan.errors import ModelError
+
+            raise ModelError(f"the BERT front end does not run natively with {type(self).__name__} models")
+        return _core.Encoder(self._native_model(), front_end, list(specials))
+
+    @abstractmethod
+    def _native_model(self) -> Any:
+        """The ``_core.TokenModel`` this model owns."""
+
+    # -- serialization ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def to_dict(self) -> Dict[str, Any]:
+        """The model as plain data, with its ``"type"``."""
+
+    @classmethod
+    @abstractmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Model":
+        """Rebuild a model from :meth:`to_dict`'s form."""
+
+
+#: type name -> model class, for every model's ``from_dict``.
+MODELS: Registry[Model] = Registry("model")
