@@ -48,7 +48,7 @@ def worker(lib: str, lang: str, threads: int, mb: int, repeats: int) -> str:
 
         model = WordPiece.from_file(vocab)
         specials = [(t, model.token_to_id(t)) for t in ("[CLS]", "[SEP]", "[MASK]", "[PAD]", "[UNK]")]
-        enc = model.make_encoder("", specials, BertNormalizer().native_options())
+        enc = model.make_encoder("", specials, BertNormalizer().native_bert_options())
         policy = b"\x01" * len(specials)  # special-token text is a special token, as in Hugging Face
         if lib == "ciyuan":
             run = lambda: enc.encode_batch(lines, policy, threads)  # noqa: E731

@@ -273,9 +273,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         elif args.command in _cli_segment.COMMANDS:
             _cli_segment.run(args)
         else:
-            from ciyuan.formats import load_tokenizer
+            from ciyuan.tokenizer import Tokenizer
 
-            tok = load_tokenizer(args.tokenizer, args.pattern, lowercase=not args.cased)
+            tok = Tokenizer.load(args.tokenizer, args.pattern, lowercase=not args.cased)
             if args.command in ("encode", "tokenize"):
                 _run_encode(args, tok)
             else:

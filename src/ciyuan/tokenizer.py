@@ -9,44 +9,37 @@ offsets.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 from itertools import accumulate
-from pathlib import Path
-from typing import Any, Collection, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
-import regex
-
-from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, processors
+from ciyuan import decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
+from ciyuan._text import replace_surrogates
 from ciyuan.decoders import Decoder
 from ciyuan.encoding import Encoding, NativeWrap
-from ciyuan.errors import (
-    CiyuanError,
-    DisallowedSpecialTokenError,
-    FileFormatError,
-    InvalidInputError,
-    ModelError,
-    UnknownIdError,
-)
-from ciyuan.models import BPE
+from ciyuan.errors import CiyuanError, FileFormatError, InvalidInputError, ModelError, UnknownIdError
+from ciyuan.formats.bert_vocab import bert_vocab_parts
+from ciyuan.formats.detect import detect_format
+from ciyuan.formats.gpt2 import gpt2_parts
+from ciyuan.formats.tiktoken import tiktoken_parts
 from ciyuan.normalizers import NormalizedString, Normalizer
-from ciyuan.pre_tokenizers import Split
-from ciyuan.processors import Padding, PostProcessor, Truncation, pad_batch, post_process
+from ciyuan.pre_tokenizers import PreTokenizer, Split
+from ciyuan.processors import BertProcessing, Padding, PostProcessor, Truncation, pad_batch, post_process
+from ciyuan.special_tokens import SpecialSet, SpecialTokenRules
+
+if TYPE_CHECKING:
+    # TODO(issue 11): ciyuan.models.base.Model (the encoder helper's contract) once it lands.
+    Model = Any
+else:
+    Model = Any
 
 __all__ = ["Tokenizer"]
 
-SpecialSet = Union[str, Collection[str]]  # "all" or a collection of special-token texts
 EncodeInput = Union[str, Tuple[str, str]]  # one text, or a pair of texts (BERT's A and B)
 FORMAT_VERSION = 1
-
-_ORDINARY, _ALLOWED, _DISALLOWED = 0, 1, 2
-
-
-def _replace_surrogates(text: str) -> str:
-    # A Python str may hold lone surrogates, which have no UTF-8 form. Like tiktoken, encode them
-    # as U+FFFD; one character becomes one character, so offsets are unchanged.
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 @contextlib.contextmanager
@@ -86,20 +79,21 @@ def _byte_offsets(text: str) -> List[int]:
     return [0, *accumulate(len(c.encode("utf-8")) for c in text)]
 
 
-def _native_front_end(model: Any, normalizer: Any, pre_tokenizer: Any) -> Optional[Tuple[str, Optional[tuple]]]:
+def _native_front_end(model: Model, normalizer: Optional[Normalizer], pre_tokenizer: Optional[PreTokenizer]
+                      ) -> Optional[Tuple[str, Optional[Any]]]:
     """(native pattern, BERT options) when the core can run normalizer and pre-tokenizer itself,
     else None (the Python stages then cut the text and the core encodes the pieces)."""
     if normalizer is None:
         pattern = pre_tokenizer.native_pattern if pre_tokenizer is not None else ""
         return (pattern, None) if pattern is not None else None
-    native_options = getattr(normalizer, "native_options", None)
-    if (native_options is not None and getattr(pre_tokenizer, "type_name", None) == "BertPreTokenizer"
+    bert = normalizer.native_bert_options()
+    if (bert is not None and getattr(pre_tokenizer, "type_name", None) == "BertPreTokenizer"
             and getattr(model, "accepts_bert_front_end", False)):
-        return ("", native_options())
+        return ("", bert)
     return None
 
 
-def _default_training_pipeline(trainer: Any) -> Tuple[Optional[Normalizer], Any]:
+def _default_training_pipeline(trainer: Any) -> Tuple[Optional[Normalizer], Optional[PreTokenizer]]:
     """(normalizer, pre-tokenizer) a new tokenizer trained by ``trainer`` uses by default."""
     kind = type(trainer).__name__
     if kind == "WordPieceTrainer":  # BERT's: clean-up, CJK characters apart, punctuation apart
@@ -136,23 +130,23 @@ class Tokenizer:
 
     def __init__(
         self,
-        model: Any,
+        model: Model,
         *,
         normalizer: Optional[Normalizer] = None,
-        pre_tokenizer: Optional[Any] = None,
+        pre_tokenizer: Optional[PreTokenizer] = None,
         post_processor: Optional[PostProcessor] = None,
         decoder: Optional[Decoder] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
         truncation: Optional[Truncation] = None,
         padding: Optional[Padding] = None,
     ) -> None:
-        self.model = model
-        self.normalizer = normalizer
-        self.pre_tokenizer = pre_tokenizer
-        self.post_processor = post_processor
+        self.model: Model = model
+        self.normalizer: Optional[Normalizer] = normalizer
+        self.pre_tokenizer: Optional[PreTokenizer] = pre_tokenizer
+        self.post_processor: Optional[PostProcessor] = post_processor
         self.truncation = truncation
         self.padding = padding
-        self.decoder = decoder if decoder is not None else model.default_decoder()
+        self.decoder: Decoder = decoder if decoder is not None else model.default_decoder()
         self.special_tokens: Dict[str, int] = dict(special_tokens or {})
         self._special_ids = {i: t for t, i in self.special_tokens.items()}
         for text, i in self.special_tokens.items():
@@ -164,68 +158,12 @@ class Tokenizer:
                 raise ModelError(f"special token {text!r} has id {i}, which the model uses for {model.id_to_token(i)!r}")
         if len(self._special_ids) != len(self.special_tokens):
             raise ModelError("two special tokens share an id")
-        self._special_names = list(self.special_tokens)
+        self._specials = SpecialTokenRules(self.special_tokens)
         front_end = _native_front_end(model, normalizer, pre_tokenizer)
         self._native_path = front_end is not None
         pattern, bert = front_end if front_end is not None else ("", None)
         self._encoder = model.make_encoder(pattern, list(self.special_tokens.items()), bert)
-        self._policies: Dict[Tuple[Any, Any], bytes] = {}
-
-    # -- special tokens ------------------------------------------------------------------------
-
-    def _policy(self, allowed_special: SpecialSet, disallowed_special: SpecialSet) -> bytes:
-        key = (
-            allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special),
-            disallowed_special if isinstance(disallowed_special, str) else frozenset(disallowed_special),
-        )
-        policy = self._policies.get(key)
-        if policy is not None:
-            return policy
-        names = set(self._special_names)
-
-        def resolve(spec: SpecialSet, what: str) -> set:
-            if spec == "all":
-                return set(names)
-            if isinstance(spec, str):
-                raise InvalidInputError(f"{what} must be 'all' or a collection of special tokens, not {spec!r}")
-            unknown = set(spec) - names
-            if unknown:
-                raise InvalidInputError(
-                    f"{what} names {sorted(unknown)!r}, which are not special tokens of this tokenizer "
-                    f"(it has {sorted(names)!r})"
-                )
-            return set(spec)
-
-        allowed = resolve(key[0], "allowed_special")
-        disallowed = resolve(key[1], "disallowed_special") - allowed if key[1] != "all" else names - allowed
-        policy = bytes(
-            _ALLOWED if n in allowed else _DISALLOWED if n in disallowed else _ORDINARY for n in self._special_names
-        )
-        if len(self._policies) < 64:
-            self._policies[key] = policy
-        return policy
-
-    def _special_segments(self, text: str, policy: bytes) -> List[Tuple[int, int, Optional[int]]]:
-        """Split ``text`` at special tokens that are allowed: (start, end, special id or None)."""
-        active = [n for n, p in zip(self._special_names, policy) if p != _ORDINARY]
-        if not active:
-            return [(0, len(text), None)]
-        pattern = regex.compile("|".join(regex.escape(n) for n in sorted(active, key=len, reverse=True)))
-        segments: List[Tuple[int, int, Optional[int]]] = []
-        at = 0
-        for m in pattern.finditer(text):
-            name = m.group()
-            if policy[self._special_names.index(name)] == _DISALLOWED:
-                raise DisallowedSpecialTokenError(
-                    f"the text contains the special token {name!r} at character {m.start()}; pass "
-                    f"allowed_special={{{name!r}}} to encode it as a special token, or "
-                    "disallowed_special=() to encode it as ordinary text"
-                )
-            segments.append((at, m.start(), None))
-            segments.append((m.start(), m.end(), self.special_tokens[name]))
-            at = m.end()
-        segments.append((at, len(text), None))
-        return segments
+        self._policy = self._specials.policy  # (allowed_special, disallowed_special) -> policy bytes
 
     # -- encoding ------------------------------------------------------------------------------
 
@@ -270,7 +208,7 @@ class Tokenizer:
         try:
             data = self._encoder.encode(text, policy)
         except UnicodeEncodeError:
-            text = _replace_surrogates(text)
+            text = replace_surrogates(text)
             data = self._encoder.encode(text, policy)
         return Encoding._from_native(self, data, text)
 
@@ -294,7 +232,7 @@ class Tokenizer:
         try:
             return self._encoder.encode_ids(text, policy)
         except UnicodeEncodeError:
-            return self._encoder.encode_ids(_replace_surrogates(text), policy)
+            return self._encoder.encode_ids(replace_surrogates(text), policy)
 
     def encode_batch(
         self,
@@ -400,7 +338,7 @@ class Tokenizer:
         try:
             return texts, run(texts)
         except UnicodeEncodeError:
-            texts = [_replace_surrogates(t) for t in texts]
+            texts = [replace_surrogates(t) for t in texts]
             return texts, run(texts)
 
     @staticmethod
@@ -414,10 +352,10 @@ class Tokenizer:
     def _encode_python(self, text: str, policy: bytes) -> Encoding:
         if not isinstance(text, str):
             raise TypeError(f"expected str, got {type(text).__name__}")
-        text = _replace_surrogates(text)
+        text = replace_surrogates(text)
         ids: List[int] = []
         offsets: List[Tuple[int, int]] = []
-        for start, end, special in self._special_segments(text, policy):
+        for start, end, special in self._specials.segments(text, policy):
             if special is not None:
                 ids.append(special)
                 offsets.append((start, end))
@@ -650,7 +588,7 @@ class Tokenizer:
             >>> tok = Tokenizer.train("corpus.txt", BpeTrainer(vocab_size=32000, byte_level=True))  # doctest: +SKIP
             >>> tok.save("tok.json")                                                                 # doctest: +SKIP
         """
-        from ciyuan.trainers import BpeTrainer
+        from ciyuan.trainers import BpeTrainer  # trainers load with training only
 
         trainer = trainer if trainer is not None else BpeTrainer()
         if not callable(getattr(trainer, "train", None)):
@@ -666,15 +604,13 @@ class Tokenizer:
         elif isinstance(pre_tokenizer, str) and pre_tokenizer == "default":
             default_normalizer, pre_tokenizer = _default_training_pipeline(trainer)
             normalizer = normalizer if normalizer is not None else default_normalizer
-        bert_front = getattr(normalizer, "native_options", None) is not None
+        bert_front = normalizer is not None and normalizer.native_bert_options() is not None
         model = trainer.train(source, pre_tokenizer, normalizer, errors=errors)
         if getattr(trainer, "lowercase", False) and not bert_front:
             lower = normalizers.Lowercase()
             normalizer = lower if normalizer is None else normalizers.Sequence([normalizer, lower])
         specials = {t: model.token_to_id(t) for t in trainer.special_tokens if model.token_to_id(t) is not None}
         if post_processor is None and type(model).__name__ == "WordPiece" and {"[CLS]", "[SEP]"} <= set(specials):
-            from ciyuan.processors import BertProcessing
-
             post_processor = BertProcessing(sep=("[SEP]", specials["[SEP]"]), cls=("[CLS]", specials["[CLS]"]))
         if decoder is None:
             decoder = model.default_decoder()
@@ -705,16 +641,12 @@ class Tokenizer:
         Example:
             >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken", "o200k_base")  # doctest: +SKIP
         """
-        from ciyuan.formats.tiktoken import tiktoken_tokenizer
-
-        return tiktoken_tokenizer(path, pattern, special_tokens)
+        return cls(**tiktoken_parts(path, pattern, special_tokens))
 
     @classmethod
     def from_gpt2(cls, encoder_json: PathLike, vocab_bpe: PathLike) -> "Tokenizer":
         """Load OpenAI's GPT-2 files (``encoder.json`` and ``vocab.bpe``)."""
-        from ciyuan.formats.gpt2 import gpt2_tokenizer
-
-        return gpt2_tokenizer(encoder_json, vocab_bpe)
+        return cls(**gpt2_parts(encoder_json, vocab_bpe))
 
     @classmethod
     def from_bert_vocab(
@@ -746,27 +678,31 @@ class Tokenizer:
             >>> bert.encode("Hello, world!").tokens                                  # doctest: +SKIP
             ['[CLS]', 'hello', ',', 'world', '!', '[SEP]']
         """
-        from ciyuan.models import WordPiece
-        from ciyuan.normalizers import BertNormalizer
-        from ciyuan.pre_tokenizers import BertPreTokenizer
-        from ciyuan.processors import BertProcessing
+        return cls(**bert_vocab_parts(
+            path, lowercase, strip_accents=strip_accents, clean_text=clean_text,
+            handle_chinese_chars=handle_chinese_chars, unk_token=unk_token, sep_token=sep_token, cls_token=cls_token,
+            pad_token=pad_token, mask_token=mask_token, wordpieces_prefix=wordpieces_prefix,
+            max_input_chars_per_word=max_input_chars_per_word))
 
-        model = WordPiece.from_file(path, unk_token=unk_token, continuing_subword_prefix=wordpieces_prefix,
-                                    max_input_chars_per_word=max_input_chars_per_word)
-        specials = {t: model.token_to_id(t) for t in (pad_token, unk_token, cls_token, sep_token, mask_token)
-                    if model.token_to_id(t) is not None}
-        for name, token in (("sep_token", sep_token), ("cls_token", cls_token)):
-            if token not in specials:
-                raise FileFormatError(str(path), None, f"the vocabulary has no {token!r} ({name})")
-        return cls(
-            model,
-            normalizer=BertNormalizer(clean_text=clean_text, handle_chinese_chars=handle_chinese_chars,
-                                      strip_accents=strip_accents, lowercase=lowercase),
-            pre_tokenizer=BertPreTokenizer(),
-            post_processor=BertProcessing(sep=(sep_token, specials[sep_token]), cls=(cls_token, specials[cls_token])),
-            decoder=decoders.WordPiece(wordpieces_prefix),
-            special_tokens=specials,
-        )
+    @classmethod
+    def load(cls, path: PathLike, pattern: Optional[str] = None, *, lowercase: bool = True) -> "Tokenizer":
+        """Load ``path`` as a tokenizer, choosing the reader by what the file is
+        (:func:`ciyuan.formats.detect.detect_format`): a ``.tiktoken`` file (split with
+        ``pattern``, default ``cl100k_base``), GPT-2's ``encoder.json`` + ``vocab.bpe`` (or a
+        folder holding both), ciyuan JSON, or a BERT ``vocab.txt`` (the whole BERT pipeline;
+        ``lowercase=False`` for cased vocabularies).
+
+        Example:
+            >>> tok = Tokenizer.load("o200k_base.tiktoken", pattern="o200k_base")   # doctest: +SKIP
+        """
+        kind, first, second = detect_format(path)
+        if kind == "gpt2":
+            return cls.from_gpt2(first, second)  # type: ignore[arg-type]
+        if kind == "ciyuan":
+            return cls.from_file(first)
+        if kind == "bert_vocab":
+            return cls.from_bert_vocab(first, lowercase=lowercase)
+        return cls.from_tiktoken(first, pattern or "cl100k_base")
 
     def __repr__(self) -> str:
         return (
@@ -784,8 +720,6 @@ class _ClassOrInstanceMethod:
         self.__doc__ = fn.__doc__
 
     def __get__(self, obj: Any, cls: Any) -> Any:
-        import functools
-
         return functools.wraps(self.fn)(functools.partial(self.fn, obj if obj is not None else cls))
 
 

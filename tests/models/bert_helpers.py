@@ -48,7 +48,7 @@ def ciyuan_encoder(name: str, clean: bool = True, chinese: bool = True, strip: O
     from ciyuan.normalizers import BertNormalizer
 
     model = WordPiece(list(vocab_tokens(name)))
-    return model.make_encoder("", [], BertNormalizer(clean, chinese, strip, lower).native_options())
+    return model.make_encoder("", [], BertNormalizer(clean, chinese, strip, lower).native_bert_options())
 
 
 def mismatches(hf, enc, lines: List[str], limit: int = 5) -> List[str]:

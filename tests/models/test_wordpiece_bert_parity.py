@@ -128,7 +128,7 @@ def test_special_tokens_split_before_normalization(text):
     hf.add_special_tokens(["[CLS]", "[SEP]", "[MASK]"])
     model = WordPiece(list(vocab_tokens("uncased")))
     specials = [(t, model.token_to_id(t)) for t in ("[CLS]", "[SEP]", "[MASK]")]
-    enc = model.make_encoder("", specials, BertNormalizer().native_options())
+    enc = model.make_encoder("", specials, BertNormalizer().native_bert_options())
     h = hf.encode(text, add_special_tokens=False)
     d = enc.encode(text, b"\x01\x01\x01")
     assert d.ids == h.ids

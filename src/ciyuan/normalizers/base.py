@@ -1,12 +1,19 @@
-"""The normalizer stage: text in, normalized text out, with every character still pointing at
-the span of the original text it came from (so offsets survive normalization)."""
+"""The normalizer stage's contract: text in, normalized text out, with every character still
+pointing at the span of the original text it came from (so offsets survive normalization).
+
+:class:`Normalizer` is what the pipeline calls; :data:`NORMALIZERS` maps each ``"type"`` name to
+its class, and ``ciyuan.normalizers.from_dict`` is its :meth:`~ciyuan.registry.Registry.from_dict`.
+"""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
-__all__ = ["NormalizedString", "Normalizer"]
+from ciyuan.registry import Registry
+
+__all__ = ["NormalizedString", "Normalizer", "NORMALIZERS"]
 
 Span = Tuple[int, int]
 
@@ -58,23 +65,43 @@ class NormalizedString:
         return NormalizedString(self.original, "".join(out), spans)
 
 
-class Normalizer:
-    """Base class of the normalizers: subclasses implement :meth:`normalize`."""
+class Normalizer(ABC):
+    """The normalizer stage: subclasses implement :meth:`normalize` and name their ``type_name``.
+
+    A normalizer without options needs nothing else; one with options overrides :meth:`to_dict`
+    and :meth:`from_dict`. Register a new class with ``@NORMALIZERS.register``.
+    """
 
     type_name: str = ""
 
+    @abstractmethod
     def normalize(self, text: NormalizedString) -> NormalizedString:
-        raise NotImplementedError
+        """``text`` normalized, each output character pointing at its span of the original."""
+
+    def native_bert_options(self) -> Optional[Any]:
+        """The options of the native BERT front end when this normalizer is BERT's (the core
+        then normalizes and splits by itself), else None: the default for every other one."""
+        return None
 
     def normalize_str(self, text: str) -> str:
         """Normalize a plain string (no offsets)."""
         return self.normalize(NormalizedString.from_str(text)).text
 
     def to_dict(self) -> Dict[str, Any]:
+        """Plain data with the ``"type"`` key (read back by ``ciyuan.normalizers.from_dict``)."""
         return {"type": self.type_name}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Normalizer":
+        """Rebuild from :meth:`to_dict` (a normalizer without options takes none)."""
+        return cls()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+
+#: ``"type"`` name -> normalizer class.
+NORMALIZERS: Registry[Normalizer] = Registry("normalizer")

@@ -12,19 +12,17 @@ version); every output character points at the original character it came from.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ciyuan import _core
+from ciyuan._text import replace_surrogates_in_place
 from ciyuan.errors import ModelError
-from ciyuan.normalizers.base import NormalizedString, Normalizer
+from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 
 __all__ = ["BertNormalizer"]
 
 
-def _replace_surrogates(text: str) -> str:
-    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
-
-
+@NORMALIZERS.register
 class BertNormalizer(Normalizer):
     """Hugging Face's ``BertNormalizer``.
 
@@ -59,7 +57,7 @@ class BertNormalizer(Normalizer):
         self.strip_accents = strip_accents
         self.lowercase = lowercase
 
-    def native_options(self) -> Tuple[bool, bool, bool, bool]:
+    def native_bert_options(self) -> Tuple[bool, bool, bool, bool]:
         """``(clean_text, handle_chinese_chars, strip_accents, lowercase)`` with ``strip_accents``
         resolved, as ``_core.WordPieceEncoder(bert=...)`` takes them."""
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
@@ -68,9 +66,9 @@ class BertNormalizer(Normalizer):
     def normalize(self, text: NormalizedString) -> NormalizedString:
         s = text.text
         try:
-            out, spans = _core.bert_normalize(s, self.native_options())
+            out, spans = _core.bert_normalize(s, self.native_bert_options())
         except UnicodeEncodeError:
-            out, spans = _core.bert_normalize(_replace_surrogates(s), self.native_options())
+            out, spans = _core.bert_normalize(replace_surrogates_in_place(s), self.native_bert_options())
         if out == s and all(a == i for i, (a, _) in enumerate(spans)) and len(spans) == len(s):
             return text
         if text.spans is not None:
@@ -87,7 +85,7 @@ class BertNormalizer(Normalizer):
         }
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "BertNormalizer":
+    def from_dict(cls, data: Mapping[str, Any]) -> "BertNormalizer":
         return cls(
             clean_text=data.get("clean_text", True),
             handle_chinese_chars=data.get("handle_chinese_chars", True),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Iterator, Tuple
 
-from ciyuan.normalizers.base import NormalizedString, Normalizer
+from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 
 __all__ = ["NFC", "NFD", "NFKC", "NFKD", "Lowercase"]
 
@@ -25,37 +25,34 @@ def _combining_units(text: str) -> Iterator[Tuple[int, int]]:
 
 
 class _UnicodeForm(Normalizer):
-    form = "NFC"
+    """One Unicode normalization form; the subclass's ``type_name`` names the form."""
 
     def normalize(self, text: NormalizedString) -> NormalizedString:
+        form = self.type_name
         s = text.text
-        if unicodedata.is_normalized(self.form, s):
+        if unicodedata.is_normalized(form, s):
             return text
-        result = text.map_units(_combining_units(s), lambda u: unicodedata.normalize(self.form, u))
-        if result.text == unicodedata.normalize(self.form, s):
+        result = text.map_units(_combining_units(s), lambda u: unicodedata.normalize(form, u))
+        if result.text == unicodedata.normalize(form, s):
             return result
-        return text.map_units([(0, len(s))], lambda u: unicodedata.normalize(self.form, u))
+        return text.map_units([(0, len(s))], lambda u: unicodedata.normalize(form, u))
 
 
+@NORMALIZERS.register
 class NFC(_UnicodeForm):
-    """Canonical composition.
-
-    Example:
-        >>> NFC().normalize_str("e\\u0301")
-        'é'
-    """
+    """Canonical composition: ``NFC().normalize_str("e\\u0301") == 'é'``."""
 
     type_name = "NFC"
-    form = "NFC"
 
 
+@NORMALIZERS.register
 class NFD(_UnicodeForm):
     """Canonical decomposition."""
 
     type_name = "NFD"
-    form = "NFD"
 
 
+@NORMALIZERS.register
 class NFKC(_UnicodeForm):
     """Compatibility composition (``ﬁ`` -> ``fi``, full-width -> ASCII).
 
@@ -65,16 +62,16 @@ class NFKC(_UnicodeForm):
     """
 
     type_name = "NFKC"
-    form = "NFKC"
 
 
+@NORMALIZERS.register
 class NFKD(_UnicodeForm):
     """Compatibility decomposition."""
 
     type_name = "NFKD"
-    form = "NFKD"
 
 
+@NORMALIZERS.register
 class Lowercase(Normalizer):
     """Lowercase every character (``str.lower``), keeping each output character's source.
 

@@ -402,7 +402,7 @@ def _bert_front_end(normalizer: Any, pre_tokenizer: Any) -> Optional[tuple]:
         return None
     if normalizer is None:
         return (False, False, False, False)
-    native_options = getattr(normalizer, "native_options", None)
+    native_options = getattr(normalizer, "native_bert_options", None)
     return native_options() if native_options is not None else None
 
 
