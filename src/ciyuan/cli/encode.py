@@ -1,62 +1,31 @@
-"""The ``ciyuan`` command line: encode, decode and tokenize files or standard input.
-
-Run ``ciyuan --help`` or ``ciyuan COMMAND --help`` for the options.
-"""
+"""The ``encode``, ``tokenize`` and ``decode`` commands: use an existing vocabulary on files or
+standard input, one output line per input line."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import sys
-from typing import BinaryIO, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Tuple
 
-# Only what every command needs is imported here; each command imports the rest when it runs,
-# so that a short job (`ciyuan segment` on one file, say) does not start by loading all of it.
-from ciyuan import _cli_segment, _cli_train
-from ciyuan.errors import CiyuanError, DisallowedSpecialTokenError, InvalidInputError
+from ciyuan.cli.files import input_files, line_batches, open_output
+from ciyuan.cli.options import add_alias, add_io_arguments
+from ciyuan.errors import CiyuanError, InvalidInputError
 
-__all__ = ["main"]
+__all__ = ["COMMANDS", "add_commands", "run"]
 
-BATCH_LINES = 8192
-
-_DESCRIPTION = """\
-ciyuan (词元): train, run and explain tokenizers.
-
-  encode / tokenize / decode   use an existing vocabulary (a tiktoken file, GPT-2's
-                               encoder.json + vocab.bpe, a BERT vocab.txt, or ciyuan JSON)
-                               exactly as its own library does, but faster
-  train / zh-bpe               learn a vocabulary: BPE (byte-level, character-level, Chinese),
-                               WordPiece, word- or character-level
-  segment / seg-eval           Chinese word segmentation with a dictionary, and its score
-
-Line-oriented commands read files, or standard input when none (or -) is named, and write
-one output line per input line. `ciyuan COMMAND --help` explains each command."""
-
-_EPILOG = """\
-examples:
-  ciyuan encode --tokenizer cl100k_base.tiktoken corpus.txt > ids.txt
-  ciyuan decode --tokenizer cl100k_base.tiktoken ids.txt
-  echo "Hello world" | ciyuan tokenize --tokenizer o200k_base.tiktoken --pattern o200k_base
-  ciyuan encode --tokenizer gpt2/encoder.json --allowed-special all --whole doc.txt
-  ciyuan encode --tokenizer bert-base-uncased-vocab.txt --pair --max-length 128 --padding max-length pairs.tsv"""
-
+COMMANDS = ("encode", "tokenize", "decode")
 
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizer", "-t", required=True, metavar="PATH",
                    help="a .tiktoken file, GPT-2's encoder.json (vocab.bpe beside it) or a folder "
                         "holding both, a BERT vocab.txt, or a tokenizer saved by ciyuan (.json)")
-    p.add_argument("--cased", action="store_true",
-                   help="for a BERT vocab.txt: keep case and accents (cased models; default: lowercase "
-                        "and strip accents, as bert-base-uncased)")
+    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True,
+                   help="for a BERT vocab.txt: lowercase and strip accents, as bert-base-uncased (default); "
+                        "--no-lowercase keeps case and accents (cased models)")
+    add_alias(p, "--cased", "lowercase", action="store_false")
     p.add_argument("--pattern", metavar="NAME",
                    help="pre-tokenizer for .tiktoken files: gpt2, r50k_base, p50k_base, cl100k_base "
                         "(default), o200k_base, or a regex pattern")
-    p.add_argument("inputs", nargs="*", metavar="FILE", help="input files (default: standard input)")
-    p.add_argument("--output", "-o", metavar="FILE",
-                   help="write here instead of standard output (replaced atomically when done)")
-    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8 in the input: stop with an error naming file and byte "
-                        "(strict, default) or read the bad bytes as U+FFFD (replace)")
+    add_io_arguments(p)
 
 
 def _add_encoding(p: argparse.ArgumentParser) -> None:
@@ -64,17 +33,20 @@ def _add_encoding(p: argparse.ArgumentParser) -> None:
                    help="encode each input file as one text (newlines included) instead of line by line")
     p.add_argument("--allowed-special", default="", metavar="LIST",
                    help="special tokens to encode as such: 'all' or a comma-separated list "
-                        "(default: none; special-token text in the input is then an error)")
-    p.add_argument("--special-as-text", action="store_true",
-                   help="encode special-token text that is not allowed as ordinary text instead of failing")
+                        "(default: none)")
+    p.add_argument("--disallowed-special", default="all", metavar="LIST",
+                   help="special tokens whose text in the input is an error: 'all' (default) or a "
+                        "comma-separated list; the others are encoded as ordinary text ('' for none)")
+    add_alias(p, "--special-as-text", "disallowed_special", action="store_const", const="")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads to encode with (default: all cores)")
     g = p.add_argument_group("model inputs (pairs, truncation, padding; BERT-style tokenizers)")
     g.add_argument("--pair", action="store_true",
                    help="each input line holds two texts separated by a tab: encode them as a pair "
                         "([CLS] A [SEP] B [SEP] for BERT)")
-    g.add_argument("--no-special-tokens", action="store_true",
-                   help="do not add the tokenizer's post-processing tokens ([CLS], [SEP], ...)")
+    g.add_argument("--add-special-tokens", action=argparse.BooleanOptionalAction, default=True,
+                   help="add the tokenizer's post-processing tokens ([CLS], [SEP], ...) (default: yes)")
+    add_alias(g, "--no-special-tokens", "add_special_tokens", action="store_false")
     g.add_argument("--max-length", type=int, default=None, metavar="N",
                    help="truncate to N tokens (special tokens included); what is cut off is dropped "
                         "(ids) or listed as overflowing windows (--format json)")
@@ -88,16 +60,8 @@ def _add_encoding(p: argparse.ArgumentParser) -> None:
                    help="with --padding: round the padded length up to a multiple of M")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ciyuan", description=_DESCRIPTION, epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    from ciyuan import __version__
-
-    parser.add_argument("--version", action="version", version=f"ciyuan {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
+def add_commands(sub: "argparse._SubParsersAction") -> None:
+    """Register ``encode``, ``tokenize`` and ``decode`` on the main parser's subcommands."""
     p = sub.add_parser("encode", help="text -> token ids (one line of space-separated ids per input line)",
                        description="Encode text into token ids: one output line of space-separated ids "
                                    "per input line (or per file with --whole).")
@@ -119,76 +83,38 @@ def _parser() -> argparse.ArgumentParser:
                                    "line) back to text, one output line per input line.")
     _add_common(p)
     p.add_argument("--skip-special-tokens", action="store_true", help="leave special tokens out of the text")
-    # The other commands live with their own modules.
-    _cli_train.add_commands(sub)
-    _cli_segment.add_commands(sub)
-    return parser
 
 
-def _special_args(args: argparse.Namespace) -> dict:
-    allowed: object = ()
-    if args.allowed_special == "all":
-        allowed = "all"
-    elif args.allowed_special:
-        allowed = {s for s in args.allowed_special.split(",") if s}
-    return {"allowed_special": allowed, "disallowed_special": () if args.special_as_text else "all"}
+def run(args: argparse.Namespace) -> None:
+    """Run ``encode``, ``tokenize`` or ``decode`` (errors are ciyuan errors, reported by the caller)."""
+    from ciyuan.tokenizer import Tokenizer
 
-
-@contextlib.contextmanager
-def _open_output(path: Optional[str]) -> Iterator[BinaryIO]:
-    if path is None or path == "-":
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
+    tok = Tokenizer.load(args.tokenizer, args.pattern, lowercase=args.lowercase)
+    if args.command in ("encode", "tokenize"):
+        _run_encode(args, tok)
     else:
-        from ciyuan._io import atomic_output
-
-        with atomic_output(path) as f:
-            yield f
+        _run_decode(args, tok)
 
 
-def _input_files(inputs: Sequence[str]) -> Iterator[tuple]:
-    for name in inputs or ["-"]:
-        if name == "-":
-            yield "<stdin>", sys.stdin.buffer
-        else:
-            try:
-                f = open(name, "rb")
-            except OSError as e:
-                raise InvalidInputError(f"cannot read {name}: {e.strerror}") from None
-            with f:
-                yield name, f
+def _special_list(value: str) -> Any:
+    """'all', or the set of a comma-separated list ('' is the empty set)."""
+    return "all" if value == "all" else {s for s in value.split(",") if s}
 
 
-def _line_batches(name: str, f: BinaryIO, errors: str) -> Iterator[List[str]]:
-    """Lines (without their newline) in batches; invalid UTF-8 names the file, byte and line."""
-    batch: List[str] = []
-    offset = 0
-    for number, raw in enumerate(f, 1):
-        try:
-            line = raw.decode("utf-8", errors)
-        except UnicodeDecodeError as e:
-            raise InvalidInputError(
-                f"{name}: invalid UTF-8 at byte {offset + e.start} (line {number}): "
-                f"{raw[e.start:e.start + 4]!r}; fix the input or pass --errors replace"
-            ) from None
-        offset += len(raw)
-        batch.append(line[:-1] if line.endswith("\n") else line)
-        if len(batch) >= BATCH_LINES:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+def _special_args(args: argparse.Namespace) -> Dict[str, Any]:
+    return {"allowed_special": _special_list(args.allowed_special),
+            "disallowed_special": _special_list(args.disallowed_special)}
 
 
 def _texts(args: argparse.Namespace) -> Iterator[List[str]]:
     """Batches of texts to encode: lines, or whole files with --whole."""
-    for name, f in _input_files(args.inputs):
+    for name, f in input_files(args.inputs):
         if getattr(args, "whole", False):
             from ciyuan._io import decode_utf8
 
             yield [decode_utf8(f.read(), name, args.errors)]
         else:
-            yield from _line_batches(name, f, args.errors)
+            yield from line_batches(name, f, args.errors)
 
 
 def _configure_model_inputs(args: argparse.Namespace, tok) -> bool:  # noqa: ANN001
@@ -205,7 +131,7 @@ def _configure_model_inputs(args: argparse.Namespace, tok) -> bool:  # noqa: ANN
     return args.pair or args.max_length is not None or args.padding is not None
 
 
-def _pairs(texts: List[str], where: str) -> List[tuple]:
+def _pairs(texts: List[str], where: str) -> List[Tuple[str, str]]:
     pairs = []
     for i, line in enumerate(texts):
         parts = line.split("\t")
@@ -231,8 +157,8 @@ def _run_encode(args: argparse.Namespace, tok) -> None:  # noqa: ANN001
 
     special = _special_args(args)
     full = _configure_model_inputs(args, tok)
-    options = dict(threads=args.threads, add_special_tokens=not args.no_special_tokens, **special)
-    with _open_output(args.output) as out:
+    options = dict(threads=args.threads, add_special_tokens=args.add_special_tokens, **special)
+    with open_output(args.output) as out:
         for texts in _texts(args):
             inputs = _pairs(texts, "input") if args.pair else texts
             if args.command == "encode" and args.format == "ids":
@@ -248,8 +174,8 @@ def _run_encode(args: argparse.Namespace, tok) -> None:  # noqa: ANN001
 
 
 def _run_decode(args: argparse.Namespace, tok) -> None:  # noqa: ANN001
-    with _open_output(args.output) as out:
-        for name, f in _input_files(args.inputs):
+    with open_output(args.output) as out:
+        for name, f in input_files(args.inputs):
             for number, raw in enumerate(f, 1):
                 try:
                     ids = [int(x) for x in raw.split()]
@@ -262,38 +188,3 @@ def _run_decode(args: argparse.Namespace, tok) -> None:  # noqa: ANN001
                 except CiyuanError as e:
                     raise InvalidInputError(f"{name}:{number}: {e}") from None
                 out.write((text + "\n").encode("utf-8", "surrogatepass"))
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point of the ``ciyuan`` command; returns the exit status."""
-    args = _parser().parse_args(argv)
-    try:
-        if args.command in _cli_train.COMMANDS:
-            _cli_train.run(args)
-        elif args.command in _cli_segment.COMMANDS:
-            _cli_segment.run(args)
-        else:
-            from ciyuan.tokenizer import Tokenizer
-
-            tok = Tokenizer.load(args.tokenizer, args.pattern, lowercase=not args.cased)
-            if args.command in ("encode", "tokenize"):
-                _run_encode(args, tok)
-            else:
-                _run_decode(args, tok)
-    except DisallowedSpecialTokenError as e:
-        print(f"ciyuan {args.command}: error: {e} (on the command line: --allowed-special TOKEN "
-              "or --special-as-text)", file=sys.stderr)
-        return 1
-    except CiyuanError as e:
-        print(f"ciyuan {args.command}: error: {e}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # e.g. piped into `head`
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:
-        return 130
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
