@@ -12,6 +12,7 @@ Example:
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ciyuan import errors as _errors
 from ciyuan.errors import (
     CiyuanError,
     DisallowedSpecialTokenError,
@@ -40,26 +41,8 @@ _LAZY = {
     )},
 }
 
-__all__ = [
-    "Tokenizer",
-    "BPETokenizer",
-    "Encoding",
-    "CiyuanError",
-    "InvalidInputError",
-    "DisallowedSpecialTokenError",
-    "UnknownIdError",
-    "ModelError",
-    "FileFormatError",
-    "decoders",
-    "errors",
-    "formats",
-    "models",
-    "normalizers",
-    "pre_tokenizers",
-    "processors",
-    "trainers",
-    "segment",
-]
+# The exception classes (every public name of ciyuan.errors but its helper), then the rest.
+__all__ = [name for name in _errors.__all__ if name[0].isupper()] + list(_LAZY)
 
 
 def __getattr__(name: str) -> Any:

@@ -171,6 +171,26 @@ def _slice_parts(parts: List[Part], start: int, stop: int) -> List[Part]:
     return out
 
 
+class _MaskField:
+    """A per-token field with a default for a model's own tokens (type ids, the two masks): read
+    on first use (:meth:`Encoding._fill`), settable as a whole."""
+
+    def __init__(self, default: int) -> None:
+        self.default = default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, enc: Optional["Encoding"], owner: type) -> Any:
+        if enc is None:
+            return self
+        values = getattr(enc, self.slot)
+        return values if values is not None else enc._fill(self.name, self.default)
+
+    def __set__(self, enc: "Encoding", value: Sequence[int]) -> None:
+        enc._set(self.slot, value)
+
+
 class Encoding:
     """Ids, tokens, offsets, type ids and masks of one encoded text or pair of texts.
 
@@ -230,8 +250,10 @@ class Encoding:
         if overflowing:
             self._overflowing = list(overflowing)
 
-    def _reset(self, tokenizer: Optional[TokenLookup]) -> None:
-        """Every slot to "nothing yet" (the fields are then made on first read)."""
+    def _reset(self, tokenizer: Optional[TokenLookup], native: Any = None, text: Optional[str] = None,
+               wrap: Optional["NativeWrap"] = None) -> None:
+        """Every slot to "nothing yet" (the fields are then made on first read), the native
+        result aside."""
         self._tokenizer = tokenizer
         self._ids = self._offsets = self._tokens = self._type_ids = None
         self._attention_mask = self._special_tokens_mask = None
@@ -240,9 +262,9 @@ class Encoding:
         self._length: Optional[int] = None
         self._range_map: Optional[Ranges] = None
         self._overflowing: List[Encoding] = _NONE
-        self._native: Any = None  # a _core.EncodingData whose fields this Encoding shows
-        self._text: Optional[str] = None  # the text it encodes (for character offsets)
-        self._wrap: Optional[NativeWrap] = None
+        self._native: Any = native  # a _core.EncodingData whose fields this Encoding shows
+        self._text: Optional[str] = text  # the text it encodes (for character offsets)
+        self._wrap: Optional[NativeWrap] = wrap
 
     @classmethod
     def _from_native(cls, tokenizer: TokenLookup, data: Any, text: str, wrap: Optional["NativeWrap"] = None
@@ -251,11 +273,8 @@ class Encoding:
         wrapped in a template's special tokens. Batches make one per text, so it is kept to a
         single object: every field is computed from ``data`` on first read."""
         enc = cls.__new__(cls)
-        enc._reset(tokenizer)
+        enc._reset(tokenizer, data, text, wrap)
         enc._length = len(data) + (wrap.added if wrap is not None else 0)
-        enc._native = data
-        enc._text = text
-        enc._wrap = wrap
         return enc
 
     @property
@@ -367,31 +386,9 @@ class Encoding:
         setattr(self, "_" + field, values)
         return values
 
-    @property
-    def type_ids(self) -> List[int]:
-        return self._type_ids if self._type_ids is not None else self._fill("type_ids", 0)
-
-    @type_ids.setter
-    def type_ids(self, value: Sequence[int]) -> None:
-        self._set("_type_ids", value)
-
-    @property
-    def attention_mask(self) -> List[int]:
-        return self._attention_mask if self._attention_mask is not None else self._fill("attention_mask", 1)
-
-    @attention_mask.setter
-    def attention_mask(self, value: Sequence[int]) -> None:
-        self._set("_attention_mask", value)
-
-    @property
-    def special_tokens_mask(self) -> List[int]:
-        if self._special_tokens_mask is not None:
-            return self._special_tokens_mask
-        return self._fill("special_tokens_mask", 0)
-
-    @special_tokens_mask.setter
-    def special_tokens_mask(self, value: Sequence[int]) -> None:
-        self._set("_special_tokens_mask", value)
+    type_ids = _MaskField(0)
+    attention_mask = _MaskField(1)
+    special_tokens_mask = _MaskField(0)
 
     @property
     def overflowing(self) -> List["Encoding"]:

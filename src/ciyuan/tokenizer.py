@@ -649,22 +649,7 @@ class Tokenizer:
         return cls(**gpt2_parts(encoder_json, vocab_bpe))
 
     @classmethod
-    def from_bert_vocab(
-        cls,
-        path: PathLike,
-        lowercase: bool = True,
-        *,
-        strip_accents: Optional[bool] = None,
-        clean_text: bool = True,
-        handle_chinese_chars: bool = True,
-        unk_token: str = "[UNK]",
-        sep_token: str = "[SEP]",
-        cls_token: str = "[CLS]",
-        pad_token: str = "[PAD]",
-        mask_token: str = "[MASK]",
-        wordpieces_prefix: str = "##",
-        max_input_chars_per_word: int = 100,
-    ) -> "Tokenizer":
+    def from_bert_vocab(cls, path: PathLike, lowercase: bool = True, **options: Any) -> "Tokenizer":
         """The whole BERT pipeline from a ``vocab.txt``, as Hugging Face's
         ``BertWordPieceTokenizer`` builds it: BERT normalizer (clean-up, CJK characters apart,
         lowercase and accent stripping if ``lowercase``), BERT pre-tokenizer, WordPiece,
@@ -673,16 +658,22 @@ class Tokenizer:
         The special tokens the vocabulary holds are special tokens of the tokenizer (in input
         text they follow ``allowed_special`` / ``disallowed_special``, see :meth:`encode`).
 
+        Args:
+            path: the ``vocab.txt``.
+            lowercase: lowercase (and, unless ``strip_accents`` says otherwise, strip accents):
+                True for uncased vocabularies, False for cased ones.
+            options: keyword arguments of
+                :func:`~ciyuan.formats.bert_vocab.bert_vocab_parts`, as Hugging Face names them:
+                ``strip_accents``, ``clean_text``, ``handle_chinese_chars``, ``unk_token``,
+                ``sep_token``, ``cls_token``, ``pad_token``, ``mask_token``,
+                ``wordpieces_prefix``, ``max_input_chars_per_word``.
+
         Example:
             >>> bert = Tokenizer.from_bert_vocab("bert-base-uncased-vocab.txt")     # doctest: +SKIP
             >>> bert.encode("Hello, world!").tokens                                  # doctest: +SKIP
             ['[CLS]', 'hello', ',', 'world', '!', '[SEP]']
         """
-        return cls(**bert_vocab_parts(
-            path, lowercase, strip_accents=strip_accents, clean_text=clean_text,
-            handle_chinese_chars=handle_chinese_chars, unk_token=unk_token, sep_token=sep_token, cls_token=cls_token,
-            pad_token=pad_token, mask_token=mask_token, wordpieces_prefix=wordpieces_prefix,
-            max_input_chars_per_word=max_input_chars_per_word))
+        return cls(**bert_vocab_parts(path, lowercase, **options))
 
     @classmethod
     def load(cls, path: PathLike, pattern: Optional[str] = None, *, lowercase: bool = True) -> "Tokenizer":

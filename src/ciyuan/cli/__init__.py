@@ -20,6 +20,7 @@ from typing import Optional, Sequence
 # Only what every command needs is imported here; each command imports the rest when it runs,
 # so that a short job (`ciyuan segment` on one file, say) does not start by loading all of it.
 from ciyuan.cli import encode, segment, train, zh_bpe
+from ciyuan.cli.options import add_command
 from ciyuan.errors import CiyuanError, DisallowedSpecialTokenError
 
 __all__ = ["main"]
@@ -58,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ciyuan {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for group in _GROUPS:
-        group.add_commands(sub)
+        for name, command in group.COMMANDS.items():
+            group.add_arguments(name, add_command(sub, name, command))
     return parser
 
 

@@ -7,12 +7,25 @@ import argparse
 from typing import Any, Dict, Iterator, List, Tuple
 
 from ciyuan.cli.files import input_files, line_batches, open_output
-from ciyuan.cli.options import add_alias, add_io_arguments
+from ciyuan.cli.options import Command, add_alias, add_io_arguments
 from ciyuan.errors import CiyuanError, InvalidInputError
 
-__all__ = ["COMMANDS", "add_commands", "run"]
+__all__ = ["COMMANDS", "add_arguments", "run"]
 
-COMMANDS = ("encode", "tokenize", "decode")
+COMMANDS: Dict[str, Command] = {
+    "encode": Command(
+        "text -> token ids (one line of space-separated ids per input line)",
+        "Encode text into token ids: one output line of space-separated ids per input line (or per "
+        "file with --whole)."),
+    "tokenize": Command(
+        "text -> tokens (space-separated; byte-level tokens in GPT-2's printable form)",
+        "Split text into tokens, written space-separated (byte-level tokens in GPT-2's printable "
+        "alphabet, where a space is 'Ġ'), one line per input line."),
+    "decode": Command(
+        "token ids -> text (one line of ids per output line)",
+        "Decode token ids (whitespace-separated integers, one sequence per line) back to text, one "
+        "output line per input line."),
+}
 
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizer", "-t", required=True, metavar="PATH",
@@ -60,29 +73,18 @@ def _add_encoding(p: argparse.ArgumentParser) -> None:
                    help="with --padding: round the padded length up to a multiple of M")
 
 
-def add_commands(sub: "argparse._SubParsersAction") -> None:
-    """Register ``encode``, ``tokenize`` and ``decode`` on the main parser's subcommands."""
-    p = sub.add_parser("encode", help="text -> token ids (one line of space-separated ids per input line)",
-                       description="Encode text into token ids: one output line of space-separated ids "
-                                   "per input line (or per file with --whole).")
+def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
+    """The options of ``encode``, ``tokenize`` or ``decode``."""
     _add_common(p)
+    if name == "decode":
+        p.add_argument("--skip-special-tokens", action="store_true", help="leave special tokens out of the text")
+        return
     _add_encoding(p)
-    p.add_argument("--format", choices=("ids", "json"), default="ids",
-                   help="ids: space-separated ids (default); json: one JSON object per line with "
-                        "ids, tokens and character offsets (and, for pairs, truncation or padding: "
-                        "type ids, masks and overflowing windows)")
-
-    p = sub.add_parser("tokenize", help="text -> tokens (space-separated; byte-level tokens in GPT-2's printable form)",
-                       description="Split text into tokens, written space-separated (byte-level tokens in "
-                                   "GPT-2's printable alphabet, where a space is 'Ġ'), one line per input line.")
-    _add_common(p)
-    _add_encoding(p)
-
-    p = sub.add_parser("decode", help="token ids -> text (one line of ids per output line)",
-                       description="Decode token ids (whitespace-separated integers, one sequence per "
-                                   "line) back to text, one output line per input line.")
-    _add_common(p)
-    p.add_argument("--skip-special-tokens", action="store_true", help="leave special tokens out of the text")
+    if name == "encode":
+        p.add_argument("--format", choices=("ids", "json"), default="ids",
+                       help="ids: space-separated ids (default); json: one JSON object per line with "
+                            "ids, tokens and character offsets (and, for pairs, truncation or padding: "
+                            "type ids, masks and overflowing windows)")
 
 
 def run(args: argparse.Namespace) -> None:

@@ -1,19 +1,28 @@
-"""Parser helpers shared by the commands: a subcommand with its examples, the inputs/output
+"""Parser helpers shared by the commands: a subcommand's texts and parser, the inputs/output
 options of line-oriented commands, and hidden aliases for earlier spellings of a flag."""
 
 from __future__ import annotations
 
 import argparse
+from typing import NamedTuple, Optional
 
-__all__ = ["add_command", "add_io_arguments", "add_alias"]
+__all__ = ["Command", "add_command", "add_io_arguments", "add_alias"]
 
 
-def add_command(sub: "argparse._SubParsersAction", name: str, summary: str, description: str,
-                epilog: str) -> argparse.ArgumentParser:
-    """A subcommand: ``summary`` in ``ciyuan --help``, ``description`` and the ``epilog``'s
-    examples (kept as written) in ``ciyuan NAME --help``."""
-    return sub.add_parser(name, help=summary, description=description, epilog=epilog,
-                          formatter_class=argparse.RawDescriptionHelpFormatter)
+class Command(NamedTuple):
+    """A subcommand's texts: ``summary`` in ``ciyuan --help``; ``description`` and the
+    ``epilog``'s examples (kept as written) in ``ciyuan NAME --help``."""
+
+    summary: str
+    description: str
+    epilog: Optional[str] = None
+
+
+def add_command(sub: "argparse._SubParsersAction", name: str, command: Command) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name``."""
+    raw = argparse.RawDescriptionHelpFormatter if command.epilog else argparse.HelpFormatter
+    return sub.add_parser(name, help=command.summary, description=command.description, epilog=command.epilog,
+                          formatter_class=raw)
 
 
 def add_io_arguments(p: argparse.ArgumentParser, *, what: str = "file and byte") -> None:

@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Tuple
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Iterator, Tuple
 
 from ciyuan._text import utf8_error
 from ciyuan.cli.files import input_files, open_output
-from ciyuan.cli.options import add_command, add_io_arguments
+from ciyuan.cli.options import Command, add_io_arguments
 from ciyuan.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from ciyuan.segment import Dictionary, Segmenter
 
-__all__ = ["COMMANDS", "add_commands", "run"]
-
-COMMANDS = ("segment", "seg-eval")
+__all__ = ["COMMANDS", "add_arguments", "run"]
 # Files up to this size are segmented in one call, read without a copy (`_blocks` then hands
 # the bytes read straight through); larger ones block by block.
 CHUNK_BYTES = 64 * 1024 * 1024
@@ -36,14 +34,27 @@ example:
   ciyuan seg-eval --gold pku_test_gold.utf8 --words pku_training_words.utf8 pku_seg.utf8"""
 
 
-def add_commands(sub: "argparse._SubParsersAction") -> None:
-    """Register ``segment`` and ``seg-eval`` on the main parser's subcommands."""
-    p = add_command(
-        sub, "segment", "Chinese word segmentation with a dictionary (words separated by spaces)",
-        "Segment Chinese text into dictionary words: one output line per input line, the "
-        "words separated by one space (whitespace itself is left out). Inputs are files, or "
-        "standard input when none (or -) is named.",
-        _SEGMENT_EPILOG)
+COMMANDS: Dict[str, Command] = {
+    "segment": Command(
+        "Chinese word segmentation with a dictionary (words separated by spaces)",
+        "Segment Chinese text into dictionary words: one output line per input line, the words "
+        "separated by one space (whitespace itself is left out). Inputs are files, or standard "
+        "input when none (or -) is named.",
+        _SEGMENT_EPILOG),
+    "seg-eval": Command(
+        "score a segmentation against a gold standard (SIGHAN bakeoff rules)",
+        "Score a segmentation (words separated by spaces, one sentence per line) against the gold "
+        "standard as the SIGHAN bakeoffs' 'score' script does: recall, precision, F, and with "
+        "--words the OOV rate, OOV recall and IV recall.",
+        _EVAL_EPILOG),
+}
+
+
+def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
+    """The options of ``segment`` or ``seg-eval``."""
+    if name == "seg-eval":
+        _add_eval_arguments(p)
+        return
     p.add_argument("--dict", "-d", dest="dicts", action="append", required=True, metavar="FILE",
                    help="dictionary: one word per line, or 'word freq [tag]' lines (jieba); repeat to merge")
     p.add_argument("--method", "-m", choices=("fmm", "bmm", "bimm", "dag"), default="fmm",
@@ -61,12 +72,8 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
                    help="skip malformed dictionary lines (listed on standard error) instead of stopping")
     add_io_arguments(p, what="file, byte and line")
 
-    p = add_command(
-        sub, "seg-eval", "score a segmentation against a gold standard (SIGHAN bakeoff rules)",
-        "Score a segmentation (words separated by spaces, one sentence per line) against the "
-        "gold standard as the SIGHAN bakeoffs' 'score' script does: recall, precision, F, and "
-        "with --words the OOV rate, OOV recall and IV recall.",
-        _EVAL_EPILOG)
+
+def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gold", "-g", required=True, metavar="FILE", help="the gold segmentation")
     p.add_argument("--words", "-w", metavar="FILE", help="the training word list (for the OOV figures)")
     p.add_argument("pred", metavar="PRED", help="the segmentation to score")

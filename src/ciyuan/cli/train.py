@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
-from ciyuan.cli.options import add_alias, add_command
+from ciyuan.cli.options import Command, add_alias
 from ciyuan.errors import InvalidInputError
 
 # The command imports what it needs when it runs (see ciyuan.cli).
 
-__all__ = ["COMMANDS", "add_commands", "run"]
-
-COMMANDS = ("train",)
+__all__ = ["COMMANDS", "add_arguments", "run"]
 
 _PRE_TOKENIZERS = ("bytelevel", "gpt2", "cl100k_base", "o200k_base", "wordpunct", "whitespace", "zh-sentence", "bert",
                    "none")
@@ -34,13 +32,17 @@ examples:
   ciyuan train --model wordlevel --vocab-size 20000 --min-frequency 2 --output words.json corpus.txt
   ciyuan train --model charlevel --vocab-size 6000 --output chars.json novels.txt"""
 
-def add_commands(sub: "argparse._SubParsersAction") -> None:
-    """Register ``train`` on the main parser's subcommands."""
-    p = add_command(
-        sub, "train", "learn a tokenizer (BPE, WordPiece, word- or character-level) from text files",
-        "Learn a vocabulary (and for BPE its merges) from text files (UTF-8; each line "
-        "is pre-tokenized on its own) and save the tokenizer as ciyuan JSON.",
-        _TRAIN_EPILOG)
+COMMANDS: Dict[str, Command] = {
+    "train": Command(
+        "learn a tokenizer (BPE, WordPiece, word- or character-level) from text files",
+        "Learn a vocabulary (and for BPE its merges) from text files (UTF-8; each line is "
+        "pre-tokenized on its own) and save the tokenizer as ciyuan JSON.",
+        _TRAIN_EPILOG),
+}
+
+
+def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
+    """The options of ``train``."""
     p.add_argument("inputs", nargs="+", metavar="FILE", help="training text files")
     p.add_argument("--model", choices=_MODELS, default="bpe",
                    help="bpe (default); wordpiece (BERT: '##' continuation pieces, [CLS]/[SEP] added "

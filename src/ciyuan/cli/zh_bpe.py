@@ -10,11 +10,9 @@ import argparse
 import sys
 from typing import Dict, List
 
-from ciyuan.cli.options import add_command
+from ciyuan.cli.options import Command
 
-__all__ = ["COMMANDS", "add_commands", "run"]
-
-COMMANDS = ("zh-bpe",)
+__all__ = ["COMMANDS", "add_arguments", "run"]
 
 _ZH_EPILOG = """\
 examples:
@@ -22,14 +20,18 @@ examples:
   ciyuan zh-bpe apply --test_text smalltest.txt --vocab_filename vocab.txt --answer_filename answer.txt"""
 
 
-def add_commands(sub: "argparse._SubParsersAction") -> None:
-    """Register ``zh-bpe`` on the main parser's subcommands."""
-    z = add_command(
-        sub, "zh-bpe", "Chinese BPE: learn units from Chinese text (train) and cut text into them (apply)",
-        "A small Chinese BPE tool. Spaces are removed and the text is cut into clauses at "
-        "sentence punctuation (， , 。 ...); BPE learns units inside the clauses.",
-        _ZH_EPILOG)
-    modes = z.add_subparsers(dest="mode", metavar="MODE", required=True)
+COMMANDS: Dict[str, Command] = {
+    "zh-bpe": Command(
+        "Chinese BPE: learn units from Chinese text (train) and cut text into them (apply)",
+        "A small Chinese BPE tool. Spaces are removed and the text is cut into clauses at sentence "
+        "punctuation (， , 。 ...); BPE learns units inside the clauses.",
+        _ZH_EPILOG),
+}
+
+
+def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
+    """The two modes of ``zh-bpe`` and their options."""
+    modes = p.add_subparsers(dest="mode", metavar="MODE", required=True)
     t = modes.add_parser("train", help="learn the units; writes the vocabulary (and its merges beside it)")
     t.add_argument("--train_text", "--train-text", required=True, metavar="FILE", help="the training text")
     t.add_argument("--save_vocab", "--save-vocab", required=True, metavar="FILE",

@@ -40,8 +40,18 @@ def bert_vocab_parts(
     wordpieces_prefix: str = "##",
     max_input_chars_per_word: int = 100,
 ) -> TokenizerParts:
-    """The parts of the whole BERT pipeline from a ``vocab.txt`` (see
-    ``Tokenizer.from_bert_vocab``, which builds it, for the arguments).
+    """The parts of the whole BERT pipeline from a ``vocab.txt``, as Hugging Face's
+    ``BertWordPieceTokenizer`` builds it (``Tokenizer.from_bert_vocab`` builds the tokenizer).
+
+    Args:
+        path: the ``vocab.txt``.
+        lowercase: lowercase the text (True for uncased vocabularies).
+        strip_accents: strip accents; None follows ``lowercase``.
+        clean_text, handle_chinese_chars: :class:`~ciyuan.normalizers.BertNormalizer`'s options.
+        unk_token, sep_token, cls_token, pad_token, mask_token: the special tokens (those the
+            vocabulary holds become special tokens; it must hold ``sep_token`` and ``cls_token``).
+        wordpieces_prefix: the prefix of pieces that continue a word.
+        max_input_chars_per_word: longer words become ``unk_token``.
 
     Raises:
         FileFormatError: the file cannot be read, or it lacks ``sep_token`` or ``cls_token``.

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
-from ciyuan.registry import Registry
+from ciyuan.registry import Component, Registry
 
 __all__ = ["NormalizedString", "Normalizer", "NORMALIZERS"]
 
@@ -65,14 +65,12 @@ class NormalizedString:
         return NormalizedString(self.original, "".join(out), spans)
 
 
-class Normalizer(ABC):
+class Normalizer(Component, ABC):
     """The normalizer stage: subclasses implement :meth:`normalize` and name their ``type_name``.
 
     A normalizer without options needs nothing else; one with options overrides :meth:`to_dict`
     and :meth:`from_dict`. Register a new class with ``@NORMALIZERS.register``.
     """
-
-    type_name: str = ""
 
     @abstractmethod
     def normalize(self, text: NormalizedString) -> NormalizedString:
@@ -86,21 +84,6 @@ class Normalizer(ABC):
     def normalize_str(self, text: str) -> str:
         """Normalize a plain string (no offsets)."""
         return self.normalize(NormalizedString.from_str(text)).text
-
-    def to_dict(self) -> Dict[str, Any]:
-        """Plain data with the ``"type"`` key (read back by ``ciyuan.normalizers.from_dict``)."""
-        return {"type": self.type_name}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Normalizer":
-        """Rebuild from :meth:`to_dict` (a normalizer without options takes none)."""
-        return cls()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
 
 
 #: ``"type"`` name -> normalizer class.

@@ -12,7 +12,7 @@ version); every output character points at the original character it came from.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Optional, Tuple
 
 from ciyuan import _core
 from ciyuan._text import replace_surrogates_in_place
@@ -38,6 +38,7 @@ class BertNormalizer(Normalizer):
     """
 
     type_name = "BertNormalizer"
+    options = ("clean_text", "handle_chinese_chars", "strip_accents", "lowercase")
 
     def __init__(
         self,
@@ -74,25 +75,3 @@ class BertNormalizer(Normalizer):
         if text.spans is not None:
             spans = [text.original_span(a, b) for a, b in spans]
         return NormalizedString(text.original, out, spans)
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {
-            "type": self.type_name,
-            "clean_text": self.clean_text,
-            "handle_chinese_chars": self.handle_chinese_chars,
-            "strip_accents": self.strip_accents,
-            "lowercase": self.lowercase,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "BertNormalizer":
-        return cls(
-            clean_text=data.get("clean_text", True),
-            handle_chinese_chars=data.get("handle_chinese_chars", True),
-            strip_accents=data.get("strip_accents"),
-            lowercase=data.get("lowercase", True),
-        )
-
-    def __repr__(self) -> str:
-        return (f"BertNormalizer(clean_text={self.clean_text}, handle_chinese_chars={self.handle_chinese_chars}, "
-                f"strip_accents={self.strip_accents}, lowercase={self.lowercase})")

@@ -9,7 +9,7 @@ whole input (the text is still exact; offsets become coarse).
 from __future__ import annotations
 
 import unicodedata
-from typing import Iterator, Tuple
+from typing import Iterator, Tuple, Type
 
 from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 
@@ -38,37 +38,20 @@ class _UnicodeForm(Normalizer):
         return text.map_units([(0, len(s))], lambda u: unicodedata.normalize(form, u))
 
 
-@NORMALIZERS.register
-class NFC(_UnicodeForm):
-    """Canonical composition: ``NFC().normalize_str("e\\u0301") == 'é'``."""
-
-    type_name = "NFC"
+def _form(name: str, doc: str) -> Type[_UnicodeForm]:
+    """The normalizer class of one form (they differ only by name)."""
+    return NORMALIZERS.register(type(name, (_UnicodeForm,), {"type_name": name, "__doc__": doc, "__module__": __name__}))
 
 
-@NORMALIZERS.register
-class NFD(_UnicodeForm):
-    """Canonical decomposition."""
-
-    type_name = "NFD"
-
-
-@NORMALIZERS.register
-class NFKC(_UnicodeForm):
-    """Compatibility composition (``ﬁ`` -> ``fi``, full-width -> ASCII).
+NFC = _form("NFC", """Canonical composition: ``NFC().normalize_str("e\\u0301") == "é"``.""")
+NFD = _form("NFD", """Canonical decomposition.""")
+NFKC = _form("NFKC", """Compatibility composition (``ﬁ`` -> ``fi``, full-width -> ASCII).
 
     Example:
         >>> NFKC().normalize_str("ｃｉｙｕａｎ")
         'ciyuan'
-    """
-
-    type_name = "NFKC"
-
-
-@NORMALIZERS.register
-class NFKD(_UnicodeForm):
-    """Compatibility decomposition."""
-
-    type_name = "NFKD"
+    """)
+NFKD = _form("NFKD", """Compatibility decomposition.""")
 
 
 @NORMALIZERS.register

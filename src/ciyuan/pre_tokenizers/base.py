@@ -9,16 +9,16 @@ maps each ``"type"`` name to its class, and ``ciyuan.pre_tokenizers.from_dict`` 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import List, Optional, Tuple
 
-from ciyuan.registry import Registry
+from ciyuan.registry import Component, Registry
 
 __all__ = ["PreTokenizer", "PRE_TOKENIZERS", "Span"]
 
 Span = Tuple[int, int]
 
 
-class PreTokenizer(ABC):
+class PreTokenizer(Component, ABC):
     """The pre-tokenizer stage: subclasses implement :meth:`split` and name their ``type_name``.
 
     ``native_pattern`` names the native scanner that cuts the same pieces (the tokenizer and
@@ -27,7 +27,6 @@ class PreTokenizer(ABC):
     :meth:`from_dict`; register a new class with ``@PRE_TOKENIZERS.register``.
     """
 
-    type_name: str = ""
     native_pattern: Optional[str] = None
 
     @abstractmethod
@@ -37,23 +36,6 @@ class PreTokenizer(ABC):
     def pre_tokenize_str(self, text: str) -> List[Tuple[str, Span]]:
         """The pieces of ``text`` with their character spans."""
         return [(text[s:e], (s, e)) for s, e in self.split(text)]
-
-    def to_dict(self) -> Dict[str, Any]:
-        """Plain data with the ``"type"`` key (read back by ``ciyuan.pre_tokenizers.from_dict``)."""
-        return {"type": self.type_name}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "PreTokenizer":
-        """Rebuild from :meth:`to_dict` (a pre-tokenizer without options takes none)."""
-        return cls()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 #: ``"type"`` name -> pre-tokenizer class.

@@ -7,7 +7,7 @@ same pieces as ``regex.finditer(pattern, text)``.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Dict, List, Optional
 
 import regex
 
@@ -46,6 +46,7 @@ class Split(PreTokenizer):
     """
 
     type_name = "Split"
+    options = ("pattern",)
 
     def __init__(self, pattern: str) -> None:
         if not isinstance(pattern, str) or not pattern:
@@ -64,13 +65,6 @@ class Split(PreTokenizer):
             return _byte_to_char_spans(text, _core.split_pieces(self.native_pattern, text))
         return [m.span() for m in self._regex.finditer(text)]
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name, "pattern": self.pattern}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Split":
-        return cls(data["pattern"])
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.pattern!r})"
 
@@ -79,16 +73,10 @@ class _FixedSplit(Split):
     """A Split whose pattern is fixed by the class (``fixed_pattern``): described by its type alone."""
 
     fixed_pattern = ""
+    options = ()
 
     def __init__(self) -> None:
         super().__init__(self.fixed_pattern)
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Split":
-        return cls()
 
 
 @PRE_TOKENIZERS.register

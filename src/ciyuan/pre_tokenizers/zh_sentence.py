@@ -7,7 +7,7 @@ piece of its own, or is dropped), and whitespace is dropped. Cost: one regex sca
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping
+from typing import List
 
 import regex
 
@@ -35,6 +35,7 @@ class ZhSentence(PreTokenizer):
     """
 
     type_name = "ZhSentence"
+    options = ("punctuation", "keep_punctuation")
 
     def __init__(self, punctuation: str = SENTENCE_PUNCTUATION, keep_punctuation: bool = True) -> None:
         if not isinstance(punctuation, str) or not punctuation:
@@ -50,13 +51,6 @@ class ZhSentence(PreTokenizer):
     def split(self, text: str) -> List[Span]:
         """Character spans [start, end) of the pieces of ``text``."""
         return [m.span() for m in self._regex.finditer(text)]
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name, "punctuation": self.punctuation, "keep_punctuation": self.keep_punctuation}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ZhSentence":
-        return cls(data.get("punctuation", SENTENCE_PUNCTUATION), data.get("keep_punctuation", True))
 
     def __repr__(self) -> str:
         return f"ZhSentence(keep_punctuation={self.keep_punctuation})"
