@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tupl
 from ciyuan.errors import InvalidInputError
 
 
-__all__ = ["Encoding", "AddedTokens", "TokenLookup"]
+__all__ = ["Encoding", "AddedTokens", "LayoutPiece", "TokenLookup"]
 
 Offsets = List[Tuple[int, int]]
 Ranges = Dict[int, Tuple[int, int]]
@@ -68,9 +68,9 @@ class AddedTokens:
         return Encoding._composed(None, [self.part], self.length, {}, [])
 
 
-# One piece of :meth:`Encoding.concat`: added tokens, or (encoding, its sequence index, the type
-# id its tokens get - None keeps theirs).
-ConcatPiece = Union[AddedTokens, Tuple["Encoding", int, Optional[int]]]
+# One piece of :meth:`Encoding.concat`'s layout: added tokens, or (index of an input, the type id
+# its tokens get - None keeps theirs).
+LayoutPiece = Union[AddedTokens, Tuple[int, Optional[int]]]
 
 
 class NativeWrap:
@@ -172,8 +172,8 @@ def _slice_parts(parts: List[Part], start: int, stop: int) -> List[Part]:
 
 
 class _MaskField:
-    """A per-token field with a default for a model's own tokens (type ids, the two masks): read
-    on first use (:meth:`Encoding._fill`), settable as a whole."""
+    """A per-token field with a default for a model's own tokens (type ids, the two masks): made
+    on first read, settable as a whole."""
 
     def __init__(self, default: int) -> None:
         self.default = default
@@ -185,7 +185,15 @@ class _MaskField:
         if enc is None:
             return self
         values = getattr(enc, self.slot)
-        return values if values is not None else enc._fill(self.name, self.default)
+        if values is None:
+            if enc._parts is not None:
+                values = enc._join(self.name)
+            elif enc._native is not None:
+                values = enc._native_field(self.name)
+            else:
+                values = [self.default] * len(enc)
+            setattr(enc, self.slot, values)
+        return values
 
     def __set__(self, enc: "Encoding", value: Sequence[int]) -> None:
         enc._set(self.slot, value)
@@ -250,10 +258,8 @@ class Encoding:
         if overflowing:
             self._overflowing = list(overflowing)
 
-    def _reset(self, tokenizer: Optional[TokenLookup], native: Any = None, text: Optional[str] = None,
-               wrap: Optional["NativeWrap"] = None) -> None:
-        """Every slot to "nothing yet" (the fields are then made on first read), the native
-        result aside."""
+    def _reset(self, tokenizer: Optional[TokenLookup]) -> None:
+        """Every slot to "nothing yet" (the fields are then made on first read)."""
         self._tokenizer = tokenizer
         self._ids = self._offsets = self._tokens = self._type_ids = None
         self._attention_mask = self._special_tokens_mask = None
@@ -262,19 +268,25 @@ class Encoding:
         self._length: Optional[int] = None
         self._range_map: Optional[Ranges] = None
         self._overflowing: List[Encoding] = _NONE
-        self._native: Any = native  # a _core.EncodingData whose fields this Encoding shows
-        self._text: Optional[str] = text  # the text it encodes (for character offsets)
-        self._wrap: Optional[NativeWrap] = wrap
+        self._native: Any = None  # a _core.EncodingData whose fields this Encoding shows
+        self._text: Optional[str] = None  # the text it encodes (for character offsets)
+        self._wrap: Optional[NativeWrap] = None
 
     @classmethod
     def _from_native(cls, tokenizer: TokenLookup, data: Any, text: str, wrap: Optional["NativeWrap"] = None
                      ) -> "Encoding":
         """A flat Encoding over a native result (``_core.EncodingData`` of ``text``), optionally
         wrapped in a template's special tokens. Batches make one per text, so it is kept to a
-        single object: every field is computed from ``data`` on first read."""
+        single object: every field is computed from ``data`` on first read, and the slots are set
+        here directly (a batch makes one per text; a _reset call would cost each one)."""
         enc = cls.__new__(cls)
-        enc._reset(tokenizer, data, text, wrap)
+        enc._tokenizer = tokenizer
+        enc._ids = enc._offsets = enc._tokens = enc._type_ids = None
+        enc._attention_mask = enc._special_tokens_mask = None
+        enc._make_ids = enc._make_offsets = enc._parts = enc._range_map = None
         enc._length = len(data) + (wrap.added if wrap is not None else 0)
+        enc._overflowing = _NONE
+        enc._native, enc._text, enc._wrap = data, text, wrap
         return enc
 
     @property
@@ -314,8 +326,12 @@ class Encoding:
     def _composed(cls, tokenizer: Optional[TokenLookup], parts: List[Part], length: int, ranges: Ranges,
                   overflowing: List["Encoding"]) -> "Encoding":
         """A composed Encoding (no validation; ``parts`` and ``ranges`` are owned by it)."""
+        # One per post-processed text: the slots are set here directly (no _reset call).
         enc = cls.__new__(cls)
-        enc._reset(tokenizer)
+        enc._tokenizer = tokenizer
+        enc._ids = enc._offsets = enc._tokens = enc._type_ids = None
+        enc._attention_mask = enc._special_tokens_mask = None
+        enc._make_ids = enc._make_offsets = enc._native = enc._text = enc._wrap = None
         enc._parts = parts
         enc._length = length
         enc._range_map = ranges
@@ -374,17 +390,6 @@ class Encoding:
     @tokens.setter
     def tokens(self, value: Sequence[str]) -> None:
         self._set("_tokens", value)
-
-    def _fill(self, field: str, default: int) -> List[int]:
-        """Compute a mask or type-id field on first read (``default`` for a plain model output)."""
-        if self._parts is not None:
-            values = self._join(field)
-        elif self._native is not None:
-            values = self._native_field(field)
-        else:
-            values = [default] * len(self)
-        setattr(self, "_" + field, values)
-        return values
 
     type_ids = _MaskField(0)
     attention_mask = _MaskField(1)
@@ -553,27 +558,32 @@ class Encoding:
         return result
 
     @staticmethod
-    def concat(pieces: Sequence[ConcatPiece], tokenizer: Optional[TokenLookup] = None) -> "Encoding":
-        """A new Encoding laid out from ``pieces``: :class:`AddedTokens`, or ``(encoding, sequence
-        index, type id or None to keep the encoding's)``; each encoding's tokens are recorded as
-        that input sequence. The inputs' overflowing windows are not carried (see :meth:`merge`).
+    def concat(layout: Sequence[LayoutPiece], inputs: Sequence["Encoding"], keep_types: bool = False) -> "Encoding":
+        """A new Encoding laid out by ``layout``: :class:`AddedTokens`, or ``(i, type id)`` for
+        the tokens of ``inputs[i]`` with that type id (None, or ``keep_types``, keeps theirs);
+        each input's tokens are recorded as input sequence ``i``. The inputs' overflowing
+        windows are not carried (see :meth:`merge`). One call per encoded text: kept to a single
+        pass over the layout.
 
         Example:
             >>> a = Encoding(None, ids=[7592], offsets=[(0, 5)], tokens=["hello"])
-            >>> e = Encoding.concat([AddedTokens([101], ["[CLS]"]), (a, 0, 0), AddedTokens([102], ["[SEP]"])])
+            >>> e = Encoding.concat([AddedTokens([101], ["[CLS]"]), (0, 0), AddedTokens([102], ["[SEP]"])], [a])
             >>> e.ids, e.sequence_ids
             ([101, 7592, 102], [None, 0, None])
         """
         parts: List[Part] = []
         ranges: Ranges = {}
         at = 0
-        for piece in pieces:
-            if isinstance(piece, AddedTokens):
-                parts.append(piece.part)
-                at += piece.length
+        for piece in layout:
+            if piece.__class__ is AddedTokens:
+                parts.append(piece.part)  # type: ignore[union-attr]
+                at += piece.length  # type: ignore[union-attr]
                 continue
-            enc, index, type_id = piece
+            index, type_id = piece  # type: ignore[misc]
+            enc = inputs[index]
             n = len(enc)
+            if keep_types:
+                type_id = None
             if enc._parts is None:
                 parts.append((_SLICE, enc, 0, n, type_id))
             else:
@@ -582,9 +592,7 @@ class Encoding:
                 ranges[k] = (s + at, e + at)
             ranges[index] = (at, at + n)
             at += n
-            if tokenizer is None:
-                tokenizer = enc._tokenizer
-        return Encoding._composed(tokenizer, parts, at, ranges, [])
+        return Encoding._composed(inputs[0]._tokenizer if inputs else None, parts, at, ranges, [])
 
     def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
         """Keep ``max_length`` tokens in place; the rest becomes overflowing windows that overlap

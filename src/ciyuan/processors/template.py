@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ciyuan.encoding import AddedTokens, ConcatPiece, Encoding
+from ciyuan.encoding import AddedTokens, Encoding, LayoutPiece
 from ciyuan.errors import InvalidInputError, ModelError
 from ciyuan.processors.base import PROCESSORS, PostProcessor
 
@@ -176,15 +176,16 @@ class TemplateProcessing(PostProcessor):
         self.pair = pair
         self._added = (self._count(single), self._count(pair))
         self._one_sequence = sum(1 for p in single if p[0] == "seq") == 1
-        # Pieces compiled for process(): ("seq", index, type_id) or a ready special-token part.
+        # Layouts for process() (Encoding.concat's): [single, pair] x [without, with special tokens].
         self._compiled = (self._compile(single), self._compile(pair))
+        self._layouts = tuple((self._without_added(c), c) for c in self._compiled)
 
     def _count(self, template: List[Piece]) -> int:
         return sum(len(self.special_tokens[p[1]][0]) for p in template if p[0] == "special")
 
-    def _compile(self, template: List[Piece]) -> List[Union[AddedTokens, Tuple[int, int]]]:
+    def _compile(self, template: List[Piece]) -> List[LayoutPiece]:
         """Each piece as :class:`AddedTokens` (built once) or ``(sequence index, type id)``."""
-        out: List[Union[AddedTokens, Tuple[int, int]]] = []
+        out: List[LayoutPiece] = []
         for kind, what, type_id in template:
             if kind == "seq":
                 out.append((what, type_id))
@@ -192,6 +193,10 @@ class TemplateProcessing(PostProcessor):
                 ids, tokens = self.special_tokens[what]
                 out.append(AddedTokens(ids, tokens, type_id))
         return out
+
+    @staticmethod
+    def _without_added(layout: List[LayoutPiece]) -> List[LayoutPiece]:
+        return [p for p in layout if not isinstance(p, AddedTokens)]
 
     def single_wrapper(self, add_special_tokens: bool = True
                        ) -> Optional[Tuple[List[AddedTokens], Optional[int], List[AddedTokens]]]:
@@ -227,15 +232,15 @@ class TemplateProcessing(PostProcessor):
         except AttributeError:
             bad = encoding if not isinstance(encoding, Encoding) else pair
             raise InvalidInputError(f"expected a ciyuan Encoding, not {type(bad).__name__}") from None
+        layout = self._layouts[0 if pair is None else 1][1 if add_special_tokens else 0]
         if plain:
-            return self._process_plain(inputs, template, add_special_tokens)
+            return Encoding.concat(layout, inputs)
         windows = encoding.overflowing
         if pair is None and self._one_sequence and not any(o.overflowing for o in windows):
             # One sequence in the template and plain windows: HF's merges reduce to the template
             # applied to each window, which keeps its own type ids (as the general path shows).
-            result = self._process_plain(inputs, template, add_special_tokens)
-            result.overflowing = [self._process_plain([o], template, add_special_tokens, keep_types=True)
-                                  for o in windows]
+            result = Encoding.concat(layout, inputs)
+            result.overflowing = [Encoding.concat(layout, [o], keep_types=True) for o in windows]
             return result
         # General case (overflowing windows): HF's algorithm step by step.
         nodes = []
@@ -256,20 +261,6 @@ class TemplateProcessing(PostProcessor):
             node.set_sequence_id(index)
             pieces.append(node)
         return Encoding.merge(pieces)
-
-    @staticmethod
-    def _process_plain(inputs: List[Encoding], template: List[Union[AddedTokens, Tuple[int, int]]],
-                       add_special_tokens: bool, keep_types: bool = False) -> Encoding:
-        """The common case, no overflowing windows: concatenate, record the sequence ranges."""
-        pieces: List[ConcatPiece] = []
-        for piece in template:
-            if isinstance(piece, AddedTokens):
-                if add_special_tokens:
-                    pieces.append(piece)
-            else:
-                index, type_id = piece
-                pieces.append((inputs[index], index, None if keep_types else type_id))
-        return Encoding.concat(pieces)
 
     def to_dict(self) -> Dict[str, Any]:
         """HF's JSON form (so a ``tokenizer.json`` post_processor reads back unchanged)."""
