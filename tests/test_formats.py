@@ -8,7 +8,8 @@ import json
 import pytest
 
 import ciyuan
-from ciyuan.formats import load_tiktoken_ranks, load_tokenizer, save_tiktoken_ranks
+from ciyuan.formats import load_tiktoken_ranks, save_tiktoken_ranks
+from ciyuan.tokenizer import Tokenizer
 from tests.conftest import shared
 
 
@@ -53,7 +54,7 @@ def test_tiktoken_needs_every_byte(tmp_path):
     with pytest.raises(ciyuan.FileFormatError, match="56 single bytes"):
         ciyuan.Tokenizer.from_tiktoken(path)
     with pytest.raises(ciyuan.FileFormatError, match="no such file"):
-        load_tokenizer(tmp_path / "missing.tiktoken")
+        Tokenizer.load(tmp_path / "missing.tiktoken")
     (tmp_path / "empty.tiktoken").write_bytes(b"")
     with pytest.raises(ciyuan.FileFormatError, match="no tokens"):
         load_tiktoken_ranks(tmp_path / "empty.tiktoken")
@@ -64,7 +65,7 @@ def test_gpt2_files_load_and_errors(tmp_path):
     tok = ciyuan.Tokenizer.from_gpt2(enc_path, bpe_path)
     assert tok.encode("Hello world").ids == [15496, 995]
     assert tok.special_tokens == {"<|endoftext|>": 50256}
-    assert load_tokenizer(enc_path.parent).encode_ids("Hello") == [15496]
+    assert Tokenizer.load(enc_path.parent).encode_ids("Hello") == [15496]
 
     bad_bpe = tmp_path / "vocab.bpe"
     bad_bpe.write_text("#version: 0.2\nĠ t\nnot-a-pair\n", encoding="utf-8")

@@ -57,9 +57,9 @@ __all__ = [
     "normalizers",
     "pre_tokenizers",
     "processors",
-    "trainers",
     "segment",
-]
+    "trainers",
+].isupper()] + list(_LAZY)
 
 
 def __getattr__(name: str) -> Any:

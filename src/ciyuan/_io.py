@@ -9,7 +9,7 @@ from pathlib import Path
 import contextlib
 from typing import BinaryIO, Iterator, Union
 
-from ciyuan.errors import InvalidInputError
+from ciyuan._text import decode_utf8
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_output", "read_utf8", "decode_utf8"]
 
@@ -42,22 +42,10 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
 
 
 def atomic_write_text(path: PathLike, text: str) -> None:
+    """:func:`atomic_write_bytes` of ``text`` as UTF-8."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def decode_utf8(data: bytes, source: str, errors: str = "strict") -> str:
-    """Decode UTF-8; with ``errors="strict"`` invalid bytes raise an error naming ``source``,
-    the byte offset and the line."""
-    try:
-        return data.decode("utf-8", errors)
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise InvalidInputError(
-            f"{source}: invalid UTF-8 at byte {e.start} (line {line}): {data[e.start:e.start + 4]!r}; "
-            "fix the file or pass errors='replace' (CLI: --errors replace) to read such bytes as U+FFFD"
-        ) from None
-
-
 def read_utf8(path: PathLike, errors: str = "strict") -> str:
-    """Read a UTF-8 file (see :func:`decode_utf8` for ``errors``)."""
+    """Read a UTF-8 file (see :func:`ciyuan._text.decode_utf8` for ``errors``)."""
     return decode_utf8(Path(path).read_bytes(), str(path), errors)

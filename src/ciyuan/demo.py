@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Optional, Tuple
 
 import ciyuan
 
@@ -102,15 +102,22 @@ def main() -> int:
             assert tok.decode(ids) == text, "round trip failed"
             line += ", decode(encode(x)) == x"
             if reference is not None:
-                start = time.perf_counter()
-                same = reference.encode_ordinary(text) == ids
-                line += f", ids {'identical to' if same else 'DIFFERENT from'} tiktoken"
-                line += f" ({mb / (time.perf_counter() - start):.1f} MB/s)"
+                line, same = _against(line, "tiktoken", lambda: reference.encode_ordinary(text), ids, mb)
                 if not same:
                     print(line)
                     return 1
             print(line)
     return bert(data, texts)
+
+
+def _against(line: str, name: str, reference: Callable[[], Any], ids: Any, mb: float, how: str = "") -> Tuple[str, bool]:
+    """``line`` with how ``reference()``'s ids compare to ``ids`` (and its speed), and whether
+    they are the same."""
+    start = time.perf_counter()
+    same = reference() == ids
+    line += f", ids {'identical to' if same else 'DIFFERENT from'} {name}"
+    line += f" ({how}{mb / (time.perf_counter() - start):.1f} MB/s)"
+    return line, same
 
 
 def bert(data: Path, texts: dict) -> int:
@@ -139,10 +146,8 @@ def bert(data: Path, texts: dict) -> int:
         BertWordPieceTokenizer = None
     if BertWordPieceTokenizer is not None:
         hf = BertWordPieceTokenizer(str(path), lowercase=True)
-        start = time.perf_counter()
-        same = [e.ids for e in hf.encode_batch(lines)] == ids
-        line += f", ids {'identical to' if same else 'DIFFERENT from'} Hugging Face's"
-        line += f" (its encode_batch on all cores: {mb / (time.perf_counter() - start):.1f} MB/s)"
+        line, same = _against(line, "Hugging Face's", lambda: [e.ids for e in hf.encode_batch(lines)], ids, mb,
+                              "its encode_batch on all cores: ")
         if not same:
             print(line)
             return 1

@@ -19,12 +19,12 @@ their own overflowing), truncation windows and padding.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
-if TYPE_CHECKING:
-    from ciyuan.tokenizer import Tokenizer
+from ciyuan.errors import InvalidInputError
 
-__all__ = ["Encoding"]
+
+__all__ = ["Encoding", "AddedTokens", "LayoutPiece", "TokenLookup"]
 
 Offsets = List[Tuple[int, int]]
 Ranges = Dict[int, Tuple[int, int]]
@@ -42,13 +42,46 @@ _FIELDS = ("ids", "type_ids", "tokens", "offsets", "special_tokens_mask", "atten
 _NONE: List["Encoding"] = []  # the shared "no overflowing windows" (never mutated: always replaced)
 
 
+class TokenLookup(Protocol):
+    """What an Encoding needs of its tokenizer: the token of an id (for ``tokens``)."""
+
+    def id_to_token(self, token_id: int) -> str: ...
+
+
+class AddedTokens:
+    """A run of tokens that post-processing adds (a template's ``[CLS]``, ``[SEP]``...): offsets
+    ``(0, 0)``, special-tokens mask 1, one type id. Immutable, so a template builds it once.
+
+    Example:
+        >>> AddedTokens([101], ["[CLS]"]).encoding().special_tokens_mask
+        [1]
+    """
+
+    __slots__ = ("part", "length")
+
+    def __init__(self, ids: Sequence[int], tokens: Sequence[str], type_id: int = 0) -> None:
+        self.part: Part = (_SPECIAL, tuple(ids), tuple(tokens), type_id)
+        self.length = len(ids)
+
+    def encoding(self) -> "Encoding":
+        """These tokens as an Encoding of their own."""
+        return Encoding._composed(None, [self.part], self.length, {}, [])
+
+
+# One piece of :meth:`Encoding.concat`'s layout: added tokens, or (index of an input, the type id
+# its tokens get - None keeps theirs).
+LayoutPiece = Union[AddedTokens, Tuple[int, Optional[int]]]
+
+
 class NativeWrap:
     """How a single-sequence template wraps every text of a batch (e.g. BERT's ``[CLS] $A
     [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings."""
 
     __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids")
 
-    def __init__(self, head: List[Part], type_id: Optional[int], tail: List[Part]) -> None:
+    def __init__(self, head_tokens: List[AddedTokens], type_id: Optional[int], tail_tokens: List[AddedTokens]) -> None:
+        head = [a.part for a in head_tokens]
+        tail = [a.part for a in tail_tokens]
         self.before = sum(_part_len(p) for p in head)
         self.after = sum(_part_len(p) for p in tail)
         self.added = self.before + self.after
@@ -138,6 +171,34 @@ def _slice_parts(parts: List[Part], start: int, stop: int) -> List[Part]:
     return out
 
 
+class _MaskField:
+    """A per-token field with a default for a model's own tokens (type ids, the two masks): made
+    on first read, settable as a whole."""
+
+    def __init__(self, default: int) -> None:
+        self.default = default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, enc: Optional["Encoding"], owner: type) -> Any:
+        if enc is None:
+            return self
+        values = getattr(enc, self.slot)
+        if values is None:
+            if enc._parts is not None:
+                values = enc._join(self.name)
+            elif enc._native is not None:
+                values = enc._native_field(self.name)
+            else:
+                values = [self.default] * len(enc)
+            setattr(enc, self.slot, values)
+        return values
+
+    def __set__(self, enc: "Encoding", value: Sequence[int]) -> None:
+        enc._set(self.slot, value)
+
+
 class Encoding:
     """Ids, tokens, offsets, type ids and masks of one encoded text or pair of texts.
 
@@ -173,7 +234,7 @@ class Encoding:
 
     def __init__(
         self,
-        tokenizer: Optional["Tokenizer"],
+        tokenizer: Optional[TokenLookup],
         ids: Optional[List[int]] = None,
         offsets: Optional[Offsets] = None,
         make_ids: Optional[Callable[[], List[int]]] = None,
@@ -185,7 +246,7 @@ class Encoding:
         special_tokens_mask: Optional[List[int]] = None,
         overflowing: Optional[List["Encoding"]] = None,
     ) -> None:
-        self._tokenizer = tokenizer
+        self._reset(tokenizer)
         self._ids = ids
         self._offsets = offsets
         self._tokens = tokens
@@ -194,32 +255,38 @@ class Encoding:
         self._special_tokens_mask = special_tokens_mask
         self._make_ids = make_ids
         self._make_offsets = make_offsets
+        if overflowing:
+            self._overflowing = list(overflowing)
+
+    def _reset(self, tokenizer: Optional[TokenLookup]) -> None:
+        """Every slot to "nothing yet" (the fields are then made on first read)."""
+        self._tokenizer = tokenizer
+        self._ids = self._offsets = self._tokens = self._type_ids = None
+        self._attention_mask = self._special_tokens_mask = None
+        self._make_ids = self._make_offsets = None
         self._parts: Optional[List[Part]] = None
         self._length: Optional[int] = None
         self._range_map: Optional[Ranges] = None
-        self._overflowing: List[Encoding] = list(overflowing) if overflowing else _NONE
+        self._overflowing: List[Encoding] = _NONE
         self._native: Any = None  # a _core.EncodingData whose fields this Encoding shows
         self._text: Optional[str] = None  # the text it encodes (for character offsets)
         self._wrap: Optional[NativeWrap] = None
 
     @classmethod
-    def _from_native(cls, tokenizer: "Tokenizer", data: Any, text: str, wrap: Optional["NativeWrap"] = None
+    def _from_native(cls, tokenizer: TokenLookup, data: Any, text: str, wrap: Optional["NativeWrap"] = None
                      ) -> "Encoding":
         """A flat Encoding over a native result (``_core.EncodingData`` of ``text``), optionally
         wrapped in a template's special tokens. Batches make one per text, so it is kept to a
-        single object: every field is computed from ``data`` on first read."""
+        single object: every field is computed from ``data`` on first read, and the slots are set
+        here directly (a batch makes one per text; a _reset call would cost each one)."""
         enc = cls.__new__(cls)
         enc._tokenizer = tokenizer
         enc._ids = enc._offsets = enc._tokens = enc._type_ids = None
         enc._attention_mask = enc._special_tokens_mask = None
-        enc._make_ids = enc._make_offsets = None
-        enc._parts = None
+        enc._make_ids = enc._make_offsets = enc._parts = enc._range_map = None
         enc._length = len(data) + (wrap.added if wrap is not None else 0)
-        enc._range_map = None
         enc._overflowing = _NONE
-        enc._native = data
-        enc._text = text
-        enc._wrap = wrap
+        enc._native, enc._text, enc._wrap = data, text, wrap
         return enc
 
     @property
@@ -256,19 +323,19 @@ class Encoding:
         return head + inner + tail if head or tail else inner
 
     @classmethod
-    def _composed(cls, tokenizer: Optional["Tokenizer"], parts: List[Part], length: int, ranges: Ranges,
+    def _composed(cls, tokenizer: Optional[TokenLookup], parts: List[Part], length: int, ranges: Ranges,
                   overflowing: List["Encoding"]) -> "Encoding":
         """A composed Encoding (no validation; ``parts`` and ``ranges`` are owned by it)."""
+        # One per post-processed text: the slots are set here directly (no _reset call).
         enc = cls.__new__(cls)
         enc._tokenizer = tokenizer
         enc._ids = enc._offsets = enc._tokens = enc._type_ids = None
         enc._attention_mask = enc._special_tokens_mask = None
-        enc._make_ids = enc._make_offsets = None
+        enc._make_ids = enc._make_offsets = enc._native = enc._text = enc._wrap = None
         enc._parts = parts
         enc._length = length
         enc._range_map = ranges
         enc._overflowing = overflowing
-        enc._native = enc._text = enc._wrap = None
         return enc
 
     # -- fields ----------------------------------------------------------------------------------
@@ -324,48 +391,9 @@ class Encoding:
     def tokens(self, value: Sequence[str]) -> None:
         self._set("_tokens", value)
 
-    @property
-    def type_ids(self) -> List[int]:
-        if self._type_ids is None:
-            if self._parts is not None:
-                self._type_ids = self._join("type_ids")
-            else:
-                self._type_ids = self._native_field("type_ids") if self._native is not None else [0] * len(self)
-        return self._type_ids
-
-    @type_ids.setter
-    def type_ids(self, value: Sequence[int]) -> None:
-        self._set("_type_ids", value)
-
-    @property
-    def attention_mask(self) -> List[int]:
-        if self._attention_mask is None:
-            if self._parts is not None:
-                self._attention_mask = self._join("attention_mask")
-            elif self._native is not None:
-                self._attention_mask = self._native_field("attention_mask")
-            else:
-                self._attention_mask = [1] * len(self)
-        return self._attention_mask
-
-    @attention_mask.setter
-    def attention_mask(self, value: Sequence[int]) -> None:
-        self._set("_attention_mask", value)
-
-    @property
-    def special_tokens_mask(self) -> List[int]:
-        if self._special_tokens_mask is None:
-            if self._parts is not None:
-                self._special_tokens_mask = self._join("special_tokens_mask")
-            elif self._native is not None:
-                self._special_tokens_mask = self._native_field("special_tokens_mask")
-            else:
-                self._special_tokens_mask = [0] * len(self)
-        return self._special_tokens_mask
-
-    @special_tokens_mask.setter
-    def special_tokens_mask(self, value: Sequence[int]) -> None:
-        self._set("_special_tokens_mask", value)
+    type_ids = _MaskField(0)
+    attention_mask = _MaskField(1)
+    special_tokens_mask = _MaskField(0)
 
     @property
     def overflowing(self) -> List["Encoding"]:
@@ -422,6 +450,21 @@ class Encoding:
         return f"Encoding(n={len(self.ids)}, ids={shown}{more}{over})"
 
     # -- the operations post-processing is made of (HF's encoding.rs semantics) ------------------
+    #
+    # Public, as in Hugging Face's Encoding: truncate, pad, merge_with / merge, set_sequence_id,
+    # plus copy, set_type_id and concat, which templates use to lay sequences and added tokens
+    # side by side without touching the model's output.
+
+    @property
+    def composed(self) -> bool:
+        """True when post-processing made this Encoding (a concatenation of other Encodings'
+        tokens and added tokens), False for a model's own output."""
+        return self._parts is not None
+
+    @property
+    def sequence_ranges(self) -> Dict[int, Tuple[int, int]]:
+        """``{sequence index: (start, stop)}``: which tokens came from which input (a copy)."""
+        return dict(self._ranges)
 
     def _as_parts(self, type_id: Optional[int] = None) -> List[Part]:
         """This Encoding's tokens as parts (a new list); ``type_id`` replaces every type id."""
@@ -435,6 +478,21 @@ class Encoding:
         """A deep copy of the structure (parts are immutable and flat Encodings are shared)."""
         return Encoding._composed(self._tokenizer, self._as_parts(), len(self), dict(self._ranges),
                                   [o._clone() for o in self._overflowing])
+
+    def copy(self, type_id: Optional[int] = None) -> "Encoding":
+        """A composed copy that owns its structure (the model's output is shared, never copied);
+        ``type_id`` replaces the type ids of the copy and of its overflowing windows (one level).
+
+        Example:
+            >>> Encoding(None, ids=[5, 6], offsets=[(0, 1), (1, 2)], tokens=["a", "b"]).copy(1).type_ids
+            [1, 1]
+        """
+        overflowing = [o._clone() for o in self._overflowing]
+        if type_id is not None:
+            for o in overflowing:
+                o.set_type_id(type_id)
+        return Encoding._composed(self._tokenizer, self._as_parts(type_id), len(self), dict(self._ranges),
+                                  overflowing)
 
     def _set_parts(self, parts: List[Part], length: int) -> None:
         if self._parts is None:
@@ -454,35 +512,35 @@ class Encoding:
         self._ids = self._offsets = self._tokens = self._type_ids = None
         self._attention_mask = self._special_tokens_mask = None
 
-    def _set_type_id(self, type_id: int) -> None:
+    def set_type_id(self, type_id: int) -> None:
         """Every token gets ``type_id`` (overflowing windows keep theirs, as in HF)."""
         self._set_parts(self._as_parts(type_id), len(self))
 
-    def _set_sequence_id(self, sequence_id: int) -> None:
+    def set_sequence_id(self, sequence_id: int, *, overflowing: bool = False) -> None:
+        """All tokens belong to input ``sequence_id`` (and, with ``overflowing``, those of every
+        overflowing window, at every depth)."""
         self._ranges[sequence_id] = (0, len(self))
+        if overflowing:
+            for o in self._overflowing:
+                o.set_sequence_id(sequence_id, overflowing=True)
 
-    def _set_sequence_id_everywhere(self, sequence_id: int) -> None:
-        self._set_sequence_id(sequence_id)
-        for o in self._overflowing:
-            o._set_sequence_id_everywhere(sequence_id)
-
-    def _merge_with(self, pair: "Encoding") -> None:
-        """Append ``pair`` in place (offsets not shifted), combining overflowing windows as HF's
-        ``merge_with`` does: each of our windows with ``pair`` and with each of its windows, then
-        ourselves with each of its windows - clones carry their own overflowing, so the result can
-        nest."""
+    def merge_with(self, pair: "Encoding") -> None:
+        """Append ``pair`` in place (offsets not shifted: HF's ``growing_offsets=False``),
+        combining overflowing windows as HF's ``merge_with`` does: each of our windows with
+        ``pair`` and with each of its windows, then ourselves with each of its windows - clones
+        carry their own overflowing, so the result can nest. ``pair`` is not changed."""
         overflowings: List[Encoding] = []
         for mine in self._overflowing:
             n = mine._clone()
-            n._merge_with(pair._clone())
+            n.merge_with(pair._clone())
             overflowings.append(n)
             for other in pair._overflowing:
                 n = mine._clone()
-                n._merge_with(other._clone())
+                n.merge_with(other._clone())
                 overflowings.append(n)
         for other in pair._overflowing:
             n = self._clone()
-            n._merge_with(other._clone())
+            n.merge_with(other._clone())
             overflowings.append(n)
         shift = len(self)
         for k, (start, stop) in pair._ranges.items():
@@ -490,9 +548,59 @@ class Encoding:
         self._set_parts(self._as_parts() + pair._as_parts(), shift + len(pair))
         self._overflowing = overflowings
 
-    def _truncate(self, max_length: int, stride: int, left: bool) -> None:
-        """Keep ``max_length`` tokens; the rest becomes overflowing windows that overlap by
-        ``stride`` tokens (HF's ``Encoding::truncate``; the caller checks stride < max_length)."""
+    @staticmethod
+    def merge(encodings: Sequence["Encoding"]) -> "Encoding":
+        """A new Encoding: ``encodings`` one after another (:meth:`merge_with` each in turn)."""
+        tokenizer = next((e._tokenizer for e in encodings if e._tokenizer is not None), None)
+        result = Encoding._composed(tokenizer, [], 0, {}, [])
+        for e in encodings:
+            result.merge_with(e)
+        return result
+
+    @staticmethod
+    def concat(layout: Sequence[LayoutPiece], inputs: Sequence["Encoding"], keep_types: bool = False) -> "Encoding":
+        """A new Encoding laid out by ``layout``: :class:`AddedTokens`, or ``(i, type id)`` for
+        the tokens of ``inputs[i]`` with that type id (None, or ``keep_types``, keeps theirs);
+        each input's tokens are recorded as input sequence ``i``. The inputs' overflowing
+        windows are not carried (see :meth:`merge`). One call per encoded text: kept to a single
+        pass over the layout.
+
+        Example:
+            >>> a = Encoding(None, ids=[7592], offsets=[(0, 5)], tokens=["hello"])
+            >>> e = Encoding.concat([AddedTokens([101], ["[CLS]"]), (0, 0), AddedTokens([102], ["[SEP]"])], [a])
+            >>> e.ids, e.sequence_ids
+            ([101, 7592, 102], [None, 0, None])
+        """
+        parts: List[Part] = []
+        ranges: Ranges = {}
+        at = 0
+        for piece in layout:
+            if piece.__class__ is AddedTokens:
+                parts.append(piece.part)  # type: ignore[union-attr]
+                at += piece.length  # type: ignore[union-attr]
+                continue
+            index, type_id = piece  # type: ignore[misc]
+            enc = inputs[index]
+            n = len(enc)
+            if keep_types:
+                type_id = None
+            if enc._parts is None:
+                parts.append((_SLICE, enc, 0, n, type_id))
+            else:
+                parts += enc._as_parts(type_id)
+            for k, (s, e) in enc._ranges.items():  # ranges an input already had (rare)
+                ranges[k] = (s + at, e + at)
+            ranges[index] = (at, at + n)
+            at += n
+        return Encoding._composed(inputs[0]._tokenizer if inputs else None, parts, at, ranges, [])
+
+    def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
+        """Keep ``max_length`` tokens in place; the rest becomes overflowing windows that overlap
+        by ``stride`` tokens (HF's ``Encoding.truncate``). ``direction="left"`` keeps the end.
+
+        Raises:
+            InvalidInputError: ``stride`` is not smaller than ``max_length`` (when cutting).
+        """
         n = len(self)
         if max_length >= n:
             return
@@ -502,9 +610,11 @@ class Encoding:
             self._ranges = {}
             self._overflowing = [whole]
             return
+        if stride >= max_length:
+            raise InvalidInputError(f"truncation stride {stride} must be smaller than max_length {max_length}")
         step = max_length - stride
         windows: List[Tuple[int, int]] = []
-        if not left:
+        if direction != "left":
             for start in range(0, n, step):
                 stop = min(start + max_length, n)
                 windows.append((start, stop))
@@ -525,18 +635,18 @@ class Encoding:
         self._ranges = {}
         self._set_parts(_slice_parts(parts, s, e), e - s)
 
-    def _pad(self, length: int, pad_id: int, pad_type_id: int, pad_token: str, left: bool) -> None:
-        """Pad to ``length`` tokens (overflowing windows first, as HF; never shortens)."""
+    def pad(self, length: int, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
+            pad_token: str = "[PAD]") -> None:
+        """Pad in place to ``length`` tokens (overflowing windows first, as HF; never shortens)."""
         for o in self._overflowing:
-            o._pad(length, pad_id, pad_type_id, pad_token, left)
+            o.pad(length, direction, pad_id, pad_type_id, pad_token)
         n = len(self)
         if n >= length:
             return
         pad = (_PAD, length - n, pad_id, pad_type_id, pad_token)
-        if left:
+        if direction == "left":
             shift = length - n
             self._ranges = {k: (s + shift, e + shift) for k, (s, e) in self._ranges.items()}
             self._set_parts([pad] + self._as_parts(), length)
         else:
             self._set_parts(self._as_parts() + [pad], length)
-

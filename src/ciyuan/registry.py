@@ -22,11 +22,11 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Generic, List, Mapping, Type, TypeVar, cast
+from typing import Any, Callable, Dict, Generic, List, Mapping, Tuple, Type, TypeVar, cast
 
 from ciyuan.errors import ModelError
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "Component"]
 
 T = TypeVar("T")
 C = TypeVar("C", bound=type)
@@ -74,3 +74,35 @@ class Registry(Generic[T]):
         cls = self.get(data.get("type"))  # type: ignore[arg-type]
         build: Callable[[Mapping[str, Any]], T] = getattr(cls, "from_dict")
         return build(data)
+
+
+class Component:
+    """What the components of every stage share: a ``type_name``, a plain-data form and
+    equality by that form.
+
+    ``options`` names the constructor's keyword arguments, which the component keeps as
+    attributes of the same names: :meth:`to_dict` lists them after ``"type"`` and
+    :meth:`from_dict` passes them back (a missing one takes its default), so a component only
+    names its options. One whose form differs overrides both.
+    """
+
+    type_name: str = ""
+    options: Tuple[str, ...] = ()
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Plain data with the ``"type"`` key (read back by the stage's ``from_dict``)."""
+        return {"type": self.type_name, **{name: getattr(self, name) for name in self.options}}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Any:
+        """Rebuild from :meth:`to_dict`."""
+        return cls(**{name: data[name] for name in cls.options if name in data})
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.options)
+        return f"{type(self).__name__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]

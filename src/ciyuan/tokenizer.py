@@ -12,41 +12,30 @@ import contextlib
 import gc
 import json
 from itertools import accumulate
-from pathlib import Path
-from typing import Any, Collection, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
-import regex
-
-from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, processors
+from ciyuan import decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
+from ciyuan._text import replace_surrogates
 from ciyuan.decoders import Decoder
 from ciyuan.encoding import Encoding, NativeWrap
 from ciyuan.front_end import native_front_end
-from ciyuan.errors import (
-    CiyuanError,
-    DisallowedSpecialTokenError,
-    FileFormatError,
-    InvalidInputError,
-    ModelError,
-    UnknownIdError,
-)
-from ciyuan.models import BPE
+from ciyuan.errors import CiyuanError, FileFormatError, InvalidInputError, ModelError, UnknownIdError
+from ciyuan.formats.bert_vocab import bert_vocab_parts
+from ciyuan.formats.detect import detect_format
+from ciyuan.formats.gpt2 import gpt2_parts
+from ciyuan.formats.tiktoken import tiktoken_parts
+from ciyuan.models.base import Model
 from ciyuan.normalizers import NormalizedString, Normalizer
+from ciyuan.pre_tokenizers import PreTokenizer
 from ciyuan.processors import Padding, PostProcessor, Truncation, pad_batch, post_process
+from ciyuan.special_tokens import SpecialSet, SpecialTokenRules
+
 
 __all__ = ["Tokenizer"]
 
-SpecialSet = Union[str, Collection[str]]  # "all" or a collection of special-token texts
 EncodeInput = Union[str, Tuple[str, str]]  # one text, or a pair of texts (BERT's A and B)
 FORMAT_VERSION = 1
-
-_ORDINARY, _ALLOWED, _DISALLOWED = 0, 1, 2
-
-
-def _replace_surrogates(text: str) -> str:
-    # A Python str may hold lone surrogates, which have no UTF-8 form. Like tiktoken, encode them
-    # as U+FFFD; one character becomes one character, so offsets are unchanged.
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 @contextlib.contextmanager
@@ -112,23 +101,23 @@ class Tokenizer:
 
     def __init__(
         self,
-        model: Any,
+        model: Model,
         *,
         normalizer: Optional[Normalizer] = None,
-        pre_tokenizer: Optional[Any] = None,
+        pre_tokenizer: Optional[PreTokenizer] = None,
         post_processor: Optional[PostProcessor] = None,
         decoder: Optional[Decoder] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
         truncation: Optional[Truncation] = None,
         padding: Optional[Padding] = None,
     ) -> None:
-        self.model = model
-        self.normalizer = normalizer
-        self.pre_tokenizer = pre_tokenizer
-        self.post_processor = post_processor
+        self.model: Model = model
+        self.normalizer: Optional[Normalizer] = normalizer
+        self.pre_tokenizer: Optional[PreTokenizer] = pre_tokenizer
+        self.post_processor: Optional[PostProcessor] = post_processor
         self.truncation = truncation
         self.padding = padding
-        self.decoder = decoder if decoder is not None else model.default_decoder()
+        self.decoder: Decoder = decoder if decoder is not None else model.default_decoder()
         self.special_tokens: Dict[str, int] = dict(special_tokens or {})
         self._special_ids = {i: t for t, i in self.special_tokens.items()}
         for text, i in self.special_tokens.items():
@@ -140,67 +129,11 @@ class Tokenizer:
                 raise ModelError(f"special token {text!r} has id {i}, which the model uses for {model.id_to_token(i)!r}")
         if len(self._special_ids) != len(self.special_tokens):
             raise ModelError("two special tokens share an id")
-        self._special_names = list(self.special_tokens)
+        self._specials = SpecialTokenRules(self.special_tokens)
         front_end = native_front_end(normalizer, pre_tokenizer, model)
         self._native_path = front_end is not None
         self._encoder = model.make_encoder(front_end, list(self.special_tokens.items()))
-        self._policies: Dict[Tuple[Any, Any], bytes] = {}
-
-    # -- special tokens ------------------------------------------------------------------------
-
-    def _policy(self, allowed_special: SpecialSet, disallowed_special: SpecialSet) -> bytes:
-        key = (
-            allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special),
-            disallowed_special if isinstance(disallowed_special, str) else frozenset(disallowed_special),
-        )
-        policy = self._policies.get(key)
-        if policy is not None:
-            return policy
-        names = set(self._special_names)
-
-        def resolve(spec: SpecialSet, what: str) -> set:
-            if spec == "all":
-                return set(names)
-            if isinstance(spec, str):
-                raise InvalidInputError(f"{what} must be 'all' or a collection of special tokens, not {spec!r}")
-            unknown = set(spec) - names
-            if unknown:
-                raise InvalidInputError(
-                    f"{what} names {sorted(unknown)!r}, which are not special tokens of this tokenizer "
-                    f"(it has {sorted(names)!r})"
-                )
-            return set(spec)
-
-        allowed = resolve(key[0], "allowed_special")
-        disallowed = resolve(key[1], "disallowed_special") - allowed if key[1] != "all" else names - allowed
-        policy = bytes(
-            _ALLOWED if n in allowed else _DISALLOWED if n in disallowed else _ORDINARY for n in self._special_names
-        )
-        if len(self._policies) < 64:
-            self._policies[key] = policy
-        return policy
-
-    def _special_segments(self, text: str, policy: bytes) -> List[Tuple[int, int, Optional[int]]]:
-        """Split ``text`` at special tokens that are allowed: (start, end, special id or None)."""
-        active = [n for n, p in zip(self._special_names, policy) if p != _ORDINARY]
-        if not active:
-            return [(0, len(text), None)]
-        pattern = regex.compile("|".join(regex.escape(n) for n in sorted(active, key=len, reverse=True)))
-        segments: List[Tuple[int, int, Optional[int]]] = []
-        at = 0
-        for m in pattern.finditer(text):
-            name = m.group()
-            if policy[self._special_names.index(name)] == _DISALLOWED:
-                raise DisallowedSpecialTokenError(
-                    f"the text contains the special token {name!r} at character {m.start()}; pass "
-                    f"allowed_special={{{name!r}}} to encode it as a special token, or "
-                    "disallowed_special=() to encode it as ordinary text"
-                )
-            segments.append((at, m.start(), None))
-            segments.append((m.start(), m.end(), self.special_tokens[name]))
-            at = m.end()
-        segments.append((at, len(text), None))
-        return segments
+        self._policy = self._specials.policy  # (allowed_special, disallowed_special) -> policy bytes
 
     # -- encoding ------------------------------------------------------------------------------
 
@@ -245,7 +178,7 @@ class Tokenizer:
         try:
             data = self._encoder.encode(text, policy)
         except UnicodeEncodeError:
-            text = _replace_surrogates(text)
+            text = replace_surrogates(text)
             data = self._encoder.encode(text, policy)
         return Encoding._from_native(self, data, text)
 
@@ -269,7 +202,7 @@ class Tokenizer:
         try:
             return self._encoder.encode_ids(text, policy)
         except UnicodeEncodeError:
-            return self._encoder.encode_ids(_replace_surrogates(text), policy)
+            return self._encoder.encode_ids(replace_surrogates(text), policy)
 
     def encode_batch(
         self,
@@ -375,7 +308,7 @@ class Tokenizer:
         try:
             return texts, run(texts)
         except UnicodeEncodeError:
-            texts = [_replace_surrogates(t) for t in texts]
+            texts = [replace_surrogates(t) for t in texts]
             return texts, run(texts)
 
     @staticmethod
@@ -389,10 +322,10 @@ class Tokenizer:
     def _encode_python(self, text: str, policy: bytes) -> Encoding:
         if not isinstance(text, str):
             raise TypeError(f"expected str, got {type(text).__name__}")
-        text = _replace_surrogates(text)
+        text = replace_surrogates(text)
         ids: List[int] = []
         offsets: List[Tuple[int, int]] = []
-        for start, end, special in self._special_segments(text, policy):
+        for start, end, special in self._specials.segments(text, policy):
             if special is not None:
                 ids.append(special)
                 offsets.append((start, end))
@@ -677,34 +610,15 @@ class Tokenizer:
         Example:
             >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken", "o200k_base")  # doctest: +SKIP
         """
-        from ciyuan.formats.tiktoken import tiktoken_tokenizer
-
-        return tiktoken_tokenizer(path, pattern, special_tokens)
+        return cls(**tiktoken_parts(path, pattern, special_tokens))
 
     @classmethod
     def from_gpt2(cls, encoder_json: PathLike, vocab_bpe: PathLike) -> "Tokenizer":
         """Load OpenAI's GPT-2 files (``encoder.json`` and ``vocab.bpe``)."""
-        from ciyuan.formats.gpt2 import gpt2_tokenizer
-
-        return gpt2_tokenizer(encoder_json, vocab_bpe)
+        return cls(**gpt2_parts(encoder_json, vocab_bpe))
 
     @classmethod
-    def from_bert_vocab(
-        cls,
-        path: PathLike,
-        lowercase: bool = True,
-        *,
-        strip_accents: Optional[bool] = None,
-        clean_text: bool = True,
-        handle_chinese_chars: bool = True,
-        unk_token: str = "[UNK]",
-        sep_token: str = "[SEP]",
-        cls_token: str = "[CLS]",
-        pad_token: str = "[PAD]",
-        mask_token: str = "[MASK]",
-        wordpieces_prefix: str = "##",
-        max_input_chars_per_word: int = 100,
-    ) -> "Tokenizer":
+    def from_bert_vocab(cls, path: PathLike, lowercase: bool = True, **options: Any) -> "Tokenizer":
         """The whole BERT pipeline from a ``vocab.txt``, as Hugging Face's
         ``BertWordPieceTokenizer`` builds it: BERT normalizer (clean-up, CJK characters apart,
         lowercase and accent stripping if ``lowercase``), BERT pre-tokenizer, WordPiece,
@@ -713,32 +627,42 @@ class Tokenizer:
         The special tokens the vocabulary holds are special tokens of the tokenizer (in input
         text they follow ``allowed_special`` / ``disallowed_special``, see :meth:`encode`).
 
+        Args:
+            path: the ``vocab.txt``.
+            lowercase: lowercase (and, unless ``strip_accents`` says otherwise, strip accents):
+                True for uncased vocabularies, False for cased ones.
+            options: keyword arguments of
+                :func:`~ciyuan.formats.bert_vocab.bert_vocab_parts`, as Hugging Face names them:
+                ``strip_accents``, ``clean_text``, ``handle_chinese_chars``, ``unk_token``,
+                ``sep_token``, ``cls_token``, ``pad_token``, ``mask_token``,
+                ``wordpieces_prefix``, ``max_input_chars_per_word``.
+
         Example:
             >>> bert = Tokenizer.from_bert_vocab("bert-base-uncased-vocab.txt")     # doctest: +SKIP
             >>> bert.encode("Hello, world!").tokens                                  # doctest: +SKIP
             ['[CLS]', 'hello', ',', 'world', '!', '[SEP]']
         """
-        from ciyuan.models import WordPiece
-        from ciyuan.normalizers import BertNormalizer
-        from ciyuan.pre_tokenizers import BertPreTokenizer
-        from ciyuan.processors import BertProcessing
+        return cls(**bert_vocab_parts(path, lowercase, **options))
 
-        model = WordPiece.from_file(path, unk_token=unk_token, continuing_subword_prefix=wordpieces_prefix,
-                                    max_input_chars_per_word=max_input_chars_per_word)
-        specials = {t: model.token_to_id(t) for t in (pad_token, unk_token, cls_token, sep_token, mask_token)
-                    if model.token_to_id(t) is not None}
-        for name, token in (("sep_token", sep_token), ("cls_token", cls_token)):
-            if token not in specials:
-                raise FileFormatError(str(path), None, f"the vocabulary has no {token!r} ({name})")
-        return cls(
-            model,
-            normalizer=BertNormalizer(clean_text=clean_text, handle_chinese_chars=handle_chinese_chars,
-                                      strip_accents=strip_accents, lowercase=lowercase),
-            pre_tokenizer=BertPreTokenizer(),
-            post_processor=BertProcessing(sep=(sep_token, specials[sep_token]), cls=(cls_token, specials[cls_token])),
-            decoder=decoders.WordPiece(wordpieces_prefix),
-            special_tokens=specials,
-        )
+    @classmethod
+    def load(cls, path: PathLike, pattern: Optional[str] = None, *, lowercase: bool = True) -> "Tokenizer":
+        """Load ``path`` as a tokenizer, choosing the reader by what the file is
+        (:func:`ciyuan.formats.detect.detect_format`): a ``.tiktoken`` file (split with
+        ``pattern``, default ``cl100k_base``), GPT-2's ``encoder.json`` + ``vocab.bpe`` (or a
+        folder holding both), ciyuan JSON, or a BERT ``vocab.txt`` (the whole BERT pipeline;
+        ``lowercase=False`` for cased vocabularies).
+
+        Example:
+            >>> tok = Tokenizer.load("o200k_base.tiktoken", pattern="o200k_base")   # doctest: +SKIP
+        """
+        kind, first, second = detect_format(path)
+        if kind == "gpt2":
+            return cls.from_gpt2(first, second)  # type: ignore[arg-type]
+        if kind == "ciyuan":
+            return cls.from_file(first)
+        if kind == "bert_vocab":
+            return cls.from_bert_vocab(first, lowercase=lowercase)
+        return cls.from_tiktoken(first, pattern or "cl100k_base")
 
     def __repr__(self) -> str:
         return (

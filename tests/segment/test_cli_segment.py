@@ -62,7 +62,7 @@ def test_segment_errors(tmp_path, dict_path):
 def test_segment_blocks(tmp_path, dict_path, monkeypatch, capsys):
     # A file larger than a block is segmented block by block, cut at line ends; an error in a
     # later block names the byte and line in the whole file.
-    from ciyuan import _cli_segment
+    from ciyuan.cli import segment as _cli_segment
 
     monkeypatch.setattr(_cli_segment, "CHUNK_BYTES", 16)
     src = tmp_path / "in.txt"

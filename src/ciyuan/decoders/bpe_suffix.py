@@ -3,12 +3,15 @@ becomes a space (and the final one is dropped)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import List
+
+from ciyuan.decoders.base import DECODERS, Decoder
 
 __all__ = ["BPESuffix"]
 
 
-class BPESuffix:
+@DECODERS.register
+class BPESuffix(Decoder):
     """Join tokens, turning each ``suffix`` into a space.
 
     Example:
@@ -17,7 +20,7 @@ class BPESuffix:
     """
 
     type_name = "BPESuffix"
-    joins_bytes = False
+    options = ("suffix",)
 
     def __init__(self, suffix: str = "</w>") -> None:
         self.suffix = suffix
@@ -25,9 +28,3 @@ class BPESuffix:
     def decode(self, tokens: List[bytes]) -> str:
         text = b"".join(tokens).decode("utf-8", "replace")
         return text.replace(self.suffix, " ").rstrip(" ") if self.suffix else text
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name, "suffix": self.suffix}
-
-    def __repr__(self) -> str:
-        return f"BPESuffix({self.suffix!r})"

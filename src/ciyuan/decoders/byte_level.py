@@ -3,12 +3,15 @@ simply concatenate)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import List
+
+from ciyuan.decoders.base import DECODERS, Decoder
 
 __all__ = ["ByteLevel"]
 
 
-class ByteLevel:
+@DECODERS.register
+class ByteLevel(Decoder):
     """Concatenate token bytes and decode UTF-8; invalid sequences (a character cut between
     tokens) become U+FFFD with ``errors="replace"``, as tiktoken does.
 
@@ -19,15 +22,10 @@ class ByteLevel:
 
     type_name = "ByteLevel"
     joins_bytes = True  # lets the tokenizer join bytes natively
+    options = ("errors",)
 
     def __init__(self, errors: str = "replace") -> None:
         self.errors = errors
 
     def decode(self, tokens: List[bytes]) -> str:
         return b"".join(tokens).decode("utf-8", self.errors)
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name, "errors": self.errors}
-
-    def __repr__(self) -> str:
-        return f"ByteLevel(errors={self.errors!r})"

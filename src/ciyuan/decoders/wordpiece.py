@@ -9,9 +9,11 @@ leading space, so a phrase spread over several tokens (``do not``) is left as it
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import List
 
-__all__ = ["WordPiece", "WordLevel", "CharLevel"]
+from ciyuan.decoders.base import DECODERS, Decoder
+
+__all__ = ["WordPiece"]
 
 # (before, after) applied in this order to each token with its leading space.
 _CLEANUP = (
@@ -20,11 +22,8 @@ _CLEANUP = (
 )
 
 
-def _text(token: bytes) -> str:
-    return token.decode("utf-8", "replace")
-
-
-class WordPiece:
+@DECODERS.register
+class WordPiece(Decoder):
     """Join WordPiece tokens into text.
 
     Args:
@@ -37,7 +36,7 @@ class WordPiece:
     """
 
     type_name = "WordPiece"
-    joins_bytes = False
+    options = ("prefix", "cleanup")
 
     def __init__(self, prefix: str = "##", cleanup: bool = True) -> None:
         self.prefix = prefix
@@ -47,7 +46,7 @@ class WordPiece:
         out: List[str] = []
         prefix = self.prefix
         for i, data in enumerate(tokens):
-            token = _text(data)
+            token = data.decode("utf-8", "replace")
             if i:
                 token = token[len(prefix):] if prefix and token.startswith(prefix) else " " + token
             if self.cleanup:
@@ -55,50 +54,3 @@ class WordPiece:
                     token = token.replace(before, after)
             out.append(token)
         return "".join(out)
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name, "prefix": self.prefix, "cleanup": self.cleanup}
-
-    def __repr__(self) -> str:
-        return f"WordPiece(prefix={self.prefix!r}, cleanup={self.cleanup})"
-
-
-class WordLevel:
-    """Join whole-word tokens with a space.
-
-    Example:
-        >>> WordLevel().decode([b"hello", b"world"])
-        'hello world'
-    """
-
-    type_name = "WordLevel"
-    joins_bytes = False
-
-    def __init__(self, separator: str = " ") -> None:
-        self.separator = separator
-
-    def decode(self, tokens: List[bytes]) -> str:
-        return self.separator.join(_text(t) for t in tokens)
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name, "separator": self.separator}
-
-    def __repr__(self) -> str:
-        return f"WordLevel(separator={self.separator!r})"
-
-
-class CharLevel(WordLevel):
-    """Join character tokens with nothing between them.
-
-    Example:
-        >>> CharLevel().decode([b"\\xe8\\xaf\\x8d", b"\\xe5\\x85\\x83"])
-        '词元'
-    """
-
-    type_name = "CharLevel"
-
-    def __init__(self, separator: str = "") -> None:
-        super().__init__(separator)
-
-    def __repr__(self) -> str:
-        return "CharLevel()" if self.separator == "" else f"CharLevel(separator={self.separator!r})"

@@ -1,91 +1,74 @@
-"""BERT's ``vocab.txt``: one token per line, a token's id is its line number counted from 0.
-
-This is the vocabulary file of every BERT-family checkpoint (``bert-base-uncased``,
-``bert-base-chinese``, ...). It is read exactly as Hugging Face reads it: whitespace at the end
-of a line is not part of the token (so ``bert-base-chinese``'s line ``"\\u2028"`` is the empty
-token, and ``"##\\u2028"`` is ``"##"``); if that trimming makes two lines the same token, the
-later line wins and the earlier id is unused. A final line break is optional. Errors that name
-the file and line: an empty line (zero characters), the same line twice, invalid UTF-8 - a
-silently lost or shifted line would shift the ids after it.
+"""BERT's ``vocab.txt`` as a whole tokenizer: the pipeline Hugging Face's
+``BertWordPieceTokenizer`` builds around it. The file itself is read and written by
+:mod:`ciyuan.models.vocab_txt` (the WordPiece model's own file; its functions are re-exported
+here).
 
 Example:
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "vocab.txt")
-    >>> save_bert_vocab(path, ["[PAD]", "[UNK]", "hello", "##s"])
-    >>> load_bert_vocab(path)
-    ['[PAD]', '[UNK]', 'hello', '##s']
+    >>> from ciyuan import Tokenizer
+    >>> bert = Tokenizer(**bert_vocab_parts("bert-base-uncased-vocab.txt"))   # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Optional
 
-from ciyuan._io import PathLike, atomic_write_text
-from ciyuan.errors import FileFormatError, ModelError
+from ciyuan._io import PathLike
+from ciyuan.decoders import WordPiece as WordPieceDecoder
+from ciyuan.errors import FileFormatError
+from ciyuan.formats.parts import TokenizerParts
+from ciyuan.models import WordPiece
+from ciyuan.models.vocab_txt import load_bert_vocab, parse_bert_vocab, save_bert_vocab
+from ciyuan.normalizers import BertNormalizer
+from ciyuan.pre_tokenizers import BertPreTokenizer
+from ciyuan.processors import BertProcessing
 
-__all__ = ["load_bert_vocab", "save_bert_vocab", "parse_bert_vocab"]
-
-# Unicode White_Space (what Hugging Face's reader trims from the end of each line).
-_WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-
-
-def parse_bert_vocab(data: bytes, source: str = "<vocab.txt>") -> List[Optional[str]]:
-    """The tokens of a ``vocab.txt`` held in memory, indexed by id (``None``: an unused id).
-
-    Raises:
-        FileFormatError: invalid UTF-8, an empty line or a line listed twice (``source:line``).
-    """
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    tokens: List[Optional[str]] = []
-    seen: Dict[str, Tuple[int, str]] = {}  # token -> (line, the line as written)
-    for number, raw in enumerate(lines, start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise FileFormatError(source, number, f"invalid UTF-8 at byte {e.start} of the line: {raw[e.start:e.start + 4]!r}") from None
-        if line in ("", "\r"):
-            raise FileFormatError(source, number, "empty line: every line must hold one token (its id is the line number - 1)")
-        token = line.rstrip(_WHITE_SPACE)
-        if token in seen:
-            first, written = seen[token]
-            if written == line:
-                raise FileFormatError(source, number, f"the token {token!r} is listed twice (first on line {first})")
-            tokens[first - 1] = None  # trimmed to the same token: the later line wins, as in Hugging Face
-        seen[token] = (number, line)
-        tokens.append(token)
-    if not tokens:
-        raise FileFormatError(source, None, "the vocabulary is empty")
-    return tokens
+__all__ = ["bert_vocab_parts", "load_bert_vocab", "save_bert_vocab", "parse_bert_vocab"]
 
 
-def load_bert_vocab(path: PathLike) -> List[Optional[str]]:
-    """Read ``vocab.txt``: the tokens in id order (line 1 is id 0; ``None`` for an unused id).
+def bert_vocab_parts(
+    path: PathLike,
+    lowercase: bool = True,
+    *,
+    strip_accents: Optional[bool] = None,
+    clean_text: bool = True,
+    handle_chinese_chars: bool = True,
+    unk_token: str = "[UNK]",
+    sep_token: str = "[SEP]",
+    cls_token: str = "[CLS]",
+    pad_token: str = "[PAD]",
+    mask_token: str = "[MASK]",
+    wordpieces_prefix: str = "##",
+    max_input_chars_per_word: int = 100,
+) -> TokenizerParts:
+    """The parts of the whole BERT pipeline from a ``vocab.txt``, as Hugging Face's
+    ``BertWordPieceTokenizer`` builds it (``Tokenizer.from_bert_vocab`` builds the tokenizer).
 
-    Example:
-        >>> load_bert_vocab("bert-base-uncased-vocab.txt")[:2]   # doctest: +SKIP
-        ['[PAD]', '[unused0]']
-    """
-    return parse_bert_vocab(Path(path).read_bytes(), str(path))
-
-
-def save_bert_vocab(path: PathLike, tokens: Iterable[str]) -> None:
-    """Write ``vocab.txt`` atomically (temp file + rename): one token per line, in id order.
-
-    The empty token is written as a line holding one space (which every reader trims to it).
+    Args:
+        path: the ``vocab.txt``.
+        lowercase: lowercase the text (True for uncased vocabularies).
+        strip_accents: strip accents; None follows ``lowercase``.
+        clean_text, handle_chinese_chars: :class:`~ciyuan.normalizers.BertNormalizer`'s options.
+        unk_token, sep_token, cls_token, pad_token, mask_token: the special tokens (those the
+            vocabulary holds become special tokens; it must hold ``sep_token`` and ``cls_token``).
+        wordpieces_prefix: the prefix of pieces that continue a word.
+        max_input_chars_per_word: longer words become ``unk_token``.
 
     Raises:
-        ModelError: a token holds a line break or ends with whitespace (the format cannot
-            represent it).
+        FileFormatError: the file cannot be read, or it lacks ``sep_token`` or ``cls_token``.
     """
-    lines = []
-    for i, token in enumerate(tokens):
-        if not isinstance(token, str) or "\n" in token or "\r" in token or token.rstrip(_WHITE_SPACE) != token:
-            raise ModelError(
-                f"token {i} ({token!r}) cannot be written to vocab.txt: tokens must be strings without line "
-                "breaks or trailing whitespace; save the tokenizer as JSON instead"
-            )
-        lines.append((token or " ") + "\n")
-    atomic_write_text(path, "".join(lines))
+    model = WordPiece.from_file(path, unk_token=unk_token, continuing_subword_prefix=wordpieces_prefix,
+                                max_input_chars_per_word=max_input_chars_per_word)
+    specials = {t: model.token_to_id(t) for t in (pad_token, unk_token, cls_token, sep_token, mask_token)
+                if model.token_to_id(t) is not None}
+    for name, token in (("sep_token", sep_token), ("cls_token", cls_token)):
+        if token not in specials:
+            raise FileFormatError(str(path), None, f"the vocabulary has no {token!r} ({name})")
+    return TokenizerParts(
+        model=model,
+        normalizer=BertNormalizer(clean_text=clean_text, handle_chinese_chars=handle_chinese_chars,
+                                  strip_accents=strip_accents, lowercase=lowercase),
+        pre_tokenizer=BertPreTokenizer(),
+        post_processor=BertProcessing(sep=(sep_token, specials[sep_token]), cls=(cls_token, specials[cls_token])),
+        decoder=WordPieceDecoder(wordpieces_prefix),
+        special_tokens=specials,
+    )

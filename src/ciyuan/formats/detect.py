@@ -1,17 +1,14 @@
-"""Load a tokenizer from whichever file format a path holds."""
+"""Tell which file format a path holds (``Tokenizer.load`` then reads it)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Tuple
 
 from ciyuan._io import PathLike
 from ciyuan.errors import FileFormatError
 
-if TYPE_CHECKING:
-    from ciyuan.tokenizer import Tokenizer
-
-__all__ = ["load_tokenizer"]
+__all__ = ["detect_format"]
 
 
 def _looks_like_bert_vocab(p: Path) -> bool:
@@ -23,41 +20,38 @@ def _looks_like_bert_vocab(p: Path) -> bool:
         sum(line.startswith(b"##") for line in lines) > 10
 
 
-def load_tokenizer(path: PathLike, pattern: Optional[str] = None, *, lowercase: bool = True) -> "Tokenizer":
-    """Load ``path`` as a tokenizer, choosing the reader by what the file is.
+def detect_format(path: PathLike) -> Tuple[str, Path, Optional[Path]]:
+    """Which reader a path needs: ``(kind, file, second file)``, kind one of ``"gpt2"`` (with
+    ``vocab.bpe`` as the second file), ``"tiktoken"``, ``"ciyuan"`` (ciyuan JSON) or
+    ``"bert_vocab"``.
 
-    - ``*.tiktoken``: a tiktoken file, split with ``pattern`` (default ``cl100k_base``);
+    - ``*.tiktoken``: a tiktoken file;
     - ``encoder.json`` (with ``vocab.bpe`` beside it), or a folder holding both: GPT-2's files;
     - any other JSON: a tokenizer saved by ciyuan;
-    - a BERT ``vocab.txt`` (one token per line, with ``[UNK]``, ``[CLS]``...): the whole BERT
-      pipeline (``lowercase=False`` for cased vocabularies).
+    - a BERT ``vocab.txt`` (one token per line, with ``[UNK]``, ``[CLS]``...);
+    - no telling suffix: JSON starts with ``{``, anything else is read as a tiktoken file.
 
-    Example:
-        >>> tok = load_tokenizer("o200k_base.tiktoken", pattern="o200k_base")   # doctest: +SKIP
+    Raises:
+        FileFormatError: no such file, or a folder or ``encoder.json`` without GPT-2's pair.
     """
-    from ciyuan.tokenizer import Tokenizer
-
     p = Path(path)
     if p.is_dir():
         if (p / "encoder.json").exists() and (p / "vocab.bpe").exists():
-            return Tokenizer.from_gpt2(p / "encoder.json", p / "vocab.bpe")
+            return "gpt2", p / "encoder.json", p / "vocab.bpe"
         raise FileFormatError(str(p), None, "a folder must hold GPT-2's encoder.json and vocab.bpe")
     if not p.exists():
         raise FileFormatError(str(p), None, "no such file")
     if p.suffix == ".tiktoken":
-        return Tokenizer.from_tiktoken(p, pattern or "cl100k_base")
+        return "tiktoken", p, None
     if p.name == "encoder.json":
         vocab_bpe = p.with_name("vocab.bpe")
         if not vocab_bpe.exists():
             raise FileFormatError(str(p), None, "GPT-2's encoder.json needs vocab.bpe beside it")
-        return Tokenizer.from_gpt2(p, vocab_bpe)
+        return "gpt2", p, vocab_bpe
     if p.suffix == ".json":
-        return Tokenizer.from_file(p)
+        return "ciyuan", p, None
     if p.suffix == ".txt" and _looks_like_bert_vocab(p):
-        return Tokenizer.from_bert_vocab(p, lowercase=lowercase)
-    # No telling suffix: JSON starts with "{", a tiktoken file with "base64 rank" lines.
+        return "bert_vocab", p, None
     with open(p, "rb") as f:
         head = f.read(64).lstrip()
-    if head[:1] == b"{":
-        return Tokenizer.from_file(p)
-    return Tokenizer.from_tiktoken(p, pattern or "cl100k_base")
+    return ("ciyuan" if head[:1] == b"{" else "tiktoken"), p, None

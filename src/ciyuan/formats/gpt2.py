@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 from ciyuan._io import PathLike, read_utf8
 from ciyuan.byte_alphabet import printable_to_bytes
-from ciyuan.errors import FileFormatError, raise_file_error
+from ciyuan.decoders import ByteLevel
+from ciyuan.errors import FileFormatError, ModelError, raise_file_error
+from ciyuan.formats.parts import TokenizerParts
+from ciyuan.models import BPE
+from ciyuan.pre_tokenizers import Split
 
-if TYPE_CHECKING:
-    from ciyuan.tokenizer import Tokenizer
-
-__all__ = ["load_gpt2", "gpt2_tokenizer"]
+__all__ = ["load_gpt2", "gpt2_parts"]
 
 GPT2_SPECIAL = "<|endoftext|>"
 
@@ -62,17 +63,12 @@ def load_gpt2(encoder_json: PathLike, vocab_bpe: PathLike) -> Tuple[Dict[bytes, 
     return vocab, merges, special
 
 
-def gpt2_tokenizer(encoder_json: PathLike, vocab_bpe: PathLike) -> "Tokenizer":
-    """GPT-2's tokenizer from its two files (merge ranks from ``vocab.bpe``, as GPT-2 does)."""
-    from ciyuan.decoders import ByteLevel
-    from ciyuan.errors import ModelError
-    from ciyuan.models import BPE
-    from ciyuan.pre_tokenizers import Split
-    from ciyuan.tokenizer import Tokenizer
-
+def gpt2_parts(encoder_json: PathLike, vocab_bpe: PathLike) -> TokenizerParts:
+    """The parts of GPT-2's tokenizer from its two files (merge ranks from ``vocab.bpe``, as
+    GPT-2 does; ``Tokenizer.from_gpt2`` builds it)."""
     vocab, merges, special = load_gpt2(encoder_json, vocab_bpe)
     try:
         model = BPE(vocab, merges, byte_level=True)
     except ModelError as e:
         raise FileFormatError(f"{Path(encoder_json)} + {Path(vocab_bpe)}", None, str(e)) from None
-    return Tokenizer(model, pre_tokenizer=Split("gpt2"), decoder=ByteLevel(), special_tokens=special)
+    return TokenizerParts(model=model, pre_tokenizer=Split("gpt2"), decoder=ByteLevel(), special_tokens=special)

@@ -10,15 +10,16 @@ import base64
 import binascii
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Mapping, Optional
+from typing import Dict, Mapping, Optional
 
 from ciyuan._io import PathLike, atomic_write_text
+from ciyuan.decoders import ByteLevel
 from ciyuan.errors import FileFormatError, raise_file_error
+from ciyuan.formats.parts import TokenizerParts
+from ciyuan.models import BPE
+from ciyuan.pre_tokenizers import Split
 
-if TYPE_CHECKING:
-    from ciyuan.tokenizer import Tokenizer
-
-__all__ = ["load_tiktoken_ranks", "save_tiktoken_ranks", "tiktoken_tokenizer", "SPECIAL_TOKENS"]
+__all__ = ["load_tiktoken_ranks", "save_tiktoken_ranks", "tiktoken_parts", "SPECIAL_TOKENS"]
 
 #: The special tokens of OpenAI's published encodings (tiktoken's openai_public).
 SPECIAL_TOKENS: Dict[str, Dict[str, int]] = {
@@ -99,16 +100,11 @@ def save_tiktoken_ranks(path: PathLike, ranks: Mapping[bytes, int]) -> None:
     atomic_write_text(path, "".join(lines))
 
 
-def tiktoken_tokenizer(
+def tiktoken_parts(
     path: PathLike, pattern: str = "cl100k_base", special_tokens: Optional[Mapping[str, int]] = None
-) -> "Tokenizer":
-    """A :class:`~ciyuan.Tokenizer` that encodes exactly as tiktoken does with the same file,
-    pattern and special tokens."""
-    from ciyuan.decoders import ByteLevel
-    from ciyuan.models import BPE
-    from ciyuan.pre_tokenizers import Split
-    from ciyuan.tokenizer import Tokenizer
-
+) -> TokenizerParts:
+    """The parts of a :class:`~ciyuan.Tokenizer` that encodes exactly as tiktoken does with the
+    same file, pattern and special tokens (``Tokenizer.from_tiktoken`` builds it)."""
     ranks = load_tiktoken_ranks(path)
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
@@ -117,4 +113,5 @@ def tiktoken_tokenizer(
     if special_tokens is None:
         special_tokens = SPECIAL_TOKENS.get(pattern, {})
     model = BPE(ranks, byte_level=True, rank_by_token=True)
-    return Tokenizer(model, pre_tokenizer=Split(pattern), decoder=ByteLevel(), special_tokens=special_tokens)
+    return TokenizerParts(model=model, pre_tokenizer=Split(pattern), decoder=ByteLevel(),
+                          special_tokens=dict(special_tokens))

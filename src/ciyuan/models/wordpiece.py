@@ -13,7 +13,7 @@ are tokens (most of them) cost one hash lookup.
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from ciyuan import _core
 from ciyuan._io import PathLike
@@ -70,13 +70,13 @@ class WordPiece(_VocabModel):
             >>> WordPiece.from_file("bert-base-uncased-vocab.txt").vocab_size   # doctest: +SKIP
             30522
         """
-        from ciyuan.formats.bert_vocab import load_bert_vocab
+        from ciyuan.models.vocab_txt import load_bert_vocab
 
         return cls(load_bert_vocab(vocab_txt), **options)
 
     def save_vocab(self, path: PathLike) -> None:
         """Write the vocabulary as BERT's ``vocab.txt`` (atomically; ids must have no holes)."""
-        from ciyuan.formats.bert_vocab import save_bert_vocab
+        from ciyuan.models.vocab_txt import save_bert_vocab
 
         if any(t is None for t in self._tokens):
             missing = next(i for i, t in enumerate(self._tokens) if t is None)

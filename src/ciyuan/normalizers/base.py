@@ -1,12 +1,19 @@
-"""The normalizer stage: text in, normalized text out, with every character still pointing at
-the span of the original text it came from (so offsets survive normalization)."""
+"""The normalizer stage's contract: text in, normalized text out, with every character still
+pointing at the span of the original text it came from (so offsets survive normalization).
+
+:class:`Normalizer` is what the pipeline calls; :data:`NORMALIZERS` maps each ``"type"`` name to
+its class, and ``ciyuan.normalizers.from_dict`` is its :meth:`~ciyuan.registry.Registry.from_dict`.
+"""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
-__all__ = ["NormalizedString", "Normalizer"]
+from ciyuan.registry import Component, Registry
+
+__all__ = ["NormalizedString", "Normalizer", "NORMALIZERS"]
 
 Span = Tuple[int, int]
 
@@ -58,13 +65,16 @@ class NormalizedString:
         return NormalizedString(self.original, "".join(out), spans)
 
 
-class Normalizer:
-    """Base class of the normalizers: subclasses implement :meth:`normalize`."""
+class Normalizer(Component, ABC):
+    """The normalizer stage: subclasses implement :meth:`normalize` and name their ``type_name``.
 
-    type_name: str = ""
+    A normalizer without options needs nothing else; one with options overrides :meth:`to_dict`
+    and :meth:`from_dict`. Register a new class with ``@NORMALIZERS.register``.
+    """
 
+    @abstractmethod
     def normalize(self, text: NormalizedString) -> NormalizedString:
-        raise NotImplementedError
+        """``text`` normalized, each output character pointing at its span of the original."""
 
     def native_bert_options(self) -> Optional[Any]:
         """The native BERT front end's options (a ``_core.BertOptions``) when this normalizer is
@@ -75,11 +85,6 @@ class Normalizer:
         """Normalize a plain string (no offsets)."""
         return self.normalize(NormalizedString.from_str(text)).text
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name}
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+#: ``"type"`` name -> normalizer class.
+NORMALIZERS: Registry[Normalizer] = Registry("normalizer")

@@ -12,19 +12,17 @@ version); every output character points at the original character it came from.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Optional
 
 from ciyuan import _core
+from ciyuan._text import replace_surrogates_in_place
 from ciyuan.errors import ModelError
-from ciyuan.normalizers.base import NormalizedString, Normalizer
+from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 
 __all__ = ["BertNormalizer"]
 
 
-def _replace_surrogates(text: str) -> str:
-    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
-
-
+@NORMALIZERS.register
 class BertNormalizer(Normalizer):
     """Hugging Face's ``BertNormalizer``.
 
@@ -40,6 +38,7 @@ class BertNormalizer(Normalizer):
     """
 
     type_name = "BertNormalizer"
+    options = ("clean_text", "handle_chinese_chars", "strip_accents", "lowercase")
 
     def __init__(
         self,
@@ -59,47 +58,20 @@ class BertNormalizer(Normalizer):
         self.strip_accents = strip_accents
         self.lowercase = lowercase
 
-    def native_options(self) -> Tuple[bool, bool, bool, bool]:
-        """``(clean_text, handle_chinese_chars, strip_accents, lowercase)`` with ``strip_accents``
-        resolved (``None`` follows ``lowercase``)."""
-        strip = self.lowercase if self.strip_accents is None else self.strip_accents
-        return (self.clean_text, self.handle_chinese_chars, strip, self.lowercase)
-
     def native_bert_options(self) -> _core.BertOptions:
         """The options as the native BERT front end takes them (``strip_accents`` resolved)."""
-        clean, chinese, strip, lower = self.native_options()
-        return _core.BertOptions(clean_text=clean, handle_chinese_chars=chinese, strip_accents=strip, lowercase=lower)
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        return _core.BertOptions(clean_text=self.clean_text, handle_chinese_chars=self.handle_chinese_chars,
+                                 strip_accents=strip, lowercase=self.lowercase)
 
     def normalize(self, text: NormalizedString) -> NormalizedString:
         s = text.text
         try:
             out, spans = _core.bert_normalize(s, self.native_bert_options())
         except UnicodeEncodeError:
-            out, spans = _core.bert_normalize(_replace_surrogates(s), self.native_bert_options())
+            out, spans = _core.bert_normalize(replace_surrogates_in_place(s), self.native_bert_options())
         if out == s and all(a == i for i, (a, _) in enumerate(spans)) and len(spans) == len(s):
             return text
         if text.spans is not None:
             spans = [text.original_span(a, b) for a, b in spans]
         return NormalizedString(text.original, out, spans)
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {
-            "type": self.type_name,
-            "clean_text": self.clean_text,
-            "handle_chinese_chars": self.handle_chinese_chars,
-            "strip_accents": self.strip_accents,
-            "lowercase": self.lowercase,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "BertNormalizer":
-        return cls(
-            clean_text=data.get("clean_text", True),
-            handle_chinese_chars=data.get("handle_chinese_chars", True),
-            strip_accents=data.get("strip_accents"),
-            lowercase=data.get("lowercase", True),
-        )
-
-    def __repr__(self) -> str:
-        return (f"BertNormalizer(clean_text={self.clean_text}, handle_chinese_chars={self.handle_chinese_chars}, "
-                f"strip_accents={self.strip_accents}, lowercase={self.lowercase})")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence as SequenceT
+from typing import Any, Dict, List, Mapping, Sequence as SequenceT
 
-from ciyuan.normalizers.base import NormalizedString, Normalizer
+from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 
 __all__ = ["Sequence"]
 
 
+@NORMALIZERS.register
 class Sequence(Normalizer):
     """Apply ``normalizers`` one after another.
 
@@ -30,6 +31,10 @@ class Sequence(Normalizer):
 
     def to_dict(self) -> Dict[str, Any]:
         return {"type": self.type_name, "normalizers": [n.to_dict() for n in self.normalizers]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Sequence":
+        return cls([NORMALIZERS.from_dict(d) for d in data.get("normalizers", [])])
 
     def __repr__(self) -> str:
         return f"Sequence({self.normalizers!r})"

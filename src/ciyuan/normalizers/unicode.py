@@ -9,9 +9,9 @@ whole input (the text is still exact; offsets become coarse).
 from __future__ import annotations
 
 import unicodedata
-from typing import Iterator, Tuple
+from typing import Iterator, Tuple, Type
 
-from ciyuan.normalizers.base import NormalizedString, Normalizer
+from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 
 __all__ = ["NFC", "NFD", "NFKC", "NFKD", "Lowercase"]
 
@@ -25,56 +25,36 @@ def _combining_units(text: str) -> Iterator[Tuple[int, int]]:
 
 
 class _UnicodeForm(Normalizer):
-    form = "NFC"
+    """One Unicode normalization form; the subclass's ``type_name`` names the form."""
 
     def normalize(self, text: NormalizedString) -> NormalizedString:
+        form = self.type_name
         s = text.text
-        if unicodedata.is_normalized(self.form, s):
+        if unicodedata.is_normalized(form, s):
             return text
-        result = text.map_units(_combining_units(s), lambda u: unicodedata.normalize(self.form, u))
-        if result.text == unicodedata.normalize(self.form, s):
+        result = text.map_units(_combining_units(s), lambda u: unicodedata.normalize(form, u))
+        if result.text == unicodedata.normalize(form, s):
             return result
-        return text.map_units([(0, len(s))], lambda u: unicodedata.normalize(self.form, u))
+        return text.map_units([(0, len(s))], lambda u: unicodedata.normalize(form, u))
 
 
-class NFC(_UnicodeForm):
-    """Canonical composition.
-
-    Example:
-        >>> NFC().normalize_str("e\\u0301")
-        'é'
-    """
-
-    type_name = "NFC"
-    form = "NFC"
+def _form(name: str, doc: str) -> Type[_UnicodeForm]:
+    """The normalizer class of one form (they differ only by name)."""
+    return NORMALIZERS.register(type(name, (_UnicodeForm,), {"type_name": name, "__doc__": doc, "__module__": __name__}))
 
 
-class NFD(_UnicodeForm):
-    """Canonical decomposition."""
-
-    type_name = "NFD"
-    form = "NFD"
-
-
-class NFKC(_UnicodeForm):
-    """Compatibility composition (``ﬁ`` -> ``fi``, full-width -> ASCII).
+NFC = _form("NFC", """Canonical composition: ``NFC().normalize_str("e\\u0301") == "é"``.""")
+NFD = _form("NFD", """Canonical decomposition.""")
+NFKC = _form("NFKC", """Compatibility composition (``ﬁ`` -> ``fi``, full-width -> ASCII).
 
     Example:
         >>> NFKC().normalize_str("ｃｉｙｕａｎ")
         'ciyuan'
-    """
-
-    type_name = "NFKC"
-    form = "NFKC"
+    """)
+NFKD = _form("NFKD", """Compatibility decomposition.""")
 
 
-class NFKD(_UnicodeForm):
-    """Compatibility decomposition."""
-
-    type_name = "NFKD"
-    form = "NFKD"
-
-
+@NORMALIZERS.register
 class Lowercase(Normalizer):
     """Lowercase every character (``str.lower``), keeping each output character's source.
 

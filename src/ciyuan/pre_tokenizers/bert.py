@@ -7,16 +7,17 @@ categories). Character classes come from Hugging Face itself (see scripts/gen_be
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import List, Optional
 
 from ciyuan import _core
+from ciyuan._text import replace_surrogates_in_place
+from ciyuan.pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer, Span
 
 __all__ = ["BertPreTokenizer"]
 
-Span = Tuple[int, int]
 
-
-class BertPreTokenizer:
+@PRE_TOKENIZERS.register
+class BertPreTokenizer(PreTokenizer):
     """Hugging Face's ``BertPreTokenizer``.
 
     Example:
@@ -35,17 +36,4 @@ class BertPreTokenizer:
         try:
             return _core.bert_split(text)
         except UnicodeEncodeError:
-            return _core.bert_split("".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text))
-
-    def pre_tokenize_str(self, text: str) -> List[Tuple[str, Span]]:
-        """The words of ``text`` with their character spans."""
-        return [(text[s:e], (s, e)) for s, e in self.split(text)]
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name}
-
-    def __repr__(self) -> str:
-        return "BertPreTokenizer()"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, BertPreTokenizer)
+            return _core.bert_split(replace_surrogates_in_place(text))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
+from ciyuan.pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer
 from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
 from ciyuan.segment.segmenter import Segmenter
 
@@ -18,7 +19,8 @@ __all__ = ["ChineseWords"]
 Span = Tuple[int, int]
 
 
-class ChineseWords:
+@PRE_TOKENIZERS.register
+class ChineseWords(PreTokenizer):
     """Pre-tokenizer whose pieces are the words of a dictionary-based Chinese segmenter.
 
     Args:

@@ -7,17 +7,16 @@ same pieces as ``regex.finditer(pattern, text)``.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 import regex
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
+from ciyuan.pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer, Span
 from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS, native_name
 
 __all__ = ["Split", "WordPunct", "WhitespaceSplit"]
-
-Span = Tuple[int, int]
 
 
 def _byte_to_char_spans(text: str, spans: List[Span]) -> List[Span]:
@@ -33,7 +32,8 @@ def _byte_to_char_spans(text: str, spans: List[Span]) -> List[Span]:
     return [(char_of[s], char_of[e]) for s, e in spans]
 
 
-class Split:
+@PRE_TOKENIZERS.register
+class Split(PreTokenizer):
     """Pre-tokenizer whose pieces are the matches of ``pattern``.
 
     Args:
@@ -46,6 +46,7 @@ class Split:
     """
 
     type_name = "Split"
+    options = ("pattern",)
 
     def __init__(self, pattern: str) -> None:
         if not isinstance(pattern, str) or not pattern:
@@ -64,21 +65,22 @@ class Split:
             return _byte_to_char_spans(text, _core.split_pieces(self.native_pattern, text))
         return [m.span() for m in self._regex.finditer(text)]
 
-    def pre_tokenize_str(self, text: str) -> List[Tuple[str, Span]]:
-        """The pieces of ``text`` with their character spans."""
-        return [(text[s:e], (s, e)) for s, e in self.split(text)]
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name, "pattern": self.pattern}
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.pattern!r})"
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Split) and self.to_dict() == other.to_dict()
+
+class _FixedSplit(Split):
+    """A Split whose pattern is fixed by the class (``fixed_pattern``): described by its type alone."""
+
+    fixed_pattern = ""
+    options = ()
+
+    def __init__(self) -> None:
+        super().__init__(self.fixed_pattern)
 
 
-class WordPunct(Split):
+@PRE_TOKENIZERS.register
+class WordPunct(_FixedSplit):
     """Words and runs of punctuation: ``\\w+|[^\\w\\s]+`` (whitespace is dropped).
 
     Example:
@@ -87,15 +89,11 @@ class WordPunct(Split):
     """
 
     type_name = "WordPunct"
-
-    def __init__(self) -> None:
-        super().__init__("wordpunct")
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name}
+    fixed_pattern = "wordpunct"
 
 
-class WhitespaceSplit(Split):
+@PRE_TOKENIZERS.register
+class WhitespaceSplit(_FixedSplit):
     """Runs of non-whitespace: split on whitespace, which is dropped.
 
     Example:
@@ -104,9 +102,4 @@ class WhitespaceSplit(Split):
     """
 
     type_name = "WhitespaceSplit"
-
-    def __init__(self) -> None:
-        super().__init__("whitespace")
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name}
+    fixed_pattern = "whitespace"

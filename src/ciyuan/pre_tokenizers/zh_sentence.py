@@ -7,11 +7,12 @@ piece of its own, or is dropped), and whitespace is dropped. Cost: one regex sca
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import List
 
 import regex
 
 from ciyuan.errors import InvalidInputError
+from ciyuan.pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer, Span
 
 __all__ = ["ZhSentence", "SENTENCE_PUNCTUATION"]
 
@@ -19,10 +20,9 @@ __all__ = ["ZhSentence", "SENTENCE_PUNCTUATION"]
 #: they sit inside numbers and times ("29.6%", "10:30").
 SENTENCE_PUNCTUATION = "，,。！？；：、!?;…"
 
-Span = Tuple[int, int]
 
-
-class ZhSentence:
+@PRE_TOKENIZERS.register
+class ZhSentence(PreTokenizer):
     """Pre-tokenizer: clauses between sentence punctuation, whitespace dropped.
 
     Args:
@@ -35,7 +35,7 @@ class ZhSentence:
     """
 
     type_name = "ZhSentence"
-    native_pattern = None  # runs in Python (the Tokenizer takes its spans)
+    options = ("punctuation", "keep_punctuation")
 
     def __init__(self, punctuation: str = SENTENCE_PUNCTUATION, keep_punctuation: bool = True) -> None:
         if not isinstance(punctuation, str) or not punctuation:
@@ -52,15 +52,5 @@ class ZhSentence:
         """Character spans [start, end) of the pieces of ``text``."""
         return [m.span() for m in self._regex.finditer(text)]
 
-    def pre_tokenize_str(self, text: str) -> List[Tuple[str, Span]]:
-        """The pieces of ``text`` with their character spans."""
-        return [(text[s:e], (s, e)) for s, e in self.split(text)]
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"type": self.type_name, "punctuation": self.punctuation, "keep_punctuation": self.keep_punctuation}
-
     def __repr__(self) -> str:
         return f"ZhSentence(keep_punctuation={self.keep_punctuation})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ZhSentence) and self.to_dict() == other.to_dict()

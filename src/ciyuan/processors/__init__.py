@@ -14,9 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Dict, Union
-
-from ciyuan.errors import ModelError
+from ciyuan.processors.base import PROCESSORS, PostProcessor
 from ciyuan.processors.bert import BertProcessing
 from ciyuan.processors.padding import Padding, pad, pad_batch
 from ciyuan.processors.post_process import post_process
@@ -27,6 +25,7 @@ __all__ = [
     "TemplateProcessing",
     "BertProcessing",
     "PostProcessor",
+    "PROCESSORS",
     "Truncation",
     "Padding",
     "post_process",
@@ -36,15 +35,5 @@ __all__ = [
     "from_dict",
 ]
 
-PostProcessor = Union[TemplateProcessing, BertProcessing]
-
-_TYPES = {cls.type_name: cls for cls in (TemplateProcessing, BertProcessing)}
-
-
-def from_dict(data: Dict[str, Any]) -> PostProcessor:
-    """Rebuild a post-processor from its ``to_dict`` form (HF's JSON form is read too)."""
-    kind = data.get("type") if isinstance(data, dict) else None
-    cls = _TYPES.get(kind)  # type: ignore[arg-type]
-    if cls is None:
-        raise ModelError(f"unknown post-processor type {kind!r}; expected one of {sorted(_TYPES)}")
-    return cls.from_dict(data)
+#: Rebuild a post-processor from its ``to_dict`` form (HF's JSON form is read too).
+from_dict = PROCESSORS.from_dict

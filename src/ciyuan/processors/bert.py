@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Dict, Tuple
 
 from ciyuan.errors import ModelError
+from ciyuan.processors.base import PROCESSORS
 from ciyuan.processors.template import TemplateProcessing
 
 __all__ = ["BertProcessing"]
@@ -22,6 +23,7 @@ def _token(value: Any, what: str) -> Tuple[str, int]:
     return value[0], value[1]
 
 
+@PROCESSORS.register
 class BertProcessing(TemplateProcessing):
     """BERT's post-processor: ``[CLS]`` before, ``[SEP]`` after each sequence, type id 1 for the
     second sequence.

@@ -13,17 +13,12 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ciyuan.encoding import Encoding
 from ciyuan.errors import InvalidInputError
+from ciyuan.processors.base import check_count
 
 __all__ = ["Padding", "pad", "pad_batch"]
 
 STRATEGIES = ("longest", "fixed")
 DIRECTIONS = ("right", "left")
-
-
-def _count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError(f"{what} must be a non-negative integer, not {value!r}")
-    return value
 
 
 class Padding:
@@ -61,11 +56,11 @@ class Padding:
         if not isinstance(pad_token, str):
             raise InvalidInputError(f"pad_token must be a string, not {pad_token!r}")
         self.strategy = strategy
-        self.length = None if length is None else _count(length, "length")
-        self.pad_to_multiple_of = None if pad_to_multiple_of is None else _count(pad_to_multiple_of, "pad_to_multiple_of")
+        self.length = None if length is None else check_count(length, "length")
+        self.pad_to_multiple_of = None if pad_to_multiple_of is None else check_count(pad_to_multiple_of, "pad_to_multiple_of")
         self.direction = direction
-        self.pad_id = _count(pad_id, "pad_id")
-        self.pad_type_id = _count(pad_type_id, "pad_type_id")
+        self.pad_id = check_count(pad_id, "pad_id")
+        self.pad_type_id = check_count(pad_type_id, "pad_type_id")
         self.pad_token = pad_token
 
     def target(self, lengths: Sequence[int]) -> int:
@@ -119,10 +114,8 @@ class Padding:
 
 
 def _owned(encoding: Encoding) -> Encoding:
-    # Flat encodings (straight from a model) may be shared; pad a composed wrapper instead.
-    if encoding._parts is None:
-        return encoding._clone()
-    return encoding
+    # Flat encodings (straight from a model) may be shared; pad a composed copy instead.
+    return encoding if encoding.composed else encoding.copy()
 
 
 def pad_batch(encodings: Sequence[Encoding], padding: Padding) -> List[Encoding]:
@@ -141,9 +134,8 @@ def pad_batch(encodings: Sequence[Encoding], padding: Padding) -> List[Encoding]
     if not out:
         return out
     target = padding.target([len(e) for e in out])
-    left = padding.direction == "left"
     for e in out:
-        e._pad(target, padding.pad_id, padding.pad_type_id, padding.pad_token, left)
+        e.pad(target, padding.direction, padding.pad_id, padding.pad_type_id, padding.pad_token)
     return out
 
 

@@ -20,7 +20,7 @@ from typing import Optional
 
 from ciyuan.encoding import Encoding
 from ciyuan.errors import InvalidInputError
-from ciyuan.processors.template import TemplateProcessing
+from ciyuan.processors.base import PostProcessor
 from ciyuan.processors.truncation import Truncation, truncate_encodings
 
 __all__ = ["post_process"]
@@ -30,18 +30,14 @@ def _node(encoding: Encoding, index: int) -> Encoding:
     """A composed Encoding we own, standing for the raw input ``index`` (type id = index)."""
     if not isinstance(encoding, Encoding):
         raise InvalidInputError(f"expected a ciyuan Encoding, not {type(encoding).__name__}")
-    node = Encoding._composed(encoding._tokenizer, encoding._as_parts(index), len(encoding), dict(encoding._ranges),
-                              [o._clone() for o in encoding._overflowing])
-    for o in node._overflowing:
-        o._set_type_id(index)
-    return node
+    return encoding.copy(type_id=index)
 
 
 def post_process(
     encoding: Encoding,
     pair: Optional[Encoding] = None,
     *,
-    processor: Optional[TemplateProcessing] = None,
+    processor: Optional[PostProcessor] = None,
     truncation: Optional[Truncation] = None,
     add_special_tokens: bool = True,
 ) -> Encoding:
@@ -90,9 +86,9 @@ def post_process(
     # 0 report every token as sequence 0, as HF does).
     if pair is None:
         return encoding if owned else _node(encoding, 0)
-    result = Encoding._composed(encoding._tokenizer, [], 0, {}, [])
+    nodes = []
     for index, enc in enumerate((encoding, pair)):
         node = enc if owned else _node(enc, index)
-        node._set_sequence_id(index)
-        result._merge_with(node)
-    return result
+        node.set_sequence_id(index)
+        nodes.append(node)
+    return Encoding.merge(nodes)

@@ -9,7 +9,7 @@ A template is a space-separated list of pieces, Hugging Face ``tokenizers``' syn
 
 BERT is ``single="[CLS] $A [SEP]"``, ``pair="[CLS] $A [SEP] $B:1 [SEP]:1"``. The work per
 encoding is a handful of list operations; when truncation left overflowing windows, they are
-combined exactly as HF does (see :meth:`ciyuan.encoding.Encoding._merge_with`).
+combined exactly as HF does (see :meth:`ciyuan.encoding.Encoding.merge_with`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ciyuan.encoding import _SLICE, _SPECIAL, Encoding
+from ciyuan.encoding import AddedTokens, Encoding, LayoutPiece
 from ciyuan.errors import InvalidInputError, ModelError
+from ciyuan.processors.base import PROCESSORS, PostProcessor
 
 __all__ = ["TemplateProcessing", "SpecialTokenSpec"]
 
@@ -116,7 +117,8 @@ def _special_entry(spec: Any) -> Tuple[str, Tuple[int, ...], Tuple[str, ...]]:
     return name, tuple(ids), tuple(tokens)
 
 
-class TemplateProcessing:
+@PROCESSORS.register
+class TemplateProcessing(PostProcessor):
     """Post-processor that places the encoded sequences and special tokens by a template.
 
     Args:
@@ -174,35 +176,42 @@ class TemplateProcessing:
         self.pair = pair
         self._added = (self._count(single), self._count(pair))
         self._one_sequence = sum(1 for p in single if p[0] == "seq") == 1
-        # Pieces compiled for process(): ("seq", index, type_id) or a ready special-token part.
+        # Layouts for process() (Encoding.concat's): [single, pair] x [without, with special tokens].
         self._compiled = (self._compile(single), self._compile(pair))
+        self._layouts = tuple((self._without_added(c), c) for c in self._compiled)
 
     def _count(self, template: List[Piece]) -> int:
         return sum(len(self.special_tokens[p[1]][0]) for p in template if p[0] == "special")
 
-    def _compile(self, template: List[Piece]) -> List[Tuple[Any, ...]]:
-        out: List[Tuple[Any, ...]] = []
+    def _compile(self, template: List[Piece]) -> List[LayoutPiece]:
+        """Each piece as :class:`AddedTokens` (built once) or ``(sequence index, type id)``."""
+        out: List[LayoutPiece] = []
         for kind, what, type_id in template:
             if kind == "seq":
-                out.append((None, what, type_id))
+                out.append((what, type_id))
             else:
                 ids, tokens = self.special_tokens[what]
-                out.append(((_SPECIAL, ids, tokens, type_id), len(ids)))
+                out.append(AddedTokens(ids, tokens, type_id))
         return out
 
-    def single_wrapper(self, add_special_tokens: bool = True) -> Optional[Tuple[List[Any], Optional[int], List[Any]]]:
-        """How the single template wraps one plain sequence: (parts before it, the type id it
-        gets, parts after it); None if the template uses the sequence more than once.
+    @staticmethod
+    def _without_added(layout: List[LayoutPiece]) -> List[LayoutPiece]:
+        return [p for p in layout if not isinstance(p, AddedTokens)]
+
+    def single_wrapper(self, add_special_tokens: bool = True
+                       ) -> Optional[Tuple[List[AddedTokens], Optional[int], List[AddedTokens]]]:
+        """How the single template wraps one plain sequence: (tokens added before it, the type id
+        it gets, tokens added after it); None if the template uses the sequence more than once.
 
         A batch encoder uses this to build each result directly, which gives the same Encoding
         as :meth:`process` on an input without overflowing windows.
         """
         template = self._compiled[0]
-        at = [i for i, piece in enumerate(template) if piece[0] is None]
+        at = [i for i, piece in enumerate(template) if not isinstance(piece, AddedTokens)]
         if len(at) != 1:
             return None
-        specials = (lambda pieces: [p[0] for p in pieces]) if add_special_tokens else (lambda pieces: [])
-        return specials(template[:at[0]]), template[at[0]][2], specials(template[at[0] + 1:])
+        added = (lambda pieces: list(pieces)) if add_special_tokens else (lambda pieces: [])
+        return added(template[:at[0]]), template[at[0]][1], added(template[at[0] + 1:])  # type: ignore[index,arg-type]
 
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         """How many tokens the template adds to one sequence (or a pair)."""
@@ -219,64 +228,39 @@ class TemplateProcessing:
         inputs = [encoding] if pair is None else [encoding, pair]
         template = self._compiled[0 if pair is None else 1]
         try:
-            plain = not encoding._overflowing and (pair is None or not pair._overflowing)
+            plain = not encoding.overflowing and (pair is None or not pair.overflowing)
         except AttributeError:
             bad = encoding if not isinstance(encoding, Encoding) else pair
             raise InvalidInputError(f"expected a ciyuan Encoding, not {type(bad).__name__}") from None
+        layout = self._layouts[0 if pair is None else 1][1 if add_special_tokens else 0]
         if plain:
-            return self._process_plain(inputs, template, add_special_tokens)
-        if pair is None and self._one_sequence and not any(o._overflowing for o in encoding._overflowing):
+            return Encoding.concat(layout, inputs)
+        windows = encoding.overflowing
+        if pair is None and self._one_sequence and not any(o.overflowing for o in windows):
             # One sequence in the template and plain windows: HF's merges reduce to the template
             # applied to each window, which keeps its own type ids (as the general path shows).
-            result = self._process_plain(inputs, template, add_special_tokens)
-            result._overflowing = [self._process_plain([o], template, add_special_tokens, keep_types=True)
-                                   for o in encoding._overflowing]
+            result = Encoding.concat(layout, inputs)
+            result.overflowing = [Encoding.concat(layout, [o], keep_types=True) for o in windows]
             return result
         # General case (overflowing windows): HF's algorithm step by step.
         nodes = []
         for index, enc in enumerate(inputs):
-            node = Encoding._composed(enc._tokenizer, enc._as_parts(index), len(enc), dict(enc._ranges),
-                                      [o._clone() for o in enc._overflowing])
-            node._set_sequence_id_everywhere(index)
+            node = enc.copy()
+            node.set_type_id(index)
+            node.set_sequence_id(index, overflowing=True)
             nodes.append(node)
-        result = Encoding._composed(encoding._tokenizer, [], 0, {}, [])
+        pieces: List[Encoding] = []
         for piece in template:
-            if piece[0] is None:
-                _, index, type_id = piece
-                node = nodes[index]._clone()
-                node._set_type_id(type_id)
-                node._set_sequence_id(index)
-                result._merge_with(node)
-            elif add_special_tokens:
-                result._merge_with(Encoding._composed(None, [piece[0]], piece[1], {}, []))
-        return result
-
-    @staticmethod
-    def _process_plain(inputs: List[Encoding], template: List[Tuple[Any, ...]], add_special_tokens: bool,
-                       keep_types: bool = False) -> Encoding:
-        """The common case, no overflowing windows: concatenate parts, record ranges."""
-        parts: List[Any] = []
-        ranges: Dict[int, Tuple[int, int]] = {}
-        at = 0
-        for piece in template:
-            if piece[0] is None:
-                _, index, type_id = piece
-                enc = inputs[index]
-                n = len(enc)
-                if keep_types:
-                    type_id = None
-                if enc._parts is None:
-                    parts.append((_SLICE, enc, 0, n, type_id))
-                else:
-                    parts += enc._as_parts(type_id)
-                for k, (s, e) in enc._ranges.items():  # ranges an input already had (rare)
-                    ranges[k] = (s + at, e + at)
-                ranges[index] = (at, at + n)
-                at += n
-            elif add_special_tokens:
-                parts.append(piece[0])
-                at += piece[1]
-        return Encoding._composed(inputs[0]._tokenizer, parts, at, ranges, [])
+            if isinstance(piece, AddedTokens):
+                if add_special_tokens:
+                    pieces.append(piece.encoding())
+                continue
+            index, type_id = piece
+            node = nodes[index].copy()
+            node.set_type_id(type_id)
+            node.set_sequence_id(index)
+            pieces.append(node)
+        return Encoding.merge(pieces)
 
     def to_dict(self) -> Dict[str, Any]:
         """HF's JSON form (so a ``tokenizer.json`` post_processor reads back unchanged)."""

@@ -19,17 +19,12 @@ from typing import Any, Dict, Optional, Tuple
 
 from ciyuan.encoding import Encoding
 from ciyuan.errors import InvalidInputError
+from ciyuan.processors.base import check_count
 
 __all__ = ["Truncation", "truncate_encodings"]
 
 STRATEGIES = ("longest_first", "only_first", "only_second")
 DIRECTIONS = ("right", "left")
-
-
-def _count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError(f"{what} must be a non-negative integer, not {value!r}")
-    return value
 
 
 class Truncation:
@@ -51,8 +46,8 @@ class Truncation:
 
     def __init__(self, max_length: int, stride: int = 0, strategy: str = "longest_first",
                  direction: str = "right") -> None:
-        self.max_length = _count(max_length, "max_length")
-        self.stride = _count(stride, "stride")
+        self.max_length = check_count(max_length, "max_length")
+        self.stride = check_count(stride, "stride")
         if strategy not in STRATEGIES:
             raise InvalidInputError(f"truncation strategy must be one of {STRATEGIES}, not {strategy!r}")
         if direction not in DIRECTIONS:
@@ -111,14 +106,14 @@ class Truncation:
                 f"strategy={self.strategy!r}, direction={self.direction!r})")
 
 
-def _cut(encoding: Encoding, max_length: int, stride: int, left: bool) -> None:
+def _cut(encoding: Encoding, max_length: int, stride: int, direction: str) -> None:
     if 0 < max_length < len(encoding) and stride >= max_length:
         raise InvalidInputError(
             f"truncation stride {stride} must be smaller than the length {max_length} a sequence is cut to "
             "(max_length minus the special tokens, shared between the two sequences of a pair); "
             "use a smaller stride or a larger max_length"
         )
-    encoding._truncate(max_length, stride, left)
+    encoding.truncate(max_length, stride, direction)
 
 
 def truncate_encodings(encoding: Encoding, pair: Optional[Encoding], truncation: Truncation,
@@ -133,11 +128,11 @@ def truncate_encodings(encoding: Encoding, pair: Optional[Encoding], truncation:
     """
     limit = truncation.max_length if max_length is None else max_length
     stride = truncation.stride
-    left = truncation.direction == "left"
+    direction = truncation.direction
     if limit == 0:
-        encoding._truncate(0, stride, left)
+        encoding.truncate(0, stride, direction)
         if pair is not None:
-            pair._truncate(0, stride, left)
+            pair.truncate(0, stride, direction)
         return encoding, pair
     total = len(encoding) + (len(pair) if pair is not None else 0)
     if total <= limit:
@@ -145,7 +140,7 @@ def truncate_encodings(encoding: Encoding, pair: Optional[Encoding], truncation:
     to_remove = total - limit
     if truncation.strategy == "longest_first":
         if pair is None:
-            _cut(encoding, limit, stride, left)
+            _cut(encoding, limit, stride, direction)
             return encoding, pair
         n1, n2 = len(encoding), len(pair)
         swap = n1 > n2
@@ -157,8 +152,8 @@ def truncate_encodings(encoding: Encoding, pair: Optional[Encoding], truncation:
             n2 = n1 + limit % 2
         if swap:
             n1, n2 = n2, n1
-        _cut(encoding, n1, stride, left)
-        _cut(pair, n2, stride, left)
+        _cut(encoding, n1, stride, direction)
+        _cut(pair, n2, stride, direction)
         return encoding, pair
     if truncation.strategy == "only_first":
         target = encoding
@@ -172,5 +167,5 @@ def truncate_encodings(encoding: Encoding, pair: Optional[Encoding], truncation:
             f"cannot truncate to max_length {truncation.max_length}: the {which} sequence ({len(target)} tokens) "
             f"is too short to remove the {to_remove} extra tokens; use strategy 'longest_first' or a larger max_length"
         )
-    _cut(target, len(target) - to_remove, stride, left)
+    _cut(target, len(target) - to_remove, stride, direction)
     return encoding, pair

@@ -1,25 +1,21 @@
-"""The training commands of the ``ciyuan`` command line: ``train`` and ``zh-bpe``.
-
-``ciyuan train`` learns a tokenizer (BPE, WordPiece, word- or character-level) from files and
-writes ciyuan JSON (plus, on request, ``vocab.txt`` and, for BPE, ``merges.txt``). ``ciyuan zh-bpe`` is a small Chinese BPE tool with two modes:
-``train`` learns units inside clauses of (space-free) Chinese text, ``apply`` cuts a text into
-those units, separated by spaces. Every output is written only after all of them are ready,
-and atomically, so a failed run leaves no partial file.
+"""The ``ciyuan train`` command: learn a tokenizer (BPE, WordPiece, word- or character-level)
+from files and write ciyuan JSON (plus, on request, ``vocab.txt`` and, for BPE, ``merges.txt``).
+Every output is written only after all of them are ready, and atomically, so a failed run leaves
+no partial file.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
+from ciyuan.cli.options import Command, add_alias
 from ciyuan.errors import InvalidInputError
 
-# The commands import what they need when they run (see ciyuan.cli).
+# The command imports what it needs when it runs (see ciyuan.cli).
 
-__all__ = ["COMMANDS", "add_commands", "run"]
-
-COMMANDS = ("train", "zh-bpe")
+__all__ = ["COMMANDS", "add_arguments", "run"]
 
 _PRE_TOKENIZERS = ("bytelevel", "gpt2", "cl100k_base", "o200k_base", "wordpunct", "whitespace", "zh-sentence", "bert",
                    "none")
@@ -36,19 +32,17 @@ examples:
   ciyuan train --model wordlevel --vocab-size 20000 --min-frequency 2 --output words.json corpus.txt
   ciyuan train --model charlevel --vocab-size 6000 --output chars.json novels.txt"""
 
-_ZH_EPILOG = """\
-examples:
-  ciyuan zh-bpe train --train_text smalltrain.txt --save_vocab vocab.txt --vocab_size 1000
-  ciyuan zh-bpe apply --test_text smalltest.txt --vocab_filename vocab.txt --answer_filename answer.txt"""
+COMMANDS: Dict[str, Command] = {
+    "train": Command(
+        "learn a tokenizer (BPE, WordPiece, word- or character-level) from text files",
+        "Learn a vocabulary (and for BPE its merges) from text files (UTF-8; each line is "
+        "pre-tokenized on its own) and save the tokenizer as ciyuan JSON.",
+        _TRAIN_EPILOG),
+}
 
 
-def add_commands(sub: "argparse._SubParsersAction") -> None:
-    """Register ``train`` and ``zh-bpe`` on the main parser's subcommands."""
-    p = sub.add_parser(
-        "train", help="learn a tokenizer (BPE, WordPiece, word- or character-level) from text files",
-        description="Learn a vocabulary (and for BPE its merges) from text files (UTF-8; each line "
-                    "is pre-tokenized on its own) and save the tokenizer as ciyuan JSON.",
-        epilog=_TRAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
+    """The options of ``train``."""
     p.add_argument("inputs", nargs="+", metavar="FILE", help="training text files")
     p.add_argument("--model", choices=_MODELS, default="bpe",
                    help="bpe (default); wordpiece (BERT: '##' continuation pieces, [CLS]/[SEP] added "
@@ -57,7 +51,9 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
                    help="wordpiece: merge the pair with the best count(ab)/(count(a)*count(b)) "
                         "(likelihood, WordPiece as published) or the most frequent pair (frequency, "
                         "Hugging Face's WordPieceTrainer)")
-    p.add_argument("--prefix", default="##", metavar="S", help="wordpiece: the continuation prefix (default ##)")
+    p.add_argument("--continuing-subword-prefix", default="##", metavar="S",
+                   help="wordpiece: the prefix of pieces that continue a word (default ##)")
+    add_alias(p, "--prefix", "continuing_subword_prefix")
     p.add_argument("--unk-token", default="[UNK]", metavar="T",
                    help="wordpiece/wordlevel/charlevel: the unknown token (default [UNK]; must be a special token)")
     p.add_argument("--byte-level", action="store_true",
@@ -83,7 +79,8 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--special-tokens", default=None, metavar="LIST",
                    help="comma-separated special tokens (first ids); default: none for bpe, "
                         "[PAD],[UNK],[CLS],[SEP],[MASK] for wordpiece, [UNK] for wordlevel and charlevel")
-    p.add_argument("--lowercase", action="store_true", help="lowercase the text")
+    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
+                   help="lowercase the text (default: no)")
     p.add_argument("--limit-alphabet", type=int, default=None, metavar="N", help="keep the N most frequent characters")
     p.add_argument("--max-token-length", type=int, default=None, metavar="N", help="longest token, in characters or bytes")
     p.add_argument("--output", "-o", required=True, metavar="FILE", help="the tokenizer, as ciyuan JSON")
@@ -92,36 +89,14 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--threads", type=int, default=None, metavar="N", help="threads for word counting (default: all cores)")
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: stop with an error naming file and byte (strict) or read it as U+FFFD")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn on standard error)")
-
-    z = sub.add_parser(
-        "zh-bpe", help="Chinese BPE: learn units from Chinese text (train) and cut text into them (apply)",
-        description="A small Chinese BPE tool. Spaces are removed and the text is cut into clauses at "
-                    "sentence punctuation (， , 。 ...); BPE learns units inside the clauses.",
-        epilog=_ZH_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    modes = z.add_subparsers(dest="mode", metavar="MODE", required=True)
-    t = modes.add_parser("train", help="learn the units; writes the vocabulary (and its merges beside it)")
-    t.add_argument("--train_text", required=True, metavar="FILE")
-    t.add_argument("--save_vocab", required=True, metavar="FILE",
-                   help="one unit per line; the merges go to FILE.merges")
-    t.add_argument("--vocab_size", type=int, default=1000, metavar="N", help="default 1000 (characters included)")
-    t.add_argument("--min_frequency", type=int, default=2, metavar="K", help="default 2")
-    a = modes.add_parser("apply", help="cut a text into the learned units, separated by spaces")
-    a.add_argument("--test_text", required=True, metavar="FILE")
-    a.add_argument("--vocab_filename", required=True, metavar="FILE",
-                   help="a vocabulary written by train (FILE.merges beside it; without it units are "
-                        "taken greedily, longest first)")
-    a.add_argument("--answer_filename", required=True, metavar="FILE")
+    p.add_argument("--show-progress", action=argparse.BooleanOptionalAction, default=True,
+                   help="draw a progress bar on standard error (default: yes)")
+    add_alias(p, "--no-progress", "show_progress", action="store_false")
 
 
 def run(args: argparse.Namespace) -> None:
-    """Run ``train`` or ``zh-bpe`` (errors are ciyuan errors, reported by the caller)."""
-    if args.command == "train":
-        _train(args)
-    elif args.mode == "train":
-        _zh_train(args)
-    else:
-        _zh_apply(args)
+    """Run ``train`` (errors are ciyuan errors, reported by the caller)."""
+    _train(args)
 
 
 def _pre_tokenizer(name: str):  # noqa: ANN202
@@ -144,7 +119,7 @@ def _pre_tokenizer(name: str):  # noqa: ANN202
 def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
     from ciyuan.trainers import BpeTrainer, CharLevelTrainer, WordLevelTrainer, WordPieceTrainer
 
-    common = dict(min_frequency=args.min_frequency, lowercase=args.lowercase, show_progress=not args.no_progress,
+    common = dict(min_frequency=args.min_frequency, lowercase=args.lowercase, show_progress=args.show_progress,
                   threads=args.threads)
     if args.special_tokens is not None:
         common["special_tokens"] = [s for s in args.special_tokens.split(",") if s]
@@ -164,7 +139,7 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
     size = 0 if args.vocab_size is None else args.vocab_size  # only --max-merges: no size limit
     if args.model == "wordpiece":
         return WordPieceTrainer(size, max_merges=args.max_merges, limit_alphabet=args.limit_alphabet,
-                                max_token_length=args.max_token_length, continuing_subword_prefix=args.prefix,
+                                max_token_length=args.max_token_length, continuing_subword_prefix=args.continuing_subword_prefix,
                                 criterion=args.criterion, unk_token=args.unk_token, **common)
     return BpeTrainer(size, max_merges=args.max_merges, byte_level=byte_level, limit_alphabet=args.limit_alphabet,
                       max_token_length=args.max_token_length, end_of_word_suffix=args.end_of_word_suffix,
@@ -205,74 +180,3 @@ def _train(args: argparse.Namespace) -> None:
     if report is not None:
         done = f"{report.words} distinct words, {len(report.merge_counts)} merges, {done} ({report.stop_reason})"
     print(f"ciyuan train: {done}; wrote {', '.join(p for p, _ in outputs)}", file=sys.stderr)
-
-
-_SPACES = str.maketrans("", "", " \t\u3000\r")
-
-
-def _zh_text(path: str) -> str:
-    """The file's text with spaces removed (the sample corpora put a space between characters)."""
-    from ciyuan._io import read_utf8
-
-    return read_utf8(path).translate(_SPACES)
-
-
-def _zh_train(args: argparse.Namespace) -> None:
-    from ciyuan._io import atomic_write_text
-    from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
-    from ciyuan.pre_tokenizers import ZhSentence
-    from ciyuan.trainers import BpeTrainer
-
-    trainer = BpeTrainer(args.vocab_size, min_frequency=args.min_frequency)
-    model = trainer.train(_zh_text(args.train_text).split("\n"), ZhSentence())
-    vocab = "".join(line + "\n" for line in vocab_lines(model))
-    merges = "".join(line + "\n" for line in merges_lines(model))
-    atomic_write_text(args.save_vocab, vocab)
-    atomic_write_text(args.save_vocab + ".merges", merges)
-    print(f"ciyuan zh-bpe: {model.vocab_size} units ({len(model.merges)} merges) -> {args.save_vocab}",
-          file=sys.stderr)
-
-
-def _zh_apply(args: argparse.Namespace) -> None:
-    from pathlib import Path
-
-    from ciyuan._io import atomic_write_text
-    from ciyuan.formats.vocab_merges import load_merges_txt, load_vocab_txt
-    from ciyuan.models import BPE
-    from ciyuan.pre_tokenizers import ZhSentence
-    from ciyuan.tokenizer import Tokenizer
-
-    vocab = load_vocab_txt(args.vocab_filename)
-    merges_path = Path(args.vocab_filename + ".merges")
-    if merges_path.exists():
-        model = BPE(vocab, load_merges_txt(merges_path))
-    else:
-        model = BPE(vocab, encode_mode="longest_match")
-    tok = Tokenizer(model, pre_tokenizer=None)
-    splitter = ZhSentence()
-    known = {t for t in vocab if len(t) == 1}
-    cache: Dict[str, List[str]] = {}
-
-    def units(piece: str) -> List[str]:
-        if piece not in cache:
-            out: List[str] = []
-            run = ""
-            for c in piece + "\0":
-                if c in known:
-                    run += c
-                    continue
-                if run:
-                    out.extend(tok.encode(run).tokens)
-                    run = ""
-                if c != "\0":
-                    out.append(c)  # a character never seen in training is a unit of its own
-            cache[piece] = out
-        return cache[piece]
-
-    lines = []
-    for line in _zh_text(args.test_text).split("\n"):
-        lines.append(" ".join(u for s, e in splitter.split(line) for u in units(line[s:e])))
-    if lines and lines[-1] == "":
-        lines.pop()
-    atomic_write_text(args.answer_filename, "".join(line + "\n" for line in lines))
-    print(f"ciyuan zh-bpe: wrote {len(lines)} lines -> {args.answer_filename}", file=sys.stderr)

@@ -1,17 +1,24 @@
-"""The ``ciyuan segment`` and ``ciyuan seg-eval`` commands (Chinese word segmentation)."""
+"""The ``ciyuan segment`` and ``ciyuan seg-eval`` commands (Chinese word segmentation).
+
+``segment`` starts fast: the dictionary begins loading on a thread of its own before anything
+else is imported, and this module imports nothing heavy at the top (keep it so).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Tuple
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Iterator, Tuple
 
+from ciyuan._text import utf8_error
+from ciyuan.cli.files import input_files, open_output
+from ciyuan.cli.options import Command, add_io_arguments
 from ciyuan.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from ciyuan.segment import Dictionary, Segmenter
 
-COMMANDS = ("segment", "seg-eval")
+__all__ = ["COMMANDS", "add_arguments", "run"]
 # Files up to this size are segmented in one call, read without a copy (`_blocks` then hands
 # the bytes read straight through); larger ones block by block.
 CHUNK_BYTES = 64 * 1024 * 1024
@@ -27,13 +34,27 @@ example:
   ciyuan seg-eval --gold pku_test_gold.utf8 --words pku_training_words.utf8 pku_seg.utf8"""
 
 
-def add_commands(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser(
-        "segment", help="Chinese word segmentation with a dictionary (words separated by spaces)",
-        description="Segment Chinese text into dictionary words: one output line per input line, the "
-                    "words separated by one space (whitespace itself is left out). Inputs are files, or "
-                    "standard input when none (or -) is named.",
-        epilog=_SEGMENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+COMMANDS: Dict[str, Command] = {
+    "segment": Command(
+        "Chinese word segmentation with a dictionary (words separated by spaces)",
+        "Segment Chinese text into dictionary words: one output line per input line, the words "
+        "separated by one space (whitespace itself is left out). Inputs are files, or standard "
+        "input when none (or -) is named.",
+        _SEGMENT_EPILOG),
+    "seg-eval": Command(
+        "score a segmentation against a gold standard (SIGHAN bakeoff rules)",
+        "Score a segmentation (words separated by spaces, one sentence per line) against the gold "
+        "standard as the SIGHAN bakeoffs' 'score' script does: recall, precision, F, and with "
+        "--words the OOV rate, OOV recall and IV recall.",
+        _EVAL_EPILOG),
+}
+
+
+def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
+    """The options of ``segment`` or ``seg-eval``."""
+    if name == "seg-eval":
+        _add_eval_arguments(p)
+        return
     p.add_argument("--dict", "-d", dest="dicts", action="append", required=True, metavar="FILE",
                    help="dictionary: one word per line, or 'word freq [tag]' lines (jieba); repeat to merge")
     p.add_argument("--method", "-m", choices=("fmm", "bmm", "bimm", "dag"), default="fmm",
@@ -45,21 +66,14 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--max-word-len", type=int, default=None, metavar="N",
                    help="longest word to match, in characters (default: the dictionary's longest)")
     p.add_argument("--threads", type=int, default=None, metavar="N", help="threads (default: all cores)")
-    p.add_argument("--lenient-dict", action="store_true",
+    p.add_argument("--strict-dict", action="store_true", default=True,
+                   help="stop at a malformed dictionary line, naming it (default)")
+    p.add_argument("--lenient-dict", dest="strict_dict", action="store_false",
                    help="skip malformed dictionary lines (listed on standard error) instead of stopping")
-    p.add_argument("inputs", nargs="*", metavar="FILE", help="input files (default: standard input)")
-    p.add_argument("--output", "-o", metavar="FILE",
-                   help="write here instead of standard output (replaced atomically when done)")
-    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8 in the input: stop with an error naming file, byte and line "
-                        "(strict, default) or read the bad bytes as U+FFFD (replace)")
+    add_io_arguments(p, what="file, byte and line")
 
-    p = sub.add_parser(
-        "seg-eval", help="score a segmentation against a gold standard (SIGHAN bakeoff rules)",
-        description="Score a segmentation (words separated by spaces, one sentence per line) against the "
-                    "gold standard as the SIGHAN bakeoffs' 'score' script does: recall, precision, F, and "
-                    "with --words the OOV rate, OOV recall and IV recall.",
-        epilog=_EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gold", "-g", required=True, metavar="FILE", help="the gold segmentation")
     p.add_argument("--words", "-w", metavar="FILE", help="the training word list (for the OOV figures)")
     p.add_argument("pred", metavar="PRED", help="the segmentation to score")
@@ -90,17 +104,14 @@ def _utf8_error(name: str, block: bytes, offset: int, line: int) -> InvalidInput
     try:
         block.decode("utf-8")
     except UnicodeDecodeError as e:
-        at = offset + e.start
-        line += block.count(b"\n", 0, e.start)
-        return InvalidInputError(f"{name}: invalid UTF-8 at byte {at} (line {line}): "
-                                 f"{block[e.start:e.start + 4]!r}; fix the input or pass --errors replace")
+        return utf8_error(name, block, e.start, offset=offset, first_line=line)
     return InvalidInputError(f"{name}: invalid UTF-8")
 
 
 def _load_dictionary(args: argparse.Namespace) -> "Dictionary":
     from ciyuan.segment import Dictionary
 
-    return Dictionary.load(*args.dicts, strict=not args.lenient_dict)
+    return Dictionary.load(*args.dicts, strict=args.strict_dict)
 
 
 def _run_segment(args: argparse.Namespace) -> None:
@@ -110,9 +121,6 @@ def _run_segment(args: argparse.Namespace) -> None:
     # ciyuan.segment is imported), while this thread imports the rest, opens the output and
     # reads the first input block.
     loading = _Background(lambda: _load_dictionary(args))
-
-    from ciyuan.cli import _input_files, _open_output
-
     seg = None
 
     def segmenter() -> "Segmenter":
@@ -126,8 +134,8 @@ def _run_segment(args: argparse.Namespace) -> None:
             seg = Segmenter(dictionary, args.method, baseline=args.baseline, max_word_len=args.max_word_len)
         return seg
 
-    with _open_output(args.output) as out:
-        for name, f in _input_files(args.inputs):
+    with open_output(args.output) as out:
+        for name, f in input_files(args.inputs):
             offset, line = 0, 1
             previous = b""
             for block in _blocks(f):
@@ -186,6 +194,7 @@ def _run_eval(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    """Run ``segment`` or ``seg-eval`` (errors are ciyuan errors, reported by the caller)."""
     if args.command == "segment":
         _run_segment(args)
     else:

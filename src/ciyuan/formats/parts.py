@@ -1,0 +1,27 @@
+"""What a format reader gives: the parts of a tokenizer, as ``Tokenizer``'s keyword arguments.
+
+The readers build the pipeline's components and stop there, so that ``formats`` never needs the
+``Tokenizer`` class: ``Tokenizer.from_tiktoken(...)`` is ``Tokenizer(**tiktoken_parts(...))``.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, TypedDict
+
+from ciyuan.decoders.base import Decoder
+from ciyuan.normalizers.base import Normalizer
+from ciyuan.pre_tokenizers.base import PreTokenizer
+from ciyuan.processors.base import PostProcessor
+
+__all__ = ["TokenizerParts"]
+
+
+class TokenizerParts(TypedDict, total=False):
+    """``Tokenizer(**parts)``: the model and the stages around it."""
+
+    model: object  # a ciyuan model (ciyuan.models.base.Model)
+    normalizer: Optional[Normalizer]
+    pre_tokenizer: Optional[PreTokenizer]
+    post_processor: Optional[PostProcessor]
+    decoder: Optional[Decoder]
+    special_tokens: Dict[str, int]
