@@ -59,7 +59,7 @@ __all__ = [
     "processors",
     "segment",
     "trainers",
-].isupper()] + list(_LAZY)
+]
 
 
 def __getattr__(name: str) -> Any:
