@@ -40,8 +40,8 @@ def test_examples():
     assert BertNormalizer(lowercase=False, strip_accents=True).normalize_str("Héllo") == "Hello"
     assert n.normalize_str("ΑΣ") == "ασ"  # no final-sigma rule, as Hugging Face
     assert n.normalize_str("a\x00b\u200bc\ufffd") == "abc"
-    assert n.native_bert_options() == (True, True, True, True)
-    assert BertNormalizer(lowercase=False).native_bert_options() == (True, True, False, False)
+    assert n.native_options() == (True, True, True, True)
+    assert BertNormalizer(lowercase=False).native_options() == (True, True, False, False)
 
 
 def test_serialization_and_validation():

@@ -12,7 +12,7 @@ version); every output character points at the original character it came from.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 from ciyuan import _core
 from ciyuan._text import replace_surrogates_in_place
@@ -58,11 +58,16 @@ class BertNormalizer(Normalizer):
         self.strip_accents = strip_accents
         self.lowercase = lowercase
 
-    def native_bert_options(self) -> _core.BertOptions:
-        """The options as the native BERT front end takes them (``strip_accents`` resolved)."""
+    def native_options(self) -> Tuple[bool, bool, bool, bool]:
+        """``(clean_text, handle_chinese_chars, strip_accents, lowercase)`` with ``strip_accents``
+        resolved (``None`` follows ``lowercase``)."""
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
-        return _core.BertOptions(clean_text=self.clean_text, handle_chinese_chars=self.handle_chinese_chars,
-                                 strip_accents=strip, lowercase=self.lowercase)
+        return (self.clean_text, self.handle_chinese_chars, strip, self.lowercase)
+
+    def native_bert_options(self) -> _core.BertOptions:
+        """The options as the native BERT front end takes them (see :meth:`native_options`)."""
+        clean, chinese, strip, lower = self.native_options()
+        return _core.BertOptions(clean_text=clean, handle_chinese_chars=chinese, strip_accents=strip, lowercase=lower)
 
     def normalize(self, text: NormalizedString) -> NormalizedString:
         s = text.text
