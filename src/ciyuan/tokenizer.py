@@ -21,7 +21,6 @@ from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, process
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
 from ciyuan.decoders import Decoder
 from ciyuan.encoding import Encoding, NativeWrap
-from ciyuan.front_end import native_front_end
 from ciyuan.errors import (
     CiyuanError,
     DisallowedSpecialTokenError,
@@ -30,6 +29,7 @@ from ciyuan.errors import (
     ModelError,
     UnknownIdError,
 )
+from ciyuan.front_end import native_front_end
 from ciyuan.models import BPE
 from ciyuan.normalizers import NormalizedString, Normalizer
 from ciyuan.pre_tokenizers import Split
