@@ -19,18 +19,17 @@ from ciyuan._io import PathLike, atomic_write_text, read_utf8
 from ciyuan._text import replace_surrogates
 from ciyuan.decoders import Decoder
 from ciyuan.encoding import Encoding, NativeWrap
-from ciyuan.front_end import native_front_end
 from ciyuan.errors import CiyuanError, FileFormatError, InvalidInputError, ModelError, UnknownIdError
 from ciyuan.formats.bert_vocab import bert_vocab_parts
 from ciyuan.formats.detect import detect_format
 from ciyuan.formats.gpt2 import gpt2_parts
 from ciyuan.formats.tiktoken import tiktoken_parts
+from ciyuan.front_end import native_front_end
 from ciyuan.models.base import Model
 from ciyuan.normalizers import NormalizedString, Normalizer
 from ciyuan.pre_tokenizers import PreTokenizer
 from ciyuan.processors import Padding, PostProcessor, Truncation, pad_batch, post_process
 from ciyuan.special_tokens import SpecialSet, SpecialTokenRules
-
 
 __all__ = ["Tokenizer"]
 
