@@ -256,12 +256,13 @@ class MergeTrainer {
 
   void count_pairs() {
     step_ = 1;
+    const bool offsets = self().tracks_offsets();
     for (uint32_t w = 0; w < words_.size(); ++w) {
       const uint32_t* s = syms_.data() + words_[w].off;
       uint32_t off = 0;
       for (uint32_t i = 0; i + 1 < words_[w].len; ++i) {
         inc(s[i], s[i + 1], w, off);
-        off += token_len_[s[i]];
+        if (offsets) off += token_len_[s[i]];
       }
     }
     touched_.clear();
