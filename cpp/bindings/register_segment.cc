@@ -315,6 +315,7 @@ void register_segment(nb::module_& m) {
             return out;
           },
           nb::arg("data"), nb::arg("strict"),
+          nb::sig("def load(self, data: bytes, strict: bool) -> list[tuple[int, str]]"),
           "Parse dictionary text and add its words (all, or none when strict and a line is bad).\n"
           "Returns the bad lines as (line_number, reason).")
       .def(
@@ -323,10 +324,14 @@ void register_segment(nb::module_& m) {
             return self.dict.add(utf8_view(word), freq.value_or(1), freq.has_value());
           },
           nb::arg("word"), nb::arg("freq").none() = nb::none(),
+          nb::sig("def add(self, word: str, freq: int | None = None) -> int"),
           "Add word (or set its frequency); None counts 1 and is no frequency. Returns its id.")
-      .def("remove", [](PyDictionary& self, nb::handle word) { return self.dict.remove(utf8_view(word)); })
-      .def("freq", [](const PyDictionary& self, nb::handle word) { return self.dict.freq(utf8_view(word)); },
-           "The frequency of word, or -1 when it is not in the dictionary.")
+      .def(
+          "remove", [](PyDictionary& self, nb::handle word) { return self.dict.remove(utf8_view(word)); },
+          nb::sig("def remove(self, word: str) -> bool"), "Remove word; whether it was there.")
+      .def(
+          "freq", [](const PyDictionary& self, nb::handle word) { return self.dict.freq(utf8_view(word)); },
+          nb::sig("def freq(self, word: str) -> int"), "The frequency of word, or -1 when it is not in the dictionary.")
       .def("__len__", [](const PyDictionary& self) { return self.dict.size(); })
       .def_prop_ro("total", [](const PyDictionary& self) { return self.dict.total(); })
       .def_prop_ro("has_frequencies", [](const PyDictionary& self) { return self.dict.has_frequencies(); })
@@ -353,21 +358,25 @@ void register_segment(nb::module_& m) {
               out.append(nb::make_tuple(nb::str(e.first.data(), e.first.size()), e.second));
             return out;
           },
-          "(word, freq) for every word, in insertion order.");
+          nb::sig("def entries(self) -> list[tuple[str, int]]"), "(word, freq) for every word, in insertion order.");
 
   nb::class_<PySegmenter>(m, "Segmenter", "A dictionary and the options of its segmentation calls (owned by "
                                           "ciyuan.segment.Segmenter).")
       .def(nb::init<PyDictionary&, const segment::Options&>(), nb::arg("dictionary"), nb::arg("options"),
            nb::keep_alive<1, 2>())
       .def_prop_ro("options", &PySegmenter::options)
-      .def("cut", &PySegmenter::cut, nb::arg("text"), "The words of text.")
+      .def("cut", &PySegmenter::cut, nb::arg("text"), nb::sig("def cut(self, text: str) -> list[str]"),
+           "The words of text.")
       .def(
           "tokenize", [](PySegmenter& self, nb::handle text) { return self.spans(text, true); }, nb::arg("text"),
+          nb::sig("def tokenize(self, text: str) -> list[tuple[str, int, int]]"),
           "(word, start, end) for each word of text; character offsets.")
       .def(
           "spans", [](PySegmenter& self, nb::handle text) { return self.spans(text, false); }, nb::arg("text"),
+          nb::sig("def spans(self, text: str) -> list[tuple[int, int]]"),
           "(start, end) for each word of text; character offsets.")
       .def("cut_batch", &PySegmenter::cut_batch, nb::arg("texts"), nb::arg("threads"),
+           nb::sig("def cut_batch(self, texts: collections.abc.Iterable[str], threads: int) -> list[list[str]]"),
            "The words of each text; texts are segmented on threads - 1 threads (<= 0: all cores)\n"
            "while this one turns the finished ones into lists, in order.")
       .def("segment_lines", &PySegmenter::segment_lines, nb::arg("data"), nb::arg("threads"),

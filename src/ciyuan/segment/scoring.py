@@ -30,7 +30,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from ciyuan._io import decode_utf8
 from ciyuan.errors import InvalidInputError
@@ -88,7 +88,7 @@ def _undiscarded(a: Sequence[str], b: Sequence[str]) -> List[int]:
     """Indexes of the words of ``a`` that GNU diff's "discard confusing lines" step keeps
     (diffutils analyze.c): words absent from ``b`` are discarded; words frequent in ``b`` are
     discarded only inside runs of discards, away from the run's ends."""
-    counts: dict = {}
+    counts: Dict[str, int] = {}
     for w in b:
         counts[w] = counts.get(w, 0) + 1
     many, t = 5, len(a) // 64
