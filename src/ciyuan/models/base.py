@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ciyuan import _core
+from ciyuan.decoders.base import Decoder
 from ciyuan.registry import Registry
 
 __all__ = ["Model", "MODELS"]
@@ -71,8 +72,9 @@ class Model(ABC):
     # -- the pipeline's view ---------------------------------------------------------------------
 
     @abstractmethod
-    def default_decoder(self) -> Any:
-        """The decoder this model's tokens need when the tokenizer is given none."""
+    def default_decoder(self) -> Decoder:
+        """The decoder this model's tokens need when the tokenizer is given none (named by its
+        registry type, so a model never imports the decoders' package)."""
 
     def make_encoder(self, front_end: Optional[_core.FrontEnd] = None,
                      specials: Sequence[Tuple[str, int]] = ()) -> _core.Encoder:

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ciyuan import _core
 from ciyuan.byte_alphabet import bytes_to_printable, printable_to_bytes
+from ciyuan.decoders.base import DECODERS, Decoder
 from ciyuan.errors import ModelError, UnknownIdError
 from ciyuan.models.base import MODELS, Model
 
@@ -185,12 +186,10 @@ class BPE(Model):
 
     # -- the pipeline's view of a model --------------------------------------------------------
 
-    def default_decoder(self) -> Any:
+    def default_decoder(self) -> Decoder:
         """The decoder this model's tokens need: the end-of-word marker's, or byte-level."""
-        from ciyuan.decoders import BPESuffix, ByteLevel
-
         marker = self.end_of_word_suffix or self.end_of_word_symbol
-        return BPESuffix(marker) if marker else ByteLevel()
+        return DECODERS.from_dict({"type": "BPESuffix", "suffix": marker} if marker else {"type": "ByteLevel"})
 
     def _native_model(self) -> Any:
         return self._native

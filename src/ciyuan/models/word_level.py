@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from ciyuan import _core
+from ciyuan.decoders.base import DECODERS, Decoder
 from ciyuan.errors import ModelError
 from ciyuan.models.base import MODELS
 from ciyuan.models.vocab import VocabLike, _VocabModel
@@ -39,11 +40,9 @@ class WordLevel(_VocabModel):
     def __init__(self, vocab: VocabLike, *, unk_token: Optional[str] = "[UNK]") -> None:
         self._setup(vocab, unk_token, "", 0)
 
-    def default_decoder(self) -> Any:
+    def default_decoder(self) -> Decoder:
         """``decoders.WordLevel``: tokens joined with spaces."""
-        from ciyuan import decoders
-
-        return decoders.WordLevel()  # type: ignore[attr-defined]
+        return DECODERS.from_dict({"type": "WordLevel"})
 
     def to_dict(self) -> Dict[str, Any]:
         return {"type": self.type_name, "unk_token": self.unk_token, "vocab": self.get_vocab()}
@@ -76,8 +75,6 @@ class CharLevel(WordLevel):
     type_name = "CharLevel"
     _kind = _core.WordModelKind.CHARLEVEL
 
-    def default_decoder(self) -> Any:
+    def default_decoder(self) -> Decoder:
         """``decoders.CharLevel``: tokens joined without separator."""
-        from ciyuan import decoders
-
-        return decoders.CharLevel()  # type: ignore[attr-defined]
+        return DECODERS.from_dict({"type": "CharLevel"})

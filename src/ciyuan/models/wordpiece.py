@@ -17,6 +17,7 @@ from typing import Any, Dict, Optional
 
 from ciyuan import _core
 from ciyuan._io import PathLike
+from ciyuan.decoders.base import DECODERS, Decoder
 from ciyuan.errors import ModelError
 from ciyuan.models.base import MODELS
 from ciyuan.models.vocab import VocabLike, _VocabModel
@@ -83,11 +84,9 @@ class WordPiece(_VocabModel):
             raise ModelError(f"id {missing} is unused; vocab.txt needs consecutive ids from 0")
         save_bert_vocab(path, self._tokens)  # type: ignore[arg-type]
 
-    def default_decoder(self) -> Any:
+    def default_decoder(self) -> Decoder:
         """``decoders.WordPiece``: joins ``##`` pieces to their word."""
-        from ciyuan import decoders
-
-        return decoders.WordPiece(self.continuing_subword_prefix)  # type: ignore[attr-defined]
+        return DECODERS.from_dict({"type": "WordPiece", "prefix": self.continuing_subword_prefix})
 
     def to_dict(self) -> Dict[str, Any]:
         return {
