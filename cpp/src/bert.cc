@@ -65,12 +65,9 @@ void BertFrontEnd::normalized_chars(std::string_view text, size_t start, size_t 
   const bool strip = options_.strip_accents;
   bool reorder = false;
   for (const unsigned char* q = p + start; q < pend;) {
-    uint32_t cp;
-    size_t len = utf8::decode(q, pend, &cp);
-    uint32_t os = static_cast<uint32_t>(q - p), oe = os + static_cast<uint32_t>(len);
-    q += len;
-    const bert::CharInfo& ci = bert::info(cp);
-    uint8_t f = ci.flags;
+    const bert::SourceChar c = bert::next_char(q, p, pend);
+    const uint32_t cp = c.cp, os = c.start, oe = c.end;
+    const uint8_t f = c.info->flags;
     if (options_.clean_text && (f & bert::kRemove)) continue;
     if (options_.clean_text && (f & bert::kCleanSpace)) {
       items.push_back(Item{' ', 0, false});

@@ -76,6 +76,24 @@ inline const CharInfo& info(uint32_t cp) {
   return kInfos[kStage2[kStage1[cp >> 8]][cp & 0xFF]];
 }
 
+// One character of the source as both normalizer passes (the fast one and the exact one) read
+// it: code point (U+FFFD for an invalid byte, with a one-byte span), its byte span [start, end)
+// relative to `base`, and its table entry. Advances `q` past it.
+struct SourceChar {
+  uint32_t cp;
+  uint32_t start, end;
+  const CharInfo* info;
+};
+inline SourceChar next_char(const unsigned char*& q, const unsigned char* base, const unsigned char* limit) {
+  SourceChar c;
+  const size_t len = utf8::decode(q, limit, &c.cp);
+  c.start = static_cast<uint32_t>(q - base);
+  c.end = c.start + static_cast<uint32_t>(len);
+  q += len;
+  c.info = &info(c.cp);
+  return c;
+}
+
 }  // namespace bert
 
 struct BertOptions {
@@ -284,11 +302,9 @@ bool BertFrontEnd::for_each_word(std::string_view text, size_t start, size_t end
       ++q;
       continue;
     }
-    uint32_t cp;
-    size_t len = utf8::decode(q, pend, &cp);
-    uint32_t os = static_cast<uint32_t>(q - p), oe = os + static_cast<uint32_t>(len);
-    q += len;
-    const bert::CharInfo& ci = bert::info(cp);
+    const bert::SourceChar c = bert::next_char(q, p, pend);
+    const uint32_t cp = c.cp, os = c.start, oe = c.end;
+    const bert::CharInfo& ci = *c.info;
     uint8_t f = ci.flags;
     if (clean && (f & bert::kRemove)) continue;
     if (clean && (f & bert::kCleanSpace)) {
@@ -311,13 +327,13 @@ bool BertFrontEnd::for_each_word(std::string_view text, size_t start, size_t end
     uint32_t buf[3];
     uint32_t n = fold(ci, cp, buf, &outs);
     if (n == kUnchanged) {
-      if (len == 1 && cp == utf8::kReplacement) {
-        // An invalid byte: keep it as U+FFFD (3 bytes) pointing at the byte.
+      if (oe - os == 1 && cp == utf8::kReplacement) {
+        // An invalid byte (a real U+FFFD is 3 bytes): keep it as U+FFFD pointing at the byte.
         emit(cp, f, os, oe);
       } else if (f & (bert::kSpace | bert::kPunct)) {
         emit(cp, f, os, oe);
       } else {
-        push(reinterpret_cast<const char*>(q - len), len, os, oe);
+        push(reinterpret_cast<const char*>(p + os), oe - os, os, oe);  // the source bytes as they are
       }
     } else {
       for (uint32_t k = 0; k < n; ++k) emit(outs[k], bert::info(outs[k]).flags, os, oe);

@@ -3,7 +3,7 @@ words, nothing between characters)."""
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 from ciyuan.decoders.base import DECODERS, Decoder
 
@@ -21,9 +21,10 @@ class WordLevel(Decoder):
 
     type_name = "WordLevel"
     options = ("separator",)
+    default_separator = " "
 
-    def __init__(self, separator: str = " ") -> None:
-        self.separator = separator
+    def __init__(self, separator: Optional[str] = None) -> None:
+        self.separator = self.default_separator if separator is None else separator
 
     def decode(self, tokens: List[bytes]) -> str:
         return self.separator.join(t.decode("utf-8", "replace") for t in tokens)
@@ -39,9 +40,4 @@ class CharLevel(WordLevel):
     """
 
     type_name = "CharLevel"
-
-    def __init__(self, separator: str = "") -> None:
-        super().__init__(separator)
-
-    def __repr__(self) -> str:
-        return "CharLevel()" if self.separator == "" else f"CharLevel(separator={self.separator!r})"
+    default_separator = ""

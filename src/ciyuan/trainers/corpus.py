@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
-from ciyuan import _core
+from ciyuan import _core, _text
 from ciyuan.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: O
                     with open(item, "rb") as f:
                         f.seek(offset)
                         bad = f.read(4)
-                    raise InvalidInputError(_utf8_error(item, offset, line, bad))
+                    raise _text.utf8_error(item, bad, 0, offset=offset, first_line=line)
                 continue
             for chunk in file_chunks(item, errors):
                 if fast and not lower:
@@ -213,11 +213,7 @@ def replace_surrogates(text: str) -> str:
     """``text`` with lone surrogates (which have no UTF-8 form) replaced by U+FFFD."""
     if not isinstance(text, str):
         raise InvalidInputError(f"training texts must be str, got {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return _text.replace_surrogates(text)
 
 
 def _is_file(name: str) -> bool:
@@ -262,11 +258,6 @@ def iterate_source(source: Any) -> Iterator[Tuple[str, Any]]:
         yield "texts", batch
 
 
-def _utf8_error(path: Path, offset: int, line: int, bad: bytes) -> str:
-    return (f"{path}: invalid UTF-8 at byte {offset} (line {line}): {bad!r}; fix the file or pass "
-            "errors='replace' (CLI: --errors replace) to read such bytes as U+FFFD")
-
-
 def file_chunks(path: Path, errors: str) -> Iterator[bytes]:
     """Chunks of whole lines of a UTF-8 file, validated (see :func:`count_words` for ``errors``)."""
     try:
@@ -292,8 +283,7 @@ def file_chunks(path: Path, errors: str) -> Iterator[bytes]:
                 bad = _core.utf8_error_offset(chunk)
                 if bad != len(chunk):
                     if errors == "strict":
-                        at = line + chunk.count(b"\n", 0, bad)
-                        raise InvalidInputError(_utf8_error(path, offset + bad, at, chunk[bad:bad + 4]))
+                        raise _text.utf8_error(path, chunk, bad, offset=offset, first_line=line)
                 offset += len(chunk)
                 line += chunk.count(b"\n")
                 if bad != len(chunk):
