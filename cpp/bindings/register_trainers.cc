@@ -18,7 +18,7 @@
 #include "ciyuan/bert.h"
 #include "ciyuan/bpe_trainer.h"
 #include "ciyuan/errors.h"
-#include "ciyuan/pretokenize.h"
+#include "ciyuan/front_end.h"
 #include "ciyuan/utf8.h"
 #include "ciyuan/word_counter.h"
 #include "ciyuan/wordpiece_trainer.h"
@@ -29,14 +29,6 @@ using ciyuan::WordCounter;
 using ciyuan_bindings::utf8_view;
 
 namespace {
-
-int parse_pattern(const std::string& name) {
-  if (name.empty()) return -1;
-  ciyuan::PreTokPattern p;
-  if (!ciyuan::pattern_from_name(name, &p))
-    throw ciyuan::Error(ciyuan::ErrorKind::kInvalidInput, "unknown native pre-tokenizer '" + name + "'");
-  return static_cast<int>(p);
-}
 
 std::string_view bytes_view(const nb::bytes& b) { return std::string_view(b.c_str(), b.size()); }
 
@@ -109,22 +101,8 @@ void register_trainers(nb::module_& m) {
       nb::arg("data"), "Offset of the first byte that is not valid UTF-8 (len(data) when all is valid).");
 
   nb::class_<WordCounter>(m, "WordCounter")
-      .def("__init__", [](WordCounter* self, const std::string& pattern) { new (self) WordCounter(parse_pattern(pattern)); },
-           nb::arg("pattern"))
-      .def_static(
-          "bert",
-          [](bool clean_text, bool handle_chinese_chars, bool strip_accents, bool lowercase) {
-            ciyuan::BertOptions options;
-            options.clean_text = clean_text;
-            options.handle_chinese_chars = handle_chinese_chars;
-            options.strip_accents = strip_accents;
-            options.lowercase = lowercase;
-            return new WordCounter(options);
-          },
-          nb::kw_only(), nb::arg("clean_text"), nb::arg("handle_chinese_chars"), nb::arg("strip_accents"),
-          nb::arg("lowercase"),
-          nb::rv_policy::take_ownership,
-          "A counter of the words the native BERT front end (BertNormalizer + BertPreTokenizer) cuts.")
+      .def(nb::init<const ciyuan::FrontEnd&>(), nb::arg("front_end"),
+           "A counter of the words `front_end` cuts (the same FrontEnd the Encoder takes).")
       .def(
           "add_texts",
           [](WordCounter& self, nb::list texts, int threads) {

@@ -9,6 +9,7 @@
 
 #include "ciyuan/bert.h"
 #include "ciyuan/errors.h"
+#include "ciyuan/front_end.h"
 #include "ciyuan/hash.h"
 #include "ciyuan/parallel.h"
 #include "ciyuan/pretokenize.h"
@@ -81,9 +82,10 @@ struct WordCounter::Table {
   }
 };
 
-WordCounter::WordCounter(int pattern) : pattern_(pattern), table_(new Table()) {}
-WordCounter::WordCounter(const BertOptions& bert)
-    : pattern_(-1), bert_(std::make_unique<BertFrontEnd>(bert)), table_(new Table()) {}
+WordCounter::WordCounter(const FrontEnd& front_end)
+    : pattern_(front_end.kind == FrontEndKind::kPattern ? static_cast<int>(front_end.pattern) : -1),
+      bert_(front_end.kind == FrontEndKind::kBert ? std::make_unique<BertFrontEnd>(front_end.bert) : nullptr),
+      table_(new Table()) {}
 WordCounter::~WordCounter() { delete table_; }
 
 size_t WordCounter::size() const { return table_->entries.size(); }

@@ -5,8 +5,12 @@ normalizer and pre-tokenizer have a native form:
 
 * no normalizer and no pre-tokenizer: each text (between special tokens) is one piece;
 * no normalizer and a pre-tokenizer with a ``native_pattern``: that scanner;
-* a normalizer with ``native_bert_options()`` (``BertNormalizer``), the ``BertPreTokenizer``, and
-  a model that ``accepts_bert_front_end``: the BERT front end.
+* the ``BertPreTokenizer`` after a normalizer with ``native_bert_options()`` (``BertNormalizer``)
+  or after none (the BERT front end with every option off), in front of a model that
+  ``accepts_bert_front_end``: the BERT front end.
+
+The trainers' word counting asks the same question (``model=None``), so a tokenizer and its
+trainer always cut text alike.
 
 Anything else returns None: the Python stages then cut the text and the native encoder encodes
 the pieces (``encode_spans``). Both paths give the same ids and offsets.
@@ -23,13 +27,19 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ciyuan import _core
-from ciyuan.pre_tokenizers.bert import BertPreTokenizer
+from ciyuan.normalizers.base import Normalizer
+from ciyuan.pre_tokenizers.base import PreTokenizer
 
 __all__ = ["FrontEnd", "native_front_end", "scanner"]
 
 #: The typed description the native encoder takes: ``FrontEnd.none()``, ``FrontEnd.scanner(...)``
 #: or ``FrontEnd.bert(BertOptions)``.
 FrontEnd = _core.FrontEnd
+
+
+#: BertPreTokenizer alone: the BERT front end splits words and normalizes nothing.
+_NO_BERT_NORMALIZATION = _core.BertOptions(clean_text=False, handle_chinese_chars=False, strip_accents=False,
+                                           lowercase=False)
 
 
 def scanner(name: str) -> FrontEnd:
@@ -42,13 +52,20 @@ def native_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any], mo
     """The native front end equivalent to ``normalizer`` then ``pre_tokenizer`` in front of
     ``model``, or None when the Python stages must run. ``model=None`` asks for any model (the
     trainers' word counting takes every front end)."""
-    if normalizer is None:
+    # Stages that are not ciyuan's (any object with split() or normalize()) have no native form.
+    if (pre_tokenizer is not None and not isinstance(pre_tokenizer, PreTokenizer)) or \
+            (normalizer is not None and not isinstance(normalizer, Normalizer)):
+        return None
+    if pre_tokenizer is not None and pre_tokenizer.bert_words:
+        bert = _NO_BERT_NORMALIZATION if normalizer is None else normalizer.native_bert_options()
+        if bert is None:
+            return None
+    elif normalizer is None:
         if pre_tokenizer is None:
             return FrontEnd.none()
         name = pre_tokenizer.native_pattern
         return scanner(name) if name is not None else None
-    bert = normalizer.native_bert_options()
-    if bert is None or not isinstance(pre_tokenizer, BertPreTokenizer):
+    else:
         return None
     if model is not None and not model.accepts_bert_front_end:
         return None

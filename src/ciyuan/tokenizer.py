@@ -246,8 +246,7 @@ class Tokenizer:
         """The post-processed encodings of single texts, built straight from the native results
         when the template just wraps each text (BERT's ``[CLS] $A [SEP]``): the same Encodings
         as :func:`~ciyuan.processors.post_process` gives, without its per-text bookkeeping."""
-        wrapper = getattr(self.post_processor, "single_wrapper", None)
-        wrap = wrapper(add_special_tokens) if wrapper is not None else None
+        wrap = self.post_processor.single_wrapper(add_special_tokens) if self.post_processor is not None else None
         if wrap is None:
             return None
         native_wrap = NativeWrap(*wrap)
@@ -284,8 +283,7 @@ class Tokenizer:
         None when it does anything else."""
         if self.post_processor is None:
             return [], []
-        wrapper = getattr(self.post_processor, "single_wrapper", None)
-        wrap = wrapper(True) if wrapper is not None else None
+        wrap = self.post_processor.single_wrapper(True)
         if wrap is None:
             return None
         native_wrap = NativeWrap(*wrap)
@@ -433,7 +431,7 @@ class Tokenizer:
         ids = list(ids)
         if skip_special_tokens and self._special_ids:
             ids = [i for i in ids if i not in self._special_ids]
-        if getattr(self.decoder, "joins_bytes", False):
+        if self.decoder.joins_bytes:
             return self.decoder.decode([self.decode_bytes(ids)])
         self.decode_bytes(ids)  # validates every id with a clear error
         return self.decoder.decode([self._encoder.id_bytes(i) for i in ids])

@@ -32,6 +32,7 @@
 
 #include "ciyuan/bert.h"
 #include "ciyuan/errors.h"
+#include "ciyuan/front_end.h"
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/special.h"
 
@@ -175,23 +176,6 @@ class TokenSink {
   std::vector<Token>* tokens_ = nullptr;
   std::vector<uint32_t>* ids_ = nullptr;
   std::vector<Token>* buffer_;
-};
-
-// How the Encoder cuts an ordinary segment into pieces.
-enum class FrontEndKind : uint8_t {
-  kNone = 0,     // the segment is one piece
-  kPattern = 1,  // a pre-tokenizer scanner (PreTokPattern)
-  kBert = 2,     // Hugging Face's BertNormalizer + BertPreTokenizer (BertOptions)
-};
-
-struct FrontEnd {
-  FrontEndKind kind = FrontEndKind::kNone;
-  PreTokPattern pattern = PreTokPattern::GPT2;  // kPattern only
-  BertOptions bert;                              // kBert only
-
-  static FrontEnd none() { return FrontEnd{}; }
-  static FrontEnd scanner(PreTokPattern p) { return FrontEnd{FrontEndKind::kPattern, p, BertOptions{}}; }
-  static FrontEnd bert_split(BertOptions o) { return FrontEnd{FrontEndKind::kBert, PreTokPattern::GPT2, o}; }
 };
 
 class Encoder {

@@ -18,15 +18,14 @@
 namespace ciyuan {
 
 class BertFrontEnd;
-struct BertOptions;
+struct FrontEnd;
 
 // Distinct words with 64-bit counts and the position where each was first seen.
 class WordCounter {
  public:
-  // `pattern` is a PreTokPattern, or -1 for none (each text or line is one word).
-  explicit WordCounter(int pattern);
-  // Words cut by the BERT front end (BertNormalizer + BertPreTokenizer): normalized words.
-  explicit WordCounter(const BertOptions& bert);
+  // Words as `front_end` cuts them: each text or line whole, a scanner's pieces, or the
+  // normalized words of the BERT front end (BertNormalizer + BertPreTokenizer).
+  explicit WordCounter(const FrontEnd& front_end);
   ~WordCounter();
   WordCounter(const WordCounter&) = delete;
   WordCounter& operator=(const WordCounter&) = delete;

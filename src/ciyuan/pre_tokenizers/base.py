@@ -23,11 +23,14 @@ class PreTokenizer(Component, ABC):
 
     ``native_pattern`` names the native scanner that cuts the same pieces (the tokenizer and
     the trainers then run it inside the core, with the GIL released); None means the pieces come
-    from :meth:`split`. A pre-tokenizer with options overrides :meth:`to_dict` and
+    from :meth:`split`. ``bert_words`` is True for the pre-tokenizer whose words the native BERT
+    front end cuts (``BertPreTokenizer``): after ``BertNormalizer`` (or no normalizer) the core
+    runs both stages in one pass. A pre-tokenizer with options overrides :meth:`to_dict` and
     :meth:`from_dict`; register a new class with ``@PRE_TOKENIZERS.register``.
     """
 
     native_pattern: Optional[str] = None
+    bert_words: bool = False
 
     @abstractmethod
     def split(self, text: str) -> List[Span]:

@@ -26,10 +26,10 @@ class BertPreTokenizer(PreTokenizer):
     """
 
     type_name = "BertPreTokenizer"
-    # No native scanner: the native path is the encoder's BERT front end, which
-    # ciyuan.front_end picks when the normalizer is BertNormalizer (it normalizes and splits
-    # in one pass).
+    # No native scanner: the native path is the BERT front end, which ciyuan.front_end picks
+    # when the normalizer is BertNormalizer or none (it normalizes and splits in one pass).
     native_pattern: Optional[str] = None
+    bert_words = True
 
     def split(self, text: str) -> List[Span]:
         """Character spans [start, end) of the words of ``text``."""

@@ -21,10 +21,25 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 from ciyuan import _core, _text
 from ciyuan.errors import InvalidInputError
+from ciyuan.front_end import FrontEnd, native_front_end
 
 if TYPE_CHECKING:
     from ciyuan.normalizers.base import Normalizer
@@ -83,34 +98,18 @@ def check_errors(errors: str) -> None:
 
 def _native_counter(normalizer: Any, pre_tokenizer: Any, lowercase: bool) -> Tuple["_core.WordCounter", bool, bool]:
     """The native counter for these stages: (counter, fast, lower). ``fast``: the core cuts the
-    text itself; ``lower``: the text must be lowercased before it reaches the core."""
-    bert = _bert_options(normalizer, pre_tokenizer)
-    if bert is not None and (not lowercase or bert["lowercase"]):
+    text itself (the same front end the encoder would run); ``lower``: the text must be
+    lowercased before it reaches the core."""
+    front = native_front_end(normalizer, pre_tokenizer, None)
+    if front is None:
+        return _core.WordCounter(FrontEnd.none()), False, lowercase
+    if front.kind != _core.FrontEndKind.BERT:
+        return _core.WordCounter(front), True, lowercase
+    if not lowercase or front.bert_options.lowercase:
         # BertNormalizer + BertPreTokenizer: the native BERT front end cuts and normalizes (its
         # lowercasing covers the trainer's).
-        return _core.WordCounter.bert(**bert), True, False
-    native = getattr(pre_tokenizer, "native_pattern", None) if pre_tokenizer is not None else ""
-    lower = lowercase and bert is None
-    if native and normalizer is None:
-        return _core.WordCounter(native), True, lower
-    return _core.WordCounter(""), pre_tokenizer is None and normalizer is None, lower
-
-
-def _bert_options(normalizer: Any, pre_tokenizer: Any) -> Optional[Dict[str, bool]]:
-    """The native BERT front end's options when the stages are BertNormalizer (or none) and
-    BertPreTokenizer, else None."""
-    # The same question the encoder asks of its stages; once the core describes its front ends
-    # in one place (ciyuan.front_end), this asks it too.
-    if getattr(pre_tokenizer, "type_name", None) != "BertPreTokenizer":
-        return None
-    if normalizer is None:
-        values: Tuple[bool, ...] = (False, False, False, False)
-    else:
-        native_options = getattr(normalizer, "native_options", None)
-        if native_options is None:
-            return None
-        values = tuple(native_options())
-    return dict(zip(("clean_text", "handle_chinese_chars", "strip_accents", "lowercase"), values))
+        return _core.WordCounter(front), True, False
+    return _core.WordCounter(FrontEnd.none()), False, False
 
 
 def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: Optional["Normalizer"] = None, *,
