@@ -1,5 +1,12 @@
 """Decode whole-word and single-character tokens: join them with a separator (a space between
-words, nothing between characters)."""
+words, nothing between characters).
+
+Example:
+    >>> WordLevel().decode([b"hello", b"world"])
+    'hello world'
+    >>> CharLevel().decode([b"\\xe8\\xaf\\x8d", b"\\xe5\\x85\\x83"])
+    '词元'
+"""
 
 from __future__ import annotations
 
@@ -12,12 +19,7 @@ __all__ = ["WordLevel", "CharLevel"]
 
 @DECODERS.register
 class WordLevel(Decoder):
-    """Join whole-word tokens with a space.
-
-    Example:
-        >>> WordLevel().decode([b"hello", b"world"])
-        'hello world'
-    """
+    """Join whole-word tokens with a space (or ``separator``)."""
 
     type_name = "WordLevel"
     options = ("separator",)
@@ -32,12 +34,7 @@ class WordLevel(Decoder):
 
 @DECODERS.register
 class CharLevel(WordLevel):
-    """Join character tokens with nothing between them.
-
-    Example:
-        >>> CharLevel().decode([b"\\xe8\\xaf\\x8d", b"\\xe5\\x85\\x83"])
-        '词元'
-    """
+    """Join character tokens with nothing between them (or ``separator``)."""
 
     type_name = "CharLevel"
     default_separator = ""
