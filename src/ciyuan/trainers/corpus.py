@@ -21,7 +21,21 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
@@ -270,7 +284,7 @@ def _utf8_error(path: Path, offset: int, line: int, bad: bytes) -> str:
 def file_chunks(path: Path, errors: str) -> Iterator[bytes]:
     """Chunks of whole lines of a UTF-8 file, validated (see :func:`count_words` for ``errors``)."""
     try:
-        f = open(path, "rb")
+        f = open(path, "rb")  # noqa: SIM115 (`with f` below; the try is for the open alone)
     except OSError as e:
         raise InvalidInputError(f"cannot read {path}: {e.strerror}") from None
     with f:
@@ -290,10 +304,9 @@ def file_chunks(path: Path, errors: str) -> Iterator[bytes]:
                 chunk, rest = buf[:cut], buf[cut:]
             if chunk:
                 bad = _core.utf8_error_offset(chunk)
-                if bad != len(chunk):
-                    if errors == "strict":
-                        at = line + chunk.count(b"\n", 0, bad)
-                        raise InvalidInputError(_utf8_error(path, offset + bad, at, chunk[bad:bad + 4]))
+                if bad != len(chunk) and errors == "strict":
+                    at = line + chunk.count(b"\n", 0, bad)
+                    raise InvalidInputError(_utf8_error(path, offset + bad, at, chunk[bad:bad + 4]))
                 offset += len(chunk)
                 line += chunk.count(b"\n")
                 if bad != len(chunk):
