@@ -89,7 +89,7 @@ def hf_tokenizer_json(name: str, path: Path) -> None:
             continue
         # The two parts BPE joins last when it builds `token` from ranks below its own.
         parts = _merge_loop([bytes([b]) for b in token],
-                            lambda a, b: r if (r := ranks.get(a + b)) is not None and r < rank else None)
+                            lambda a, b, rank=rank: r if (r := ranks.get(a + b)) is not None and r < rank else None)
         assert len(parts) == 2, token
         merges.append(f"{bytes_to_printable(parts[0])} {bytes_to_printable(parts[1])}")
     data = {

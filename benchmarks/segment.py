@@ -70,9 +70,8 @@ def worker(config: str, mb: float, repeats: int) -> None:
         method = config.rsplit("-", 1)[1]
         text_path = CORPUS
         if mb > 0:
-            tmp = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8")
-            tmp.write(load_text(mb))
-            tmp.close()
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as tmp:
+                tmp.write(load_text(mb))
             text_path = Path(tmp.name)
         nbytes = text_path.stat().st_size
         out = tempfile.mktemp(suffix=".txt")
@@ -183,7 +182,8 @@ def main() -> None:
         "ciyuan-fmm": "ciyuan FMM `lcut(text)`", "ciyuan-bmm": "ciyuan BMM `lcut(text)`",
         "ciyuan-bimm": "ciyuan BiMM `lcut(text)`", "ciyuan-dag": "ciyuan DAG `lcut(text)`",
         "ciyuan-fmm-lines": "ciyuan FMM, `lcut` per line", "ciyuan-fmm-2t": "ciyuan FMM `lcut_batch`, 2 threads",
-        "ciyuan-dag-2t": "ciyuan DAG `lcut_batch`, 2 threads", "ciyuan-cli-fmm": "`ciyuan segment` FMM (CLI, end to end)",
+        "ciyuan-dag-2t": "ciyuan DAG `lcut_batch`, 2 threads",
+        "ciyuan-cli-fmm": "`ciyuan segment` FMM (CLI, end to end)",
         "ciyuan-cli-dag": "`ciyuan segment --method dag` (CLI, end to end)",
     }
     print("\n| configuration | MB/s (wall) | MB/s (CPU time) | × jieba (HMM=False) | peak RSS (MB) |")

@@ -131,7 +131,7 @@ def main() -> None:
             continue
         runs: List[dict] = []
         try:
-            for i in range(args.repeats):
+            for _ in range(args.repeats):
                 runs.append(json.loads(run_worker(Path(__file__), [corpus, tool, kind], {})))
                 if runs[0]["seconds"] > 60:
                     break
@@ -171,7 +171,8 @@ def main() -> None:
         else:
             ratio_t = f"{r['seconds'] / base['seconds']:.1f}x"
             ratio_m = f"{r['rss_mb'] / base['rss_mb']:.1f}x"
-        lines.append(f"| {name} | {LABELS[(tool, kind)]} | {r['seconds']:.2f} s | {r['rss_mb']:.0f} MB | {ratio_t} | {ratio_m} |")
+        lines.append(f"| {name} | {LABELS[(tool, kind)]} | {r['seconds']:.2f} s | {r['rss_mb']:.0f} MB "
+                     f"| {ratio_t} | {ratio_m} |")
     table = "\n".join(lines)
     print(table)
     if args.markdown:

@@ -210,7 +210,8 @@ def run_encode(repeats: int, mb: float) -> List[str]:
         f"BERT encoding, {mb:g} MB per corpus, line by line, [CLS]/[SEP] added; {machine()}. "
         "MB/s is the median of the runs; peak RSS is the worker process's.",
         "",
-        "| corpus | output | threads | ciyuan MB/s | HF MB/s | ciyuan / HF | ciyuan peak RSS | HF peak RSS | ids identical |",
+        "| corpus | output | threads | ciyuan MB/s | HF MB/s | ciyuan / HF | ciyuan peak RSS | HF peak RSS "
+        "| ids identical |",
         "|---|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for corpus, mode, threads, ours, theirs, same in rows:
@@ -245,7 +246,7 @@ def main() -> None:
         lines = run_encode(args.repeats, args.mb)
         if lines:
             sections.append(("BERT encoding (`benchmarks/wordpiece.py --part encode`)", lines))
-    for title, lines in sections:
+    for _title, lines in sections:
         print("\n".join(lines))
     if args.markdown and sections:
         with open(args.markdown, "a", encoding="utf-8") as f:

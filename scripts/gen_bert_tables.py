@@ -62,7 +62,7 @@ def batch_normalize(norm, cps: List[int], sep: str) -> List[str]:
     out: List[str] = []
     step = 65536
     for i in range(0, len(cps), step):
-        chunk = [c for c in cps[i:i + step]]
+        chunk = list(cps[i:i + step])
         text = sep.join(chr(c) for c in chunk)
         parts = norm.normalize_str(text).split(sep)
         if len(parts) != len(chunk):  # a character's output contains the separator: go one by one
@@ -125,7 +125,7 @@ def main() -> None:
     args = ap.parse_args()
     out = args.out / OUT.name if args.out else OUT
     cps = code_points()
-    flags: Dict[int, int] = {c: 0 for c in cps}
+    flags: Dict[int, int] = dict.fromkeys(cps, 0)
 
     clean = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=False, strip_accents=False,
                                        lowercase=False)

@@ -118,7 +118,8 @@ def test_longest_match_matches_reference(gpt2_files):
                            pre_tokenizer=Split("gpt2"))
     text = shared("corpora", "en", "taylorswift.txt").read_text(encoding="utf-8")[:20000]
     longest = max(len(t) for t in vocab)
-    expected = [i for p in regex.findall(GPT2_PATTERN, text) for i in ref.encode_longest_match(p.encode(), vocab, longest)]
+    expected = [i for p in regex.findall(GPT2_PATTERN, text)
+                for i in ref.encode_longest_match(p.encode(), vocab, longest)]
     assert tok.encode_ids(text) == expected
     assert tok.decode(expected) == text
 

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,8 +32,9 @@ inline std::string_view utf8_view(nb::handle text) {
 }
 
 // bytes, or None for a null pointer (an id outside the vocabulary).
-inline nb::object bytes_or_none(const std::string* b) {
-  if (!b) return nb::none();
+// (std::optional, so the stub says `bytes | None`.)
+inline std::optional<nb::bytes> bytes_or_none(const std::string* b) {
+  if (!b) return std::nullopt;
   return nb::bytes(b->data(), b->size());
 }
 

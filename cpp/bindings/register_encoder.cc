@@ -131,11 +131,15 @@ void register_front_end(nb::module_& m) {
       .def_rw("handle_chinese_chars", &BertOptions::handle_chinese_chars)
       .def_rw("strip_accents", &BertOptions::strip_accents)
       .def_rw("lowercase", &BertOptions::lowercase)
+      // Takes any object (False for a non-BertOptions), as object.__eq__ does.
       .def("__eq__",
-           [](const BertOptions& a, const BertOptions& b) {
+           [](const BertOptions& a, nb::handle other) {
+             if (!nb::isinstance<BertOptions>(other)) return false;
+             const BertOptions& b = nb::cast<const BertOptions&>(other);
              return a.clean_text == b.clean_text && a.handle_chinese_chars == b.handle_chinese_chars &&
                     a.strip_accents == b.strip_accents && a.lowercase == b.lowercase;
-           })
+           },
+           nb::sig("def __eq__(self, other: object, /) -> bool"))
       .def("__repr__", [](const BertOptions& o) {
         auto flag = [](bool b) { return b ? "True" : "False"; };
         return std::string("BertOptions(clean_text=") + flag(o.clean_text) +

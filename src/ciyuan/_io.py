@@ -3,10 +3,10 @@ and reading UTF-8 with errors that name the file and byte offset."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
-import contextlib
 from typing import BinaryIO, Iterator, Union
 
 from ciyuan._text import decode_utf8
@@ -28,10 +28,8 @@ def atomic_output(path: PathLike) -> Iterator[BinaryIO]:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 

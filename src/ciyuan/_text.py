@@ -14,7 +14,7 @@ Example:
     'a\\ufffdb'
     >>> str(utf8_error("in.txt", b"ok\\n\\xff", 3))
     "in.txt: invalid UTF-8 at byte 3 (line 2): b'\\\\xff'; fix the file or pass errors='replace' (CLI: --errors replace) to read such bytes as U+FFFD"
-"""
+"""  # noqa: E501 (a doctest's output line)
 
 from __future__ import annotations
 

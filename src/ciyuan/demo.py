@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 import ciyuan
 
@@ -22,8 +23,9 @@ SAMPLE = "ciyuan (词元) cuts text into tokens: \"Hello, world!\" -> ids -> tex
 
 def find_shared_data() -> Optional[Path]:
     """../shared/data next to the repository (or $CIYUAN_SHARED_DATA)."""
-    candidates = [os.environ.get("CIYUAN_SHARED_DATA", ""), Path.cwd().parent / "shared" / "data",
-                  Path.cwd() / ".." / ".." / "shared" / "data"]
+    candidates: List[Union[str, Path]] = [os.environ.get("CIYUAN_SHARED_DATA", ""),
+                                          Path.cwd().parent / "shared" / "data",
+                                          Path.cwd() / ".." / ".." / "shared" / "data"]
     for c in candidates:
         if c and (Path(c) / "tokenizers" / "tiktoken").is_dir():
             return Path(c).resolve()
@@ -40,6 +42,7 @@ def train_on_own_sources() -> None:
     """Train on the package's own .py files, save, reload, and encode a sample."""
     import tempfile
 
+    from ciyuan.models import BPE
     from ciyuan.trainers import BpeTrainer
 
     sources = sorted(str(p) for p in Path(ciyuan.__file__).parent.rglob("*.py"))
@@ -48,6 +51,7 @@ def train_on_own_sources() -> None:
     start = time.perf_counter()
     trainer = BpeTrainer(vocab_size=2000, byte_level=True, min_frequency=2, show_progress=False)
     tok = ciyuan.Tokenizer.train(sources, trainer)
+    assert isinstance(tok.model, BPE)  # what a BpeTrainer trains
     print(f"   trained in {time.perf_counter() - start:.2f} s: {tok.vocab_size:,} tokens, "
           f"first merges {tok.model.merges[:5]}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,8 +75,9 @@ def main() -> int:
     try:
         import tiktoken
         from tiktoken.load import load_tiktoken_bpe
+        have_tiktoken = True
     except ImportError:
-        tiktoken = None
+        have_tiktoken = False
     corpora = {
         "English (Gutenberg)": data / "corpora" / "en" / "gutenberg_100mb.txt",
         "Chinese (Jin Yong)": data / "corpora" / "zh" / "jinyong_16novels.txt",
@@ -90,7 +95,7 @@ def main() -> int:
         print(f"   offsets : {enc.offsets[:6]} ...")
         assert tok.decode(enc.ids) == SAMPLE
         reference = None
-        if tiktoken is not None:
+        if have_tiktoken:
             reference = tiktoken.Encoding(encoding, pat_str=ciyuan.pre_tokenizers.NAMED_PATTERNS[encoding],
                                           mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens={})
         for name, text in texts.items():
@@ -102,7 +107,7 @@ def main() -> int:
             assert tok.decode(ids) == text, "round trip failed"
             line += ", decode(encode(x)) == x"
             if reference is not None:
-                line, same = _against(line, "tiktoken", lambda: reference.encode_ordinary(text), ids, mb)
+                line, same = _against(line, "tiktoken", partial(reference.encode_ordinary, text), ids, mb)
                 if not same:
                     print(line)
                     return 1
@@ -110,7 +115,8 @@ def main() -> int:
     return bert(data, texts)
 
 
-def _against(line: str, name: str, reference: Callable[[], Any], ids: Any, mb: float, how: str = "") -> Tuple[str, bool]:
+def _against(line: str, name: str, reference: Callable[[], Any], ids: Any, mb: float,
+             how: str = "") -> Tuple[str, bool]:
     """``line`` with how ``reference()``'s ids compare to ``ids`` (and its speed), and whether
     they are the same."""
     start = time.perf_counter()

@@ -23,7 +23,6 @@ from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tupl
 
 from ciyuan.errors import InvalidInputError
 
-
 __all__ = ["Encoding", "AddedTokens", "LayoutPiece", "TokenLookup"]
 
 Offsets = List[Tuple[int, int]]
@@ -267,7 +266,7 @@ class Encoding:
         self._parts: Optional[List[Part]] = None
         self._length: Optional[int] = None
         self._range_map: Optional[Ranges] = None
-        self._overflowing: List[Encoding] = _NONE
+        self._overflowing = _NONE
         self._native: Any = None  # a _core.EncodingData whose fields this Encoding shows
         self._text: Optional[str] = None  # the text it encodes (for character offsets)
         self._wrap: Optional[NativeWrap] = None
@@ -294,7 +293,7 @@ class Encoding:
         """Which tokens belong to which input sequence: {sequence: (start, stop)} (made on first use)."""
         if self._range_map is None:
             wrap = self._wrap
-            self._range_map = {} if wrap is None else {0: (wrap.before, self._length - wrap.after)}
+            self._range_map = {} if wrap is None else {0: (wrap.before, len(self) - wrap.after)}
         return self._range_map
 
     @_ranges.setter
@@ -576,8 +575,8 @@ class Encoding:
         at = 0
         for piece in layout:
             if piece.__class__ is AddedTokens:
-                parts.append(piece.part)  # type: ignore[union-attr]
-                at += piece.length  # type: ignore[union-attr]
+                parts.append(piece.part)
+                at += piece.length
                 continue
             index, type_id = piece  # type: ignore[misc]
             enc = inputs[index]

@@ -48,7 +48,8 @@ def scanner(name: str) -> FrontEnd:
     return FrontEnd.scanner(_core.parse_pattern(name))
 
 
-def native_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any], model: Optional[Any]) -> Optional[FrontEnd]:
+def native_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any],
+                     model: Optional[Any]) -> Optional[FrontEnd]:
     """The native front end equivalent to ``normalizer`` then ``pre_tokenizer`` in front of
     ``model``, or None when the Python stages must run. ``model=None`` asks for any model (the
     trainers' word counting takes every front end)."""

@@ -72,7 +72,8 @@ class Registry(Generic[T]):
         if not isinstance(data, Mapping):
             raise ModelError(f"a {self.stage} description must be a mapping with a 'type', not {type(data).__name__}")
         cls = self.get(data.get("type"))  # type: ignore[arg-type]
-        build: Callable[[Mapping[str, Any]], T] = getattr(cls, "from_dict")
+        # getattr: a registered class has from_dict, but Type[T] cannot say so.
+        build: Callable[[Mapping[str, Any]], T] = getattr(cls, "from_dict")  # noqa: B009
         return build(data)
 
 
@@ -103,6 +104,6 @@ class Component:
         return f"{type(self).__name__}({shown})"
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+        return type(self) is type(other) and self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]

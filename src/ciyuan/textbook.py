@@ -90,8 +90,9 @@ class BPETokenizer:
         tok = self.basic_tokenizer
         if tok is None:
             return _default_basic_tokenizer(text)
-        if hasattr(tok, "split") and not isinstance(tok, str):
-            return [text[s:e] for s, e in tok.split(text)]
+        split = getattr(tok, "split", None)
+        if split is not None and not isinstance(tok, str):
+            return [text[s:e] for s, e in split(text)]
         return list(tok(text))
 
     # -- training -------------------------------------------------------------------------------

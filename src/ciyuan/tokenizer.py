@@ -12,7 +12,7 @@ import contextlib
 import gc
 import json
 from itertools import accumulate
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
 
 from ciyuan import decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
@@ -125,7 +125,8 @@ class Tokenizer:
             if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < 1 << 32:
                 raise ModelError(f"special token {text!r} needs an integer id in 0..2**32-1, got {i!r}")
             if 0 <= i < model.id_limit and model.id_bytes(i) not in (None, text.encode("utf-8")):
-                raise ModelError(f"special token {text!r} has id {i}, which the model uses for {model.id_to_token(i)!r}")
+                raise ModelError(f"special token {text!r} has id {i}, "
+                                 f"which the model uses for {model.id_to_token(i)!r}")
         if len(self._special_ids) != len(self.special_tokens):
             raise ModelError("two special tokens share an id")
         self._specials = SpecialTokenRules(self.special_tokens)
@@ -271,8 +272,9 @@ class Tokenizer:
             return [e.ids for e in self.encode_batch(inputs, add_special_tokens=add_special_tokens, threads=threads,
                                                      **special)]
         head, tail = wrap
-        texts, ids = self._native_batch(inputs, threads, allowed_special, disallowed_special, ids_only=True,
-                                        wrap=(head, tail))
+        # cast: every input is a str (pairs took the encode_batch path above).
+        texts, ids = self._native_batch(cast(List[str], inputs), threads, allowed_special, disallowed_special,
+                                        ids_only=True, wrap=(head, tail))
         if ids is None:
             policy = self._policy(allowed_special, disallowed_special)
             ids = [head + self._encode_python(t, policy).ids + tail for t in texts]
@@ -434,7 +436,8 @@ class Tokenizer:
         if self.decoder.joins_bytes:
             return self.decoder.decode([self.decode_bytes(ids)])
         self.decode_bytes(ids)  # validates every id with a clear error
-        return self.decoder.decode([self._encoder.id_bytes(i) for i in ids])
+        # cast: the ids are valid now, so none has None for bytes.
+        return self.decoder.decode(cast(List[bytes], [self._encoder.id_bytes(i) for i in ids]))
 
     def decode_batch(self, batch: Iterable[Iterable[int]], *, skip_special_tokens: bool = False) -> List[str]:
         """:meth:`decode` for each sequence of ids."""
@@ -490,7 +493,8 @@ class Tokenizer:
             raise ModelError("not a ciyuan tokenizer description (its 'type' is not 'Tokenizer')")
         version = data.get("ciyuan")
         if version != FORMAT_VERSION:
-            raise ModelError(f"unsupported ciyuan tokenizer format version {version!r} (this ciyuan reads {FORMAT_VERSION})")
+            raise ModelError(f"unsupported ciyuan tokenizer format version {version!r} "
+                             f"(this ciyuan reads {FORMAT_VERSION})")
         return cls(
             models.from_dict(data["model"]),
             normalizer=normalizers.from_dict(data["normalizer"]) if data.get("normalizer") else None,

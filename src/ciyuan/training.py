@@ -107,7 +107,7 @@ def _train(source: TrainingSource, trainer: Trainer, pre_tokenizer: Any, normali
     if trainer.lowercase and not isinstance(normalizer, BertNormalizer):  # BERT's normalizer lowercases itself
         lower = normalizers.Lowercase()
         normalizer = lower if normalizer is None else normalizers.Sequence([normalizer, lower])
-    specials = {t: model.token_to_id(t) for t in trainer.special_tokens if model.token_to_id(t) is not None}
+    specials = {t: token_id for t in trainer.special_tokens if (token_id := model.token_to_id(t)) is not None}
     if post_processor is None and trainer.default_pipeline() is Pipeline.BERT and {"[CLS]", "[SEP]"} <= set(specials):
         from ciyuan.processors import BertProcessing
 

@@ -7,7 +7,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ciyuan import _core
 from ciyuan.errors import DisallowedSpecialTokenError, FileFormatError, InvalidInputError, ModelError, UnknownIdError
 from ciyuan.formats.bert_vocab import load_bert_vocab, parse_bert_vocab, save_bert_vocab
 from ciyuan.front_end import FrontEnd, scanner

@@ -115,7 +115,8 @@ def test_hostile_inputs_do_not_crash():
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.one_of(TEXT, st.sampled_from(["[CLS]", "[SEP]", "[MASK]", "[sep]", "[SEP"])), max_size=6).map("".join))
+@given(st.lists(st.one_of(TEXT, st.sampled_from(["[CLS]", "[SEP]", "[MASK]", "[sep]", "[SEP"])),
+               max_size=6).map("".join))
 def test_special_tokens_split_before_normalization(text):
     # Hugging Face matches added special tokens in the original text, then normalizes and
     # pre-tokenizes the text between them: the native encoder with the "allowed" policy.
@@ -137,7 +138,8 @@ def test_special_tokens_split_before_normalization(text):
 
 
 REORDERED = ["x\u1b44\u093cy", "x\U0001d16d\U0001d165y hello", "x\U0001d16d\u0301\U0001d165", "a\u0315\u0300b",
-             "Ünïcödé e\u0301\u0316 x\U0001d16d\U0001d165 中\u0301\u0316", "\U0001d15e\U0001d16d x\u0316\u0301\U0001d16d"]
+             "Ünïcödé e\u0301\u0316 x\U0001d16d\U0001d165 中\u0301\u0316",
+             "\U0001d15e\U0001d16d x\u0316\u0301\U0001d16d"]
 
 
 @pytest.mark.parametrize("text", REORDERED)

@@ -146,7 +146,7 @@ def _compare_batch(name, pairs, **config) -> None:
         mine = ours.encode_batch(pairs, **ALL)
         for i, (a, b) in enumerate(zip(mine, hf)):
             assert_same(a, b, f"{name} {config} input {i} {pairs[i]!r}")
-        for i, p in enumerate(pairs[:3]):  # one at a time too
+        for p in pairs[:3]:  # one at a time too
             one = ours.encode(*p, **ALL) if isinstance(p, tuple) else ours.encode(p, **ALL)
             ref = theirs.encode(*p) if isinstance(p, tuple) else theirs.encode(p)
             if config["padding"] != "longest":

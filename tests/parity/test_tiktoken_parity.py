@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import List
 
 import pytest
 
-from tests.conftest import ENCODINGS, SHARED_DATA, read_prefix, shared
+from tests.conftest import ENCODINGS, read_prefix, shared
 
 
 def assert_same_ids(tok, enc, texts: List[str], source: str) -> None:

@@ -16,7 +16,8 @@ HF = tokenizers.pre_tokenizers.BertPreTokenizer()
 
 def test_examples():
     p = BertPreTokenizer()
-    assert p.pre_tokenize_str("Hello, world!") == [("Hello", (0, 5)), (",", (5, 6)), ("world", (7, 12)), ("!", (12, 13))]
+    assert p.pre_tokenize_str("Hello, world!") == [
+        ("Hello", (0, 5)), (",", (5, 6)), ("world", (7, 12)), ("!", (12, 13))]
     assert p.split("") == [] and p.split("  \t\n") == []
     assert p.pre_tokenize_str("中文，好") == [("中文", (0, 2)), ("，", (2, 3)), ("好", (3, 4))]
     assert p.native_pattern is None

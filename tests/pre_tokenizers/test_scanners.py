@@ -57,7 +57,8 @@ TRICKY = [
     "!", "?", ".", ",", "-", "“", "😀", "\ufffd", "\U0001d400",
 ]
 tricky_text = st.lists(st.sampled_from(TRICKY), max_size=24).map("".join)
-mixed_text = st.text(alphabet=st.one_of(st.characters(codec="utf-8"), st.sampled_from([t for t in TRICKY if len(t) == 1])))
+mixed_text = st.text(alphabet=st.one_of(st.characters(codec="utf-8"),
+                                        st.sampled_from([t for t in TRICKY if len(t) == 1])))
 
 
 # ---- oracles -----------------------------------------------------------------------------------
@@ -115,7 +116,10 @@ def tiktoken_spans(name: str, text: str) -> List[Span]:
 def describe(text: str, got: List[Span], want: List[Span], oracle: str) -> str:
     data = text.encode("utf-8")
     i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-    show = lambda spans: [data[s:e].decode("utf-8", "replace") for s, e in spans[max(0, i - 2) : i + 3]]
+
+    def show(spans: List[Span]) -> List[str]:
+        return [data[s:e].decode("utf-8", "replace") for s, e in spans[max(0, i - 2) : i + 3]]
+
     return (
         f"scanner and {oracle} differ at piece {i} (of {len(got)} / {len(want)}):\n"
         f"  scanner: {show(got)!r} {got[i:i + 1]}\n  {oracle}: {show(want)!r} {want[i:i + 1]}"
@@ -375,7 +379,7 @@ def test_corpus_matches_regex(rel: str, limit: Optional[int], name: str) -> None
 
 @functools.lru_cache(maxsize=None)
 def tiktoken_encoding(name: str):
-    tiktoken = pytest.importorskip("tiktoken")
+    pytest.importorskip("tiktoken")
     import tiktoken.load
 
     base = shared_data() / "tokenizers"

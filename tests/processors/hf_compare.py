@@ -59,7 +59,8 @@ def configure(hf: Any, truncation: Optional[Truncation], padding: Optional[Paddi
     return None
 
 
-def hf_run(hf: Any, inputs: Sequence[Input], batch: bool, add_special_tokens: bool) -> Tuple[Optional[List[Any]], Optional[BaseException]]:
+def hf_run(hf: Any, inputs: Sequence[Input], batch: bool, add_special_tokens: bool
+           ) -> Tuple[Optional[List[Any]], Optional[BaseException]]:
     try:
         if batch:
             return hf.encode_batch(list(inputs), add_special_tokens=add_special_tokens), None

@@ -44,7 +44,7 @@ def test_tokens_from_the_tokenizer() -> None:
     enc = Encoding(Tok(), ids=[1, 2], offsets=[(0, 1), (1, 2)])  # type: ignore[arg-type]
     assert enc.tokens == ["<1>", "<2>"]
     with pytest.raises(ValueError, match="no tokenizer"):
-        Encoding(None, ids=[1], offsets=[(0, 1)]).tokens
+        _ = Encoding(None, ids=[1], offsets=[(0, 1)]).tokens
 
 
 def test_post_process_is_lazy_and_leaves_inputs_alone() -> None:

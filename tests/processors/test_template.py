@@ -70,7 +70,8 @@ def test_bad_special_tokens() -> None:
         with pytest.raises(ModelError):
             TemplateProcessing(single="$A", pair="$A $B", special_tokens=specials)  # type: ignore[arg-type]
     # (id, token) is read too, as in HF
-    assert TemplateProcessing("[CLS] $A", "$A $B", special_tokens=[(101, "[CLS]")]).num_special_tokens_to_add(False) == 1
+    template = TemplateProcessing("[CLS] $A", "$A $B", special_tokens=[(101, "[CLS]")])
+    assert template.num_special_tokens_to_add(False) == 1
 
 
 def test_multi_id_special_token() -> None:

@@ -42,7 +42,8 @@ def random_vocab(seed: int, merges_wanted: int):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10**6), size=st.integers(5, 120), texts=st.lists(st.text(ALPHABET, max_size=24), max_size=20))
+@given(seed=st.integers(0, 10**6), size=st.integers(5, 120),
+       texts=st.lists(st.text(ALPHABET, max_size=24), max_size=20))
 def test_random_vocabularies(seed, size, texts):
     ranks, merges = random_vocab(seed, size)
     by_merges = ciyuan.Tokenizer(BPE(ranks, merges, byte_level=True))

@@ -41,7 +41,7 @@ def test_malformed_lines_name_file_and_line(tmp_path, line, reason):
     with pytest.raises(FileFormatError) as e:
         Dictionary.load(path)
     assert e.value.path == str(path) and e.value.line == 3 and reason in str(e.value)
-    assert f"bad.txt:3: " in str(e.value)
+    assert "bad.txt:3: " in str(e.value)
     d = Dictionary.load(path, strict=False)
     assert sorted(d) == ["人民", "银行"]
     assert len(d.skipped) == 1 and d.skipped[0][:2] == (str(path), 3)

@@ -53,7 +53,8 @@ def test_max_word_len(d):
 def test_unmatched_text_default_and_baseline(d):
     text = "研究iPhone 15 Pro的 x1，！生命\t起源"
     assert fmm(text, d) == ["研究", "iPhone", " ", "15", " ", "Pro", "的", " ", "x1", "，", "！", "生命", "\t", "起源"]
-    assert fmm(text, d, baseline=True) == ["研究", *"iPhone", "1", "5", *"Pro", "的", "x", "1", "，", "！", "生命", "起源"]
+    assert fmm(text, d, baseline=True) == [
+        "研究", *"iPhone", "1", "5", *"Pro", "的", "x", "1", "，", "！", "生命", "起源"]
     # Whitespace separates words even in baseline mode.
     d2 = Dictionary(["生命起源"])
     assert fmm("生命 起源", d2, baseline=True) == ["生", "命", "起", "源"]
@@ -125,7 +126,7 @@ text_st = st.text(alphabet=ALPHABET, max_size=40)
 @given(words=words_st, text=text_st, method=st.sampled_from(["fmm", "bmm", "bimm"]), baseline=st.booleans(),
        max_len=st.one_of(st.none(), st.integers(1, 5)))
 def test_matches_reference(words, text, method, baseline, max_len):
-    freq = {w: 1 for w in words}
+    freq = dict.fromkeys(words, 1)
     got = Segmenter(Dictionary(freq), method, baseline=baseline, max_word_len=max_len).lcut(text)
     assert got == ref.segment(text, freq, method, baseline, max_len)
 

@@ -38,7 +38,8 @@ def native_counts(counter):
     return Counter({w.decode("utf-8"): n for w, n in counter.words()})
 
 
-@pytest.mark.parametrize("options", [dict(lowercase=True), dict(lowercase=False), dict(strip_accents=True, lowercase=False),
+@pytest.mark.parametrize("options", [dict(lowercase=True), dict(lowercase=False),
+                                     dict(strip_accents=True, lowercase=False),
                                      dict(clean_text=False, handle_chinese_chars=False)])
 def test_same_words_as_the_python_stages(options):
     normalizer = BertNormalizer(**options)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import ciyuan
 from ciyuan import InvalidInputError, Tokenizer, pre_tokenizers
-from ciyuan.reference.bpe_train import train_bpe as reference_train
 from ciyuan.models import BPE
 from ciyuan.pre_tokenizers import WhitespaceSplit
+from ciyuan.reference.bpe_train import train_bpe as reference_train
 from ciyuan.trainers import BpeTrainer, from_dict
 
 TUTORIAL = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
@@ -46,7 +44,8 @@ def test_byte_level_alphabet_in_printable_order():
 
 
 @pytest.mark.parametrize("tie_break", ["hf", "subword-nmt", "first"])
-@pytest.mark.parametrize("form", [{}, {"end_of_word_suffix": "</w>"}, {"end_of_word_symbol": "</w>"}, {"byte_level": True}])
+@pytest.mark.parametrize("form", [{}, {"end_of_word_suffix": "</w>"}, {"end_of_word_symbol": "</w>"},
+                                  {"byte_level": True}])
 def test_matches_reference_on_small_corpora(tie_break, form):
     corpora = [
         TUTORIAL,
@@ -57,7 +56,8 @@ def test_matches_reference_on_small_corpora(tie_break, form):
     for words in corpora:
         ours = BpeTrainer(0, max_merges=30, tie_break=tie_break, **form).train(words)
         tokens, merges = reference_train(words, max_merges=30, tie_break=tie_break, **form)
-        assert ours.merges == [(ours.id_to_token(ours.token_to_id(a)), ours.id_to_token(ours.token_to_id(b))) for a, b in merges]
+        assert ours.merges == [(ours.id_to_token(ours.token_to_id(a)), ours.id_to_token(ours.token_to_id(b)))
+                               for a, b in merges]
         assert [ours.token_bytes(i) for i in range(ours.id_limit)] == [
             t if isinstance(t, bytes) else t.encode() for t in tokens
         ]
@@ -209,7 +209,8 @@ def test_separate_marker_tokenizer():
     assert textbook.tokenize("lowest newest lo") == enc.tokens
     merges = tok.model.merges
     for word in ("lowest", "newest", "lo", "widest"):
-        symbols = encode_word_by_merges(word + "\0", [(a.replace("</w>", "\0"), b.replace("</w>", "\0")) for a, b in merges])
+        symbols = encode_word_by_merges(word + "\0",
+                                        [(a.replace("</w>", "\0"), b.replace("</w>", "\0")) for a, b in merges])
         assert [t.replace("\0", "</w>") for t in symbols] == tok.encode(word).tokens
     # Greedy longest match takes the marker with the word's end when it can.
     greedy = Tokenizer(BPE(tok.model.get_vocab(), merges, end_of_word_symbol="</w>", encode_mode="longest_match"),

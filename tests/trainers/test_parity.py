@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 import pytest
 from hypothesis import given, settings
@@ -30,7 +30,8 @@ def check_against_reference(source, pre, merges: int, **options) -> None:
     model = trainer.train_words(counter)
     tokens, ref_merges = reference_train(words, max_merges=merges, **options)
     assert model.merges == as_text_pairs(model, ref_merges)
-    assert [model.token_bytes(i) for i in range(model.id_limit)] == [t if isinstance(t, bytes) else t.encode() for t in tokens]
+    assert [model.token_bytes(i) for i in range(model.id_limit)] == [
+        t if isinstance(t, bytes) else t.encode() for t in tokens]
 
 
 # -- the reference trainer -----------------------------------------------------------------------

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-import ciyuan
 from ciyuan import BPETokenizer, InvalidInputError, Tokenizer, UnknownIdError, pre_tokenizers
 from ciyuan.cli import main
 from ciyuan.formats.vocab_merges import load_bpe, load_merges_txt, load_vocab_txt, save_merges_txt, save_vocab_txt
@@ -58,7 +57,8 @@ def test_textbook_on_tinyshakespeare():
 # -- vocab.txt and merges.txt --------------------------------------------------------------------
 
 def test_vocab_and_merges_files_round_trip(tmp_path):
-    tok = Tokenizer.train(["hello world, hello there"] * 5, BpeTrainer(280, byte_level=True, special_tokens=["<|endoftext|>"]))
+    tok = Tokenizer.train(["hello world, hello there"] * 5,
+                          BpeTrainer(280, byte_level=True, special_tokens=["<|endoftext|>"]))
     save_vocab_txt(tok.model, tmp_path / "vocab.txt")
     save_merges_txt(tok.model, tmp_path / "merges.txt")
     vocab_lines = (tmp_path / "vocab.txt").read_text(encoding="utf-8").split("\n")
@@ -100,7 +100,8 @@ def test_cli_train_errors_leave_no_output(tmp_path, capsys):
     empty.write_text("")
     assert main(["train", "--vocab-size", "300", "--output", str(out), str(empty)]) == 1
     assert "empty" in capsys.readouterr().err and not out.exists()
-    assert main(["train", "--byte-level", "--vocab-size", "10", "--output", str(out), str(bad), "--errors", "replace"]) == 1
+    assert main(["train", "--byte-level", "--vocab-size", "10", "--output", str(out), str(bad),
+                 "--errors", "replace"]) == 1
     assert "smaller than" in capsys.readouterr().err and not out.exists()
     assert main(["train", "--vocab-size", "10", "--output", str(out), str(tmp_path / "missing.txt")]) == 1
     assert not out.exists()
@@ -136,9 +137,11 @@ def test_cli_zh_bpe_sample(tmp_path, capsys):
 def test_zh_sentence_pre_tokenizer():
     zh = pre_tokenizers.ZhSentence()
     assert zh.pre_tokenize_str("你好 世界，我们, 走。") == [
-        ("你好", (0, 2)), ("世界", (3, 5)), ("，", (5, 6)), ("我们", (6, 8)), (",", (8, 9)), ("走", (10, 11)), ("。", (11, 12))]
+        ("你好", (0, 2)), ("世界", (3, 5)), ("，", (5, 6)), ("我们", (6, 8)), (",", (8, 9)), ("走", (10, 11)),
+        ("。", (11, 12))]
     assert pre_tokenizers.from_dict(zh.to_dict()) == zh
-    assert [p for p, _ in pre_tokenizers.ZhSentence(keep_punctuation=False).pre_tokenize_str("甲，乙。")] == ["甲", "乙"]
+    no_punctuation = pre_tokenizers.ZhSentence(keep_punctuation=False)
+    assert [p for p, _ in no_punctuation.pre_tokenize_str("甲，乙。")] == ["甲", "乙"]
     tok = Tokenizer.train(["我们的生活，我们的工作。"] * 5, BpeTrainer(40), pre_tokenizer=zh)
     assert tok.encode("我们的工作").tokens[0].startswith("我们")
     assert Tokenizer.from_dict(tok.to_dict()).encode("我们的").ids == tok.encode("我们的").ids

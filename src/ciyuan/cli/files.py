@@ -39,7 +39,7 @@ def input_files(inputs: Sequence[str]) -> Iterator[Tuple[str, BinaryIO]]:
             yield "<stdin>", sys.stdin.buffer
         else:
             try:
-                f = open(name, "rb")
+                f = open(name, "rb")  # noqa: SIM115 (`with f` below; the try is for the open alone)
             except OSError as e:
                 raise InvalidInputError(f"cannot read {name}: {e.strerror}") from None
             with f:

@@ -4,7 +4,7 @@ options of line-oriented commands, and hidden aliases for earlier spellings of a
 from __future__ import annotations
 
 import argparse
-from typing import Optional
+from typing import Any, Optional
 
 __all__ = ["Command", "add_command", "add_io_arguments", "add_alias"]
 
@@ -40,6 +40,7 @@ def add_io_arguments(p: argparse.ArgumentParser, *, what: str = "file and byte")
                         "(strict, default) or read the bad bytes as U+FFFD (replace)")
 
 
-def add_alias(p: argparse.ArgumentParser, flag: str, dest: str, **how: object) -> None:
-    """An earlier spelling of an option, still accepted and hidden from ``--help``."""
-    p.add_argument(flag, dest=dest, help=argparse.SUPPRESS, **how)  # type: ignore[arg-type]
+def add_alias(p: argparse._ActionsContainer, flag: str, dest: str, **how: Any) -> None:
+    """An earlier spelling of an option, still accepted and hidden from ``--help`` (``p``: a
+    parser or an argument group, whose common base argparse names ``_ActionsContainer``)."""
+    p.add_argument(flag, dest=dest, help=argparse.SUPPRESS, **how)

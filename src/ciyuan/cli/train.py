@@ -82,11 +82,14 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
                    help="lowercase the text (default: no)")
     p.add_argument("--limit-alphabet", type=int, default=None, metavar="N", help="keep the N most frequent characters")
-    p.add_argument("--max-token-length", type=int, default=None, metavar="N", help="longest token, in characters or bytes")
+    p.add_argument("--max-token-length", type=int, default=None, metavar="N",
+                   help="longest token, in characters or bytes")
     p.add_argument("--output", "-o", required=True, metavar="FILE", help="the tokenizer, as ciyuan JSON")
-    p.add_argument("--merges", metavar="FILE", help="bpe: also write merges.txt ('left right' per line, in merge order)")
+    p.add_argument("--merges", metavar="FILE",
+                   help="bpe: also write merges.txt ('left right' per line, in merge order)")
     p.add_argument("--vocab", metavar="FILE", help="also write vocab.txt (one token per line; ids are line numbers)")
-    p.add_argument("--threads", type=int, default=None, metavar="N", help="threads for word counting (default: all cores)")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="threads for word counting (default: all cores)")
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: stop with an error naming file and byte (strict) or read it as U+FFFD")
     p.add_argument("--show-progress", action=argparse.BooleanOptionalAction, default=True,
@@ -101,7 +104,7 @@ def run(args: argparse.Namespace) -> None:
 
 def _pre_tokenizer(name: str):  # noqa: ANN202
     """(normalizer, pre-tokenizer) for a --pre-tokenizer name."""
-    from ciyuan import normalizers, pre_tokenizers
+    from ciyuan import pre_tokenizers
 
     if name == "none":
         return None, None
@@ -139,7 +142,8 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
     size = 0 if args.vocab_size is None else args.vocab_size  # only --max-merges: no size limit
     if args.model == "wordpiece":
         return WordPieceTrainer(size, max_merges=args.max_merges, limit_alphabet=args.limit_alphabet,
-                                max_token_length=args.max_token_length, continuing_subword_prefix=args.continuing_subword_prefix,
+                                max_token_length=args.max_token_length,
+                                continuing_subword_prefix=args.continuing_subword_prefix,
                                 criterion=args.criterion, unk_token=args.unk_token, **common)
     return BpeTrainer(size, max_merges=args.max_merges, byte_level=byte_level, limit_alphabet=args.limit_alphabet,
                       max_token_length=args.max_token_length, end_of_word_suffix=args.end_of_word_suffix,
@@ -151,6 +155,7 @@ def _train(args: argparse.Namespace) -> None:
 
     from ciyuan._io import atomic_write_text
     from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
+    from ciyuan.models import BPE
     from ciyuan.normalizers import BertNormalizer
     from ciyuan.tokenizer import Tokenizer
 
@@ -170,6 +175,7 @@ def _train(args: argparse.Namespace) -> None:
 
     outputs: List[Tuple[str, str]] = [(args.output, json.dumps(tok.to_dict(), ensure_ascii=False))]
     if args.merges:
+        assert isinstance(tok.model, BPE), "--merges is for --model bpe (checked by _trainer)"
         outputs.append((args.merges, "".join(line + "\n" for line in merges_lines(tok.model))))
     if args.vocab:
         outputs.append((args.vocab, "".join(line + "\n" for line in vocab_lines(tok.model))))

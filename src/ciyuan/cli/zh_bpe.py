@@ -36,7 +36,8 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     t.add_argument("--train_text", "--train-text", required=True, metavar="FILE", help="the training text")
     t.add_argument("--save_vocab", "--save-vocab", required=True, metavar="FILE",
                    help="one unit per line; the merges go to FILE.merges")
-    t.add_argument("--vocab_size", "--vocab-size", type=int, default=1000, metavar="N", help="default 1000 (characters included)")
+    t.add_argument("--vocab_size", "--vocab-size", type=int, default=1000, metavar="N",
+                   help="default 1000 (characters included)")
     t.add_argument("--min_frequency", "--min-frequency", type=int, default=2, metavar="K", help="default 2")
     a = modes.add_parser("apply", help="cut a text into the learned units, separated by spaces")
     a.add_argument("--test_text", "--test-text", required=True, metavar="FILE", help="the text to cut")

@@ -58,8 +58,8 @@ def bert_vocab_parts(
     """
     model = WordPiece.from_file(path, unk_token=unk_token, continuing_subword_prefix=wordpieces_prefix,
                                 max_input_chars_per_word=max_input_chars_per_word)
-    specials = {t: model.token_to_id(t) for t in (pad_token, unk_token, cls_token, sep_token, mask_token)
-                if model.token_to_id(t) is not None}
+    specials = {t: token_id for t in (pad_token, unk_token, cls_token, sep_token, mask_token)
+                if (token_id := model.token_to_id(t)) is not None}
     for name, token in (("sep_token", sep_token), ("cls_token", cls_token)):
         if token not in specials:
             raise FileFormatError(str(path), None, f"the vocabulary has no {token!r} ({name})")

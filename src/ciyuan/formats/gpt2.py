@@ -20,7 +20,8 @@ __all__ = ["load_gpt2", "gpt2_parts"]
 GPT2_SPECIAL = "<|endoftext|>"
 
 
-def load_gpt2(encoder_json: PathLike, vocab_bpe: PathLike) -> Tuple[Dict[bytes, int], List[Tuple[bytes, bytes]], Dict[str, int]]:
+def load_gpt2(encoder_json: PathLike, vocab_bpe: PathLike
+              ) -> Tuple[Dict[bytes, int], List[Tuple[bytes, bytes]], Dict[str, int]]:
     """Read the two files: ``(vocab {token bytes: id}, merges [(left, right)], special tokens)``.
 
     ``<|endoftext|>`` is a special token (as in tiktoken's ``gpt2``), not a model token.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Dict, Optional, TypedDict
 
 from ciyuan.decoders.base import Decoder
+from ciyuan.models.base import Model
 from ciyuan.normalizers.base import Normalizer
 from ciyuan.pre_tokenizers.base import PreTokenizer
 from ciyuan.processors.base import PostProcessor
@@ -19,7 +20,7 @@ __all__ = ["TokenizerParts"]
 class TokenizerParts(TypedDict, total=False):
     """``Tokenizer(**parts)``: the model and the stages around it."""
 
-    model: object  # a ciyuan model (ciyuan.models.base.Model)
+    model: Model
     normalizer: Optional[Normalizer]
     pre_tokenizer: Optional[PreTokenizer]
     post_processor: Optional[PostProcessor]

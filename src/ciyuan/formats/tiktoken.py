@@ -70,7 +70,8 @@ def _load_line_by_line(path: PathLike, data: bytes) -> Dict[bytes, int]:
             continue
         parts = [p.decode("ascii", "replace") for p in line.split()]
         if len(parts) != 2:
-            raise_file_error(path, number, f"expected 'base64-token rank', got {line[:80].decode('utf-8', 'replace')!r}")
+            shown = line[:80].decode("utf-8", "replace")
+            raise_file_error(path, number, f"expected 'base64-token rank', got {shown!r}")
         try:
             token = base64.b64decode(parts[0], validate=True)
         except (binascii.Error, ValueError):

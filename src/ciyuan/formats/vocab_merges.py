@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Tuple
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
 from ciyuan.errors import FileFormatError, ModelError
 from ciyuan.models import BPE
+from ciyuan.models.base import Model
 
 __all__ = ["vocab_lines", "merges_lines", "save_vocab_txt", "save_merges_txt", "load_vocab_txt",
            "load_merges_txt", "load_bpe"]
@@ -38,7 +39,7 @@ def _check_token(token: str, what: str, space_ok: bool) -> str:
     return token
 
 
-def vocab_lines(model: BPE) -> List[str]:
+def vocab_lines(model: Model) -> List[str]:
     """The lines of ``vocab.txt`` (the model's ids must have no holes)."""
     lines = []
     for i in range(model.id_limit):

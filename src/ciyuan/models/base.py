@@ -86,7 +86,8 @@ class Model(ABC):
             >>> from ciyuan import _core
             >>> from ciyuan.models import WordLevel
             >>> m = WordLevel(["[UNK]", "hello", "world"])
-            >>> m.make_encoder(_core.FrontEnd.scanner(_core.parse_pattern("whitespace"))).encode("hello big world", b"").ids
+            >>> encoder = m.make_encoder(_core.FrontEnd.scanner(_core.parse_pattern("whitespace")))
+            >>> encoder.encode("hello big world", b"").ids
             [1, 0, 2]
         """
         if front_end is None:

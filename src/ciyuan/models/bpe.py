@@ -24,6 +24,8 @@ from ciyuan.models.base import MODELS, Model
 __all__ = ["BPE"]
 
 TokenLike = Union[str, bytes]
+# token -> id with str tokens, bytes tokens or both (a Mapping is invariant in its key type).
+BpeVocab = Union[Mapping[str, int], Mapping[bytes, int], Mapping[TokenLike, int]]
 _ENCODE_MODES = ("merges", "longest_match")
 
 
@@ -61,7 +63,7 @@ class BPE(Model):
 
     def __init__(
         self,
-        vocab: Mapping[TokenLike, int],
+        vocab: BpeVocab,
         merges: Optional[Sequence[Tuple[TokenLike, TokenLike]]] = None,
         *,
         byte_level: bool = False,
@@ -128,7 +130,7 @@ class BPE(Model):
                 ) from None
         return token.encode("utf-8")
 
-    def _tokens_by_id(self, vocab: Mapping[TokenLike, int]) -> List[Optional[bytes]]:
+    def _tokens_by_id(self, vocab: BpeVocab) -> List[Optional[bytes]]:
         if not vocab:
             raise ModelError("the vocabulary is empty")
         size = max(vocab.values()) + 1
@@ -216,7 +218,7 @@ class BPE(Model):
         try:
             return cls(
                 data["vocab"],
-                [tuple(m) for m in data.get("merges", [])],  # type: ignore[misc]
+                [tuple(m) for m in data.get("merges", [])],
                 byte_level=data.get("byte_level", False),
                 rank_by_token=data.get("rank_by_token", False),
                 ignore_merges=data.get("ignore_merges"),

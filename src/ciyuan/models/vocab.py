@@ -39,15 +39,15 @@ def tokens_by_id(vocab: VocabLike) -> List[Optional[str]]:
     if not any(t is not None for t in tokens):
         raise ModelError("the vocabulary is empty")
     seen: Dict[str, int] = {}
-    for i, token in enumerate(tokens):
-        if token is None:  # an unused id
+    for i, entry in enumerate(tokens):
+        if entry is None:  # an unused id
             continue
-        if not isinstance(token, str):
-            raise ModelError(f"tokens must be str, got {type(token).__name__} ({token!r}) at id {i}")
-        if token in seen:
-            raise ModelError(f"the token {token!r} has two ids: {seen[token]} and {i}")
-        seen[token] = i
-    return tokens  # type: ignore[return-value]
+        if not isinstance(entry, str):
+            raise ModelError(f"tokens must be str, got {type(entry).__name__} ({entry!r}) at id {i}")
+        if entry in seen:
+            raise ModelError(f"the token {entry!r} has two ids: {seen[entry]} and {i}")
+        seen[entry] = i
+    return tokens
 
 
 class _VocabModel(Model):
@@ -96,7 +96,7 @@ class _VocabModel(Model):
         if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self._tokens) \
                 or self._tokens[token_id] is None:
             raise UnknownIdError(f"id {token_id!r} is not in the model's vocabulary (0..{len(self._tokens) - 1})")
-        return self._tokens[token_id]  # type: ignore[return-value]
+        return self._tokens[token_id]
 
     def token_bytes(self, token_id: int) -> bytes:
         """The UTF-8 bytes of a token."""
@@ -115,4 +115,4 @@ class _VocabModel(Model):
         return self._native
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+        return type(self) is type(other) and self.to_dict() == other.to_dict()

@@ -27,7 +27,8 @@ from ciyuan.errors import FileFormatError, ModelError
 __all__ = ["load_bert_vocab", "save_bert_vocab", "parse_bert_vocab"]
 
 # Unicode White_Space (what Hugging Face's reader trims from the end of each line).
-_WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                "\u2028\u2029\u202f\u205f\u3000")
 
 
 def parse_bert_vocab(data: bytes, source: str = "<vocab.txt>") -> List[Optional[str]]:
@@ -45,9 +46,11 @@ def parse_bert_vocab(data: bytes, source: str = "<vocab.txt>") -> List[Optional[
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise FileFormatError(source, number, f"invalid UTF-8 at byte {e.start} of the line: {raw[e.start:e.start + 4]!r}") from None
+            bad = raw[e.start:e.start + 4]
+            raise FileFormatError(source, number, f"invalid UTF-8 at byte {e.start} of the line: {bad!r}") from None
         if line in ("", "\r"):
-            raise FileFormatError(source, number, "empty line: every line must hold one token (its id is the line number - 1)")
+            raise FileFormatError(source, number,
+                                  "empty line: every line must hold one token (its id is the line number - 1)")
         token = line.rstrip(_WHITE_SPACE)
         if token in seen:
             first, written = seen[token]

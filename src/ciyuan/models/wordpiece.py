@@ -58,7 +58,8 @@ class WordPiece(_VocabModel):
             raise ModelError(f"continuing_subword_prefix must be a str, got {continuing_subword_prefix!r}")
         if isinstance(max_input_chars_per_word, bool) or not isinstance(max_input_chars_per_word, int) \
                 or max_input_chars_per_word < 0:
-            raise ModelError(f"max_input_chars_per_word must be a non-negative integer, got {max_input_chars_per_word!r}")
+            raise ModelError("max_input_chars_per_word must be a non-negative integer, "
+                             f"got {max_input_chars_per_word!r}")
         self.continuing_subword_prefix = continuing_subword_prefix
         self.max_input_chars_per_word = min(max_input_chars_per_word, (1 << 64) - 1)
         self._setup(vocab, unk_token, continuing_subword_prefix, self.max_input_chars_per_word)
@@ -82,7 +83,7 @@ class WordPiece(_VocabModel):
         if any(t is None for t in self._tokens):
             missing = next(i for i, t in enumerate(self._tokens) if t is None)
             raise ModelError(f"id {missing} is unused; vocab.txt needs consecutive ids from 0")
-        save_bert_vocab(path, self._tokens)  # type: ignore[arg-type]
+        save_bert_vocab(path, self._tokens)
 
     def default_decoder(self) -> Decoder:
         """``decoders.WordPiece``: joins ``##`` pieces to their word."""

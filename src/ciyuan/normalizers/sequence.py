@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Sequence as SequenceT
+from typing import Any, Dict, List, Mapping
+from typing import Sequence as SequenceT
 
 from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 

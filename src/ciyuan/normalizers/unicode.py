@@ -9,7 +9,7 @@ whole input (the text is still exact; offsets become coarse).
 from __future__ import annotations
 
 import unicodedata
-from typing import Iterator, Tuple, Type
+from typing import Iterator, Literal, Tuple, Type
 
 from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 
@@ -24,8 +24,13 @@ def _combining_units(text: str) -> Iterator[Tuple[int, int]]:
             start = i
 
 
+_Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
+
+
 class _UnicodeForm(Normalizer):
     """One Unicode normalization form; the subclass's ``type_name`` names the form."""
+
+    type_name: _Form
 
     def normalize(self, text: NormalizedString) -> NormalizedString:
         form = self.type_name
@@ -38,9 +43,10 @@ class _UnicodeForm(Normalizer):
         return text.map_units([(0, len(s))], lambda u: unicodedata.normalize(form, u))
 
 
-def _form(name: str, doc: str) -> Type[_UnicodeForm]:
+def _form(name: _Form, doc: str) -> Type[_UnicodeForm]:
     """The normalizer class of one form (they differ only by name)."""
-    return NORMALIZERS.register(type(name, (_UnicodeForm,), {"type_name": name, "__doc__": doc, "__module__": __name__}))
+    return NORMALIZERS.register(
+        type(name, (_UnicodeForm,), {"type_name": name, "__doc__": doc, "__module__": __name__}))
 
 
 NFC = _form("NFC", """Canonical composition: ``NFC().normalize_str("e\\u0301") == "é"``.""")

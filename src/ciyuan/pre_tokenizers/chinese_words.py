@@ -8,7 +8,7 @@ cover the whole text and decoding gives it back.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ciyuan.pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer
 from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
@@ -63,7 +63,7 @@ class ChineseWords(PreTokenizer):
         return data
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "ChineseWords":
+    def from_dict(cls, data: Mapping[str, Any]) -> "ChineseWords":
         return cls(Dictionary.from_dict(data["dictionary"]), data.get("method", "fmm"),
                    baseline=bool(data.get("baseline", False)), max_word_len=data.get("max_word_len"))
 

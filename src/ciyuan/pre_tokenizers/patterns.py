@@ -27,7 +27,7 @@ GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|
 GPT2_ORIGINAL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 #: cl100k_base (GPT-3.5 / GPT-4).
 CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""  # noqa: E501 (one pattern, one line)
 )
 #: o200k_base (GPT-4o).
 O200K_PATTERN = "|".join(
@@ -66,7 +66,7 @@ _NAME_BY_PATTERN: Dict[str, str] = {**{p: n for n, p in reversed(NAMED_PATTERNS.
 
 
 def native_name(name_or_pattern: str) -> Optional[str]:
-    """The native scanner's name for a pattern name or pattern string, or None if there is none.
+    r"""The native scanner's name for a pattern name or pattern string, or None if there is none.
 
     Example:
         >>> native_name("r50k_base"), native_name(WORD_PUNCT_PATTERN), native_name(r"\d+")

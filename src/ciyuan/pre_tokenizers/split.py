@@ -7,7 +7,7 @@ same pieces as ``regex.finditer(pattern, text)``.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import regex
 
@@ -46,7 +46,7 @@ class Split(PreTokenizer):
     """
 
     type_name = "Split"
-    options = ("pattern",)
+    options: Tuple[str, ...] = ("pattern",)
 
     def __init__(self, pattern: str) -> None:
         if not isinstance(pattern, str) or not pattern:

@@ -7,7 +7,7 @@ keeps its own short description for files.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Mapping, Tuple
 
 from ciyuan.errors import ModelError
 from ciyuan.processors.base import PROCESSORS
@@ -55,10 +55,10 @@ class BertProcessing(TemplateProcessing):
         return {"type": self.type_name, "sep": list(self.sep), "cls": list(self.cls)}
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "BertProcessing":  # type: ignore[override]
+    def from_dict(cls, data: Mapping[str, Any]) -> "BertProcessing":
         if not isinstance(data, dict) or data.get("type") != cls.type_name:
             raise ModelError(f"not a {cls.type_name} description: {data!r}")
-        return cls(sep=tuple(data.get("sep", ("[SEP]", 102))), cls=tuple(data.get("cls", ("[CLS]", 101))))  # type: ignore[arg-type]
+        return cls(sep=tuple(data.get("sep", ("[SEP]", 102))), cls=tuple(data.get("cls", ("[CLS]", 101))))
 
     def __repr__(self) -> str:
         return f"BertProcessing(sep={self.sep!r}, cls={self.cls!r})"

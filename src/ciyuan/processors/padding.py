@@ -57,7 +57,8 @@ class Padding:
             raise InvalidInputError(f"pad_token must be a string, not {pad_token!r}")
         self.strategy = strategy
         self.length = None if length is None else check_count(length, "length")
-        self.pad_to_multiple_of = None if pad_to_multiple_of is None else check_count(pad_to_multiple_of, "pad_to_multiple_of")
+        self.pad_to_multiple_of = (None if pad_to_multiple_of is None
+                                   else check_count(pad_to_multiple_of, "pad_to_multiple_of"))
         self.direction = direction
         self.pad_id = check_count(pad_id, "pad_id")
         self.pad_type_id = check_count(pad_type_id, "pad_type_id")
@@ -65,11 +66,14 @@ class Padding:
 
     def target(self, lengths: Sequence[int]) -> int:
         """The length a batch with these lengths is padded to."""
-        target = self.length if self.strategy == "fixed" else max(lengths, default=0)
+        if self.strategy == "fixed" and self.length is not None:  # __init__: "fixed" has a length
+            target = self.length
+        else:
+            target = max(lengths, default=0)
         multiple = self.pad_to_multiple_of
         if multiple and target % multiple:
             target += multiple - target % multiple
-        return target  # type: ignore[return-value]
+        return target
 
     def to_dict(self) -> Dict[str, Any]:
         return {"type": self.type_name, "strategy": self.strategy, "length": self.length,

@@ -77,7 +77,7 @@ def post_process(
         if limit == 0 or (limit > 0 and total > limit):
             a = _node(encoding, 0)
             b = _node(pair, 1) if pair is not None else None
-            encoding, pair = truncate_encodings(a, b, truncation, limit)  # type: ignore[assignment]
+            encoding, pair = truncate_encodings(a, b, truncation, limit)
             owned = True
     if processor is not None:
         return processor.process(encoding, pair, add_special_tokens)

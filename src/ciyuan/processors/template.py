@@ -32,6 +32,8 @@ _NUMBER = re.compile(r"\+?[0-9]+")  # what Rust's u32 parser accepts
 
 # A parsed piece: ("seq", 0 or 1, type_id) or ("special", name, type_id)
 Piece = Tuple[str, Any, int]
+# A compiled template: AddedTokens (built once) or (sequence index, type id), as Encoding.concat reads it.
+_Compiled = List[Union[AddedTokens, Tuple[int, int]]]
 
 
 def _parse_u32(text: str) -> Optional[int]:
@@ -183,9 +185,9 @@ class TemplateProcessing(PostProcessor):
     def _count(self, template: List[Piece]) -> int:
         return sum(len(self.special_tokens[p[1]][0]) for p in template if p[0] == "special")
 
-    def _compile(self, template: List[Piece]) -> List[LayoutPiece]:
+    def _compile(self, template: List[Piece]) -> _Compiled:
         """Each piece as :class:`AddedTokens` (built once) or ``(sequence index, type id)``."""
-        out: List[LayoutPiece] = []
+        out: _Compiled = []
         for kind, what, type_id in template:
             if kind == "seq":
                 out.append((what, type_id))
@@ -195,7 +197,7 @@ class TemplateProcessing(PostProcessor):
         return out
 
     @staticmethod
-    def _without_added(layout: List[LayoutPiece]) -> List[LayoutPiece]:
+    def _without_added(layout: Sequence[LayoutPiece]) -> List[LayoutPiece]:
         return [p for p in layout if not isinstance(p, AddedTokens)]
 
     def single_wrapper(self, add_special_tokens: bool = True
@@ -211,7 +213,7 @@ class TemplateProcessing(PostProcessor):
         if len(at) != 1:
             return None
         added = (lambda pieces: list(pieces)) if add_special_tokens else (lambda pieces: [])
-        return added(template[:at[0]]), template[at[0]][1], added(template[at[0] + 1:])  # type: ignore[index,arg-type]
+        return added(template[:at[0]]), template[at[0]][1], added(template[at[0] + 1:])  # type: ignore[index]
 
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         """How many tokens the template adds to one sequence (or a pair)."""
@@ -277,7 +279,7 @@ class TemplateProcessing(PostProcessor):
         }
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "TemplateProcessing":
+    def from_dict(cls, data: Mapping[str, Any]) -> "TemplateProcessing":
         if not isinstance(data, dict) or data.get("type") != cls.type_name:
             raise ModelError(f"not a {cls.type_name} description: {data!r}")
         self = cls.__new__(cls)
@@ -294,7 +296,8 @@ class TemplateProcessing(PostProcessor):
                 raise ModelError(f"the {what} template must be a list of pieces, not {value!r}")
             return [_piece_from_dict(p) for p in value]
 
-        self._init_templates(template(data.get("single", "$0"), "single"), template(data.get("pair", "$A:0 $B:1"), "pair"))
+        self._init_templates(template(data.get("single", "$0"), "single"),
+                             template(data.get("pair", "$A:0 $B:1"), "pair"))
         return self
 
     def _template_text(self, template: List[Piece]) -> str:

@@ -53,14 +53,15 @@ def train_bpe(
     # 1. The initial vocabulary: special tokens, then the alphabet in code point order (bytes in
     #    the order of GPT-2's printable characters), then end-of-word variants, then the marker.
     tokens: List[Symbol] = list(special_tokens)
+    words: List[List[Symbol]]
     if byte_level:
-        alphabet: List[Symbol] = sorted((bytes([b]) for b in range(256)), key=lambda b: BYTE_TO_CHAR[b[0]])
+        alphabet: List[Symbol] = [bytes([b]) for b in sorted(range(256), key=lambda b: BYTE_TO_CHAR[b])]
         words = [[bytes([b]) for b in w.encode("utf-8")] for w in word_counts]
     else:
         alphabet = sorted({c for w in word_counts for c in w})
         if end_of_word_suffix:
             alphabet += [c + end_of_word_suffix for c in sorted({w[-1] for w in word_counts if w})]
-        words = [list(w[:-1]) + [w[-1] + end_of_word_suffix] if w else [] for w in word_counts]
+        words = [[*w[:-1], w[-1] + end_of_word_suffix] if w else [] for w in word_counts]
     if end_of_word_symbol:
         alphabet.append(end_of_word_symbol)
         words = [w + [end_of_word_symbol] if w else w for w in words]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Dict, List, Mapping, Optional, Set
+from typing import List, Mapping, Optional, Set
 
 __all__ = ["fmm", "bmm", "bimm", "dag", "segment"]
 

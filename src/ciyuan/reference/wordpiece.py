@@ -89,8 +89,8 @@ def train_wordpiece(
     # 1. The alphabet: every character (weighted count); limit_alphabet keeps the most frequent
     #    (equally frequent: the smaller code point), initial_alphabet characters always.
     freq: Counter = Counter()
-    for word, n in word_counts.items():
-        for c in word:
+    for text, n in word_counts.items():
+        for c in text:
             freq[c] += n
     forced = {s[0] for s in initial_alphabet if s}
     chars = set(freq) | forced
@@ -114,14 +114,14 @@ def train_wordpiece(
         add(c)
     for c in alphabet:
         add(prefix + c)
-    length = {t: 1 for t in tokens}  # characters in each symbol (prefix not counted)
+    length = dict.fromkeys(tokens, 1)  # characters in each symbol (prefix not counted)
 
     # 2. Words as symbol lists: the first character plain, the others prefixed (a character
     #    outside the alphabet is dropped, but still counts as a position).
     words: List[List[str]] = []
     counts: List[int] = []
-    for word, n in word_counts.items():
-        symbols = [c if i == 0 else prefix + c for i, c in enumerate(word) if c in chars]
+    for text, n in word_counts.items():
+        symbols = [c if i == 0 else prefix + c for i, c in enumerate(text) if c in chars]
         if symbols and n > 0:
             words.append(symbols)
             counts.append(n)

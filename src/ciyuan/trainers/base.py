@@ -162,7 +162,7 @@ class Trainer(ABC):
         """The trainer :meth:`to_dict` describes (unknown options raise ``TypeError``)."""
         options = {k: v for k, v in data.items() if k != "type"}
         vocab_size = options.pop("vocab_size", 30000)
-        return cls(vocab_size, **options)  # type: ignore[call-arg]
+        return cls(vocab_size, **options)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(vocab_size={self.vocab_size}, min_frequency={self.min_frequency})"

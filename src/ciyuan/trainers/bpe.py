@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
 from ciyuan.trainers.base import TRAINERS, Pipeline
-from ciyuan.trainers.corpus import WordCounts
+from ciyuan.trainers.corpus import TrainingSource, WordCounts
 from ciyuan.trainers.merges import MergeTrainer
 
 if TYPE_CHECKING:
     from ciyuan.models import BPE
+    from ciyuan.normalizers.base import Normalizer
 
 __all__ = ["BpeTrainer"]
 
@@ -114,7 +115,8 @@ class BpeTrainer(MergeTrainer):
         if byte_level and end_of_word_suffix:
             raise InvalidInputError("end_of_word_suffix applies to character-level training, not byte_level")
         if vocab_size == 0 and max_merges is None and min_frequency == 0:
-            raise InvalidInputError("with vocab_size=0 (no limit) give max_merges or min_frequency, or training never stops")
+            raise InvalidInputError("with vocab_size=0 (no limit) give max_merges or min_frequency, "
+                                    "or training never stops")
         self.byte_level = bool(byte_level)
         self.end_of_word_suffix = end_of_word_suffix
         self.end_of_word_symbol = end_of_word_symbol
@@ -141,8 +143,14 @@ class BpeTrainer(MergeTrainer):
             unk_token=self.unk_token,
         )
 
+    def train(self, source: TrainingSource, pre_tokenizer: Any = None, normalizer: Optional["Normalizer"] = None,
+              *, errors: str = "strict") -> "BPE":
+        """:meth:`Trainer.train <ciyuan.trainers.base.Trainer.train>`, typed: the model is a BPE."""
+        return self.train_words(self.count_words(source, pre_tokenizer, normalizer, errors=errors), consume=True)
+
     def _learn(self, counts: WordCounts, *, consume: bool = False, continuing_subword_prefix: str = "",
-               continuing_order: Sequence[str] = (), label: str = "training BPE") -> Tuple[List[bytes], List[Tuple[int, int]]]:
+               continuing_order: Sequence[str] = (), label: str = "training BPE"
+               ) -> Tuple[List[bytes], List[Tuple[int, int]]]:
         """The native merge loop: (token bytes in id order, merges as id pairs); sets ``self.report``.
 
         ``continuing_subword_prefix`` gives Hugging Face's WordPiece-style BPE (see
@@ -168,4 +176,5 @@ class BpeTrainer(MergeTrainer):
 
     def __repr__(self) -> str:
         kind = "byte-level" if self.byte_level else "character-level"
-        return f"BpeTrainer({kind}, vocab_size={self.vocab_size}, min_frequency={self.min_frequency}, tie_break={self.tie_break!r})"
+        return (f"BpeTrainer({kind}, vocab_size={self.vocab_size}, min_frequency={self.min_frequency}, "
+                f"tie_break={self.tie_break!r})")

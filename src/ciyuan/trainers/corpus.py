@@ -260,7 +260,7 @@ def iterate_source(source: Any) -> Iterator[Tuple[str, Any]]:
 def file_chunks(path: Path, errors: str) -> Iterator[bytes]:
     """Chunks of whole lines of a UTF-8 file, validated (see :func:`count_words` for ``errors``)."""
     try:
-        f = open(path, "rb")
+        f = open(path, "rb")  # noqa: SIM115 (`with f` below; the try is for the open alone)
     except OSError as e:
         raise InvalidInputError(f"cannot read {path}: {e.strerror}") from None
     with f:
@@ -280,9 +280,8 @@ def file_chunks(path: Path, errors: str) -> Iterator[bytes]:
                 chunk, rest = buf[:cut], buf[cut:]
             if chunk:
                 bad = _core.utf8_error_offset(chunk)
-                if bad != len(chunk):
-                    if errors == "strict":
-                        raise _text.utf8_error(path, chunk, bad, offset=offset, first_line=line)
+                if bad != len(chunk) and errors == "strict":
+                    raise _text.utf8_error(path, chunk, bad, offset=offset, first_line=line)
                 offset += len(chunk)
                 line += chunk.count(b"\n")
                 if bad != len(chunk):

@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
 from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer, check_count
-from ciyuan.trainers.corpus import TrainingSource, WordCounts, check_errors, file_chunks, iterate_source, replace_surrogates
+from ciyuan.trainers.corpus import (
+    TrainingSource,
+    WordCounts,
+    check_errors,
+    file_chunks,
+    iterate_source,
+    replace_surrogates,
+)
 
 if TYPE_CHECKING:
     from ciyuan.models import CharLevel, WordLevel
