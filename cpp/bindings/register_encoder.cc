@@ -2,11 +2,13 @@
 // options (BertOptions, FrontEnd) and result (EncodingData), and the BERT front end alone
 // (bert_normalize, bert_split) for the Python normalizer and pre-tokenizer classes.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -168,13 +170,15 @@ void register_front_end(nb::module_& m) {
       .def_static("bert", &FrontEnd::bert_split, nb::arg("options"))
       .def_ro("kind", &FrontEnd::kind)
       .def_prop_ro("pattern",
-                   [](const FrontEnd& f) -> nb::object {
-                     return f.kind == FrontEndKind::kPattern ? nb::cast(f.pattern) : nb::none();
-                   })
+                   [](const FrontEnd& f) -> std::optional<ciyuan::PreTokPattern> {
+                     if (f.kind != FrontEndKind::kPattern) return std::nullopt;
+                     return f.pattern;
+                   }, "The scanner of a PATTERN front end, else None.")
       .def_prop_ro("bert_options",
-                   [](const FrontEnd& f) -> nb::object {
-                     return f.kind == FrontEndKind::kBert ? nb::cast(f.bert) : nb::none();
-                   })
+                   [](const FrontEnd& f) -> std::optional<BertOptions> {
+                     if (f.kind != FrontEndKind::kBert) return std::nullopt;
+                     return f.bert;
+                   }, "The options of a BERT front end, else None.")
       .def("__repr__", [](const FrontEnd& f) {
         switch (f.kind) {
           case FrontEndKind::kPattern:

@@ -103,9 +103,10 @@ def _native_counter(normalizer: Any, pre_tokenizer: Any, lowercase: bool) -> Tup
     front = native_front_end(normalizer, pre_tokenizer, None)
     if front is None:
         return _core.WordCounter(FrontEnd.none()), False, lowercase
-    if front.kind != _core.FrontEndKind.BERT:
+    bert = front.bert_options
+    if bert is None:  # a scanner, or each text whole
         return _core.WordCounter(front), True, lowercase
-    if not lowercase or front.bert_options.lowercase:
+    if not lowercase or bert.lowercase:
         # BertNormalizer + BertPreTokenizer: the native BERT front end cuts and normalizes (its
         # lowercasing covers the trainer's).
         return _core.WordCounter(front), True, False
