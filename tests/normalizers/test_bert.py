@@ -12,7 +12,7 @@ from ciyuan import normalizers
 from ciyuan.errors import ModelError
 from ciyuan.normalizers import BertNormalizer, NormalizedString
 from tests.conftest import read_prefix, shared
-from tests.models.bert_helpers import TEXT
+from tests.parity.bert_helpers import TEXT
 
 tokenizers = pytest.importorskip("tokenizers")
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from ciyuan import pre_tokenizers
 from ciyuan.pre_tokenizers import BertPreTokenizer
 from tests.conftest import read_prefix, shared
-from tests.models.bert_helpers import TEXT
+from tests.parity.bert_helpers import TEXT
 
 tokenizers = pytest.importorskip("tokenizers")
 HF = tokenizers.pre_tokenizers.BertPreTokenizer()

@@ -9,7 +9,7 @@ import pytest
 
 from ciyuan.processors import BertProcessing, Padding, Truncation
 from tests.conftest import read_prefix, shared
-from tests.processors.hf_compare import compare
+from tests.parity.hf_compare import compare
 
 BERT = BertProcessing()
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ciyuan.processors import BertProcessing, Padding, TemplateProcessing, Truncation
-from tests.processors.hf_compare import compare
+from tests.parity.hf_compare import compare
 
 WORDS = ["the", "a", "tokenization", "unaffable", "hello", ",", ".", "?", "中", "文", "é", "naïve",
          "running", "42", "x", "[SEP]", "##", "embeddings", "can't", "🙂"]
