@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Dict
+from typing import Any, Dict
 
 import pytest
 
@@ -77,3 +77,31 @@ def tiktoken_encodings() -> Dict[str, object]:
     # Our copies of the patterns and special tokens must be tiktoken's own.
     assert openai_public.r50k_pat_str == GPT2_PATTERN
     return made
+
+
+# -- Hugging Face BERT tokenizers for the post-processing tests (tests/processors, tests/parity) --
+
+@pytest.fixture(scope="session")
+def bert_vocab() -> str:
+    return str(shared("tokenizers", "bert", "bert-base-uncased-vocab.txt"))
+
+
+@pytest.fixture(scope="session")
+def hf_plain(bert_vocab: str) -> Any:
+    """HF's BERT tokenizer used only for raw encodings (never truncates or pads)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    return tokenizers.BertWordPieceTokenizer(bert_vocab, lowercase=True)._tokenizer
+
+
+@pytest.fixture(scope="session")
+def hf_bert(bert_vocab: str) -> Any:
+    """HF's BERT tokenizer (BertProcessing); tests set its truncation and padding."""
+    tokenizers = pytest.importorskip("tokenizers")
+    return tokenizers.BertWordPieceTokenizer(bert_vocab, lowercase=True)._tokenizer
+
+
+@pytest.fixture(scope="session")
+def hf_custom(hf_bert: Any) -> Any:
+    """A copy of HF's BERT tokenizer whose post-processor a test may replace."""
+    tokenizers = pytest.importorskip("tokenizers")
+    return tokenizers.Tokenizer.from_str(hf_bert.to_str())

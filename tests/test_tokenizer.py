@@ -8,8 +8,11 @@ import pytest
 
 import ciyuan
 from ciyuan import normalizers
+from ciyuan.errors import InvalidInputError
 from ciyuan.models import BPE
 from ciyuan.pre_tokenizers import Split, WordPunct
+from tests.conftest import shared
+from tests.test_training import TEXTS
 
 
 @pytest.fixture(scope="module")
@@ -213,3 +216,19 @@ def test_concurrent_python_threads(ciyuan_tokenizers):
     with ThreadPoolExecutor(8) as pool:
         for name, got in pool.map(work, range(24)):
             assert got == expected[name]
+
+
+def test_batch_ids_equal_batch_encodings():
+    tok = ciyuan.Tokenizer.from_bert_vocab(shared("tokenizers", "bert", "bert-base-uncased-vocab.txt"))
+    inputs = TEXTS[:4] + [("first text", "second text"), ""]
+    full = [e.ids for e in tok.encode_batch(inputs)]
+    assert tok.encode_batch_ids(inputs) == full
+    assert tok.encode_batch_ids(TEXTS[:4]) == full[:4]
+    assert tok.encode_batch_ids(TEXTS[:4], add_special_tokens=False) == [ids[1:-1] for ids in full[:4]]
+    assert tok.encode_ids("hello world") == tok.encode("hello world").ids == [101, 7592, 2088, 102]
+    tok.enable_padding(length=12)  # padding never cuts: longer texts keep their length
+    assert [len(ids) for ids in tok.encode_batch_ids(TEXTS[:4])] == [max(12, len(ids)) for ids in full[:4]]
+    with pytest.raises(InvalidInputError):
+        tok.encode_batch([("only one",)])
+    with pytest.raises(InvalidInputError):
+        tok.enable_padding(pad_token="<pad>")

@@ -12,7 +12,7 @@ from ciyuan import normalizers
 from ciyuan.errors import ModelError
 from ciyuan.normalizers import BertNormalizer, NormalizedString
 from tests.conftest import read_prefix, shared
-from tests.models.bert_helpers import TEXT
+from tests.parity.bert_helpers import TEXT
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -104,14 +104,3 @@ def test_every_code_point(options):
     for i in range(0, len(chars), 100_000):
         text = "\x02".join(chars[i:i + 100_000])
         assert ours.normalize_str(text) == hf.normalize_str(text)
-
-
-@pytest.mark.slow
-def test_every_code_point_pre_tokenizer():
-    from ciyuan.pre_tokenizers import BertPreTokenizer
-
-    hf = tokenizers.pre_tokenizers.BertPreTokenizer()
-    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
-    for i in range(0, len(chars), 100_000):
-        text = "x".join(chars[i:i + 100_000])
-        assert BertPreTokenizer().pre_tokenize_str(text) == hf.pre_tokenize_str(text)

@@ -77,14 +77,9 @@ def test_help_explains(capsys):
     assert "--allowed-special" in capsys.readouterr().out
 
 
-def test_train_with_a_separate_end_of_word_symbol(tmp_path):
-    # The classic tutorial from the command line: "l o w </w>", ties to the pair seen first.
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text("low " * 5 + "lower " * 2 + "newest " * 6 + "widest " * 3 + "\n", encoding="utf-8")
-    tok, merges = tmp_path / "tok.json", tmp_path / "merges.txt"
-    assert main(["train", "--pre-tokenizer", "whitespace", "--end-of-word-symbol", "</w>", "--tie-break", "first",
-                 "--max-merges", "10", "--vocab-size", "0", "--output", str(tok), "--merges", str(merges),
-                 "--no-progress", str(corpus)]) == 0
-    assert merges.read_text(encoding="utf-8").splitlines()[1:4] == ["e s", "es t", "est </w>"]
-    r = run(["tokenize", "-t", str(tok)], b"lowest newest\n")
-    assert r.stdout.decode() == "low est</w> newest</w>\n"
+def test_cli_reads_a_bert_vocab_txt():
+    vocab = shared("tokenizers", "bert", "bert-base-uncased-vocab.txt")
+    r = run(["tokenize", "-t", str(vocab)], "Hello, 世界!\n".encode())
+    assert r.stdout.decode().split() == ["[CLS]", "hello", ",", "世", "[UNK]", "!", "[SEP]"]  # 界 is not in it
+    r = run(["decode", "-t", str(vocab), "--skip-special-tokens"], b"101 7592 1010 2088 999 102\n")
+    assert r.stdout.decode() == "hello, world!\n"

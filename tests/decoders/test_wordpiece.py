@@ -29,11 +29,6 @@ def test_wordpiece_decoder_examples():
     assert d.decode([]) == ""
 
 
-def test_word_and_char_level_decoders():
-    assert decoders.WordLevel().decode([b"hello", b"world"]) == "hello world"
-    assert decoders.CharLevel().decode(["词".encode(), "元".encode()]) == "词元"
-
-
 def test_round_trip_through_dict():
     for d in (decoders.WordPiece("@@", False), decoders.WordLevel(), decoders.CharLevel()):
         again = decoders.from_dict(d.to_dict())

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from ciyuan import pre_tokenizers
 from ciyuan.pre_tokenizers import BertPreTokenizer
 from tests.conftest import read_prefix, shared
-from tests.models.bert_helpers import TEXT
+from tests.parity.bert_helpers import TEXT
 
 tokenizers = pytest.importorskip("tokenizers")
 HF = tokenizers.pre_tokenizers.BertPreTokenizer()
@@ -37,3 +37,14 @@ def test_corpora(folder, name):
 @given(TEXT)
 def test_generated(text):
     assert BertPreTokenizer().pre_tokenize_str(text) == HF.pre_tokenize_str(text)
+
+
+@pytest.mark.slow
+def test_every_code_point_pre_tokenizer():
+    from ciyuan.pre_tokenizers import BertPreTokenizer
+
+    hf = tokenizers.pre_tokenizers.BertPreTokenizer()
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for i in range(0, len(chars), 100_000):
+        text = "x".join(chars[i:i + 100_000])
+        assert BertPreTokenizer().pre_tokenize_str(text) == hf.pre_tokenize_str(text)

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ciyuan.processors import BertProcessing, Padding, TemplateProcessing, Truncation
-from tests.processors.hf_compare import compare
+from tests.parity.hf_compare import compare
 
 WORDS = ["the", "a", "tokenization", "unaffable", "hello", ",", ".", "?", "中", "文", "é", "naïve",
          "running", "42", "x", "[SEP]", "##", "embeddings", "can't", "🙂"]
@@ -60,7 +60,7 @@ def template_pair(pieces: list) -> bool:
 single_templates = st.lists(piece, min_size=1, max_size=4).filter(
     lambda ps: not any(p.split(":")[0] in ("$B", "$b") for p in ps))
 # Each sequence at most once in a pair template: repeated sequences make HF's overflowing
-# combinations explode (see test_parity_hf.test_templates for one such case).
+# combinations explode (see test_post_processing.test_templates for one such case).
 pair_templates = st.lists(piece, min_size=2, max_size=5).filter(template_pair).filter(
     lambda ps: sum(p.split(":")[0] not in SPECIALS for p in ps) == 2)
 

@@ -14,7 +14,7 @@ import ciyuan.reference.wordpiece
 import ciyuan.trainers.word_level
 import ciyuan.trainers.wordpiece
 from ciyuan import InvalidInputError, pre_tokenizers
-from ciyuan.reference.wordpiece import encode_word, train_wordpiece
+from ciyuan.reference.wordpiece import train_wordpiece
 from ciyuan.trainers import WordPieceTrainer, from_dict
 from tests.conftest import shared
 
@@ -198,27 +198,7 @@ def test_to_dict_round_trip():
     assert isinstance(again, WordPieceTrainer) and again.to_dict() == trainer.to_dict()
 
 
-# -- the reference encoder -----------------------------------------------------------------------
-
-def test_encode_word_greedy_longest_match():
-    vocab = {"un", "##aff", "##able", "##a", "##ff", "aff", "[UNK]"}
-    assert encode_word("unaffable", vocab) == ["un", "##aff", "##able"]
-    assert encode_word("unaffx", vocab) == ["[UNK]"]  # one unknown part: the whole word
-    assert encode_word("un" * 60, vocab) == ["[UNK]"]  # longer than max_input_chars_per_word
-    assert encode_word("unun", vocab | {"##un"}, max_input_chars_per_word=4) == ["un", "##un"]
-
-
-def test_encode_word_matches_hf_wordpiece_bert_vocab():
-    tokenizers = pytest.importorskip("tokenizers")
-    path = shared("tokenizers", "bert", "bert-base-uncased-vocab.txt")
-    vocab = path.read_text(encoding="utf-8").split("\n")
-    model = tokenizers.models.WordPiece.from_file(str(path), unk_token="[UNK]")
-    text = shared("corpora", "en", "taylorswift.txt").read_text(encoding="utf-8").lower()
-    words = sorted({text[s:e] for s, e in pre_tokenizers.WordPunct().split(text)})[:3000]
-    vocab_set = set(vocab)
-    for word in words:
-        assert encode_word(word, vocab_set) == [t.value for t in model.tokenize(word)], word
-
+# -- random corpora against the reference trainer --------------------------------------------------
 
 @pytest.mark.parametrize("seed", range(12))
 def test_reference_random_corpora_to_exhaustion(seed):

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import read_prefix, shared
-from tests.models.bert_helpers import CONFIGS, TEXT, ciyuan_encoder, hf_pipeline, mismatches, vocab_tokens
+from tests.parity.bert_helpers import CONFIGS, TEXT, ciyuan_encoder, hf_pipeline, mismatches, vocab_tokens
 
 pytest.importorskip("tokenizers")
 

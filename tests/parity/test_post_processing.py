@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ciyuan.processors import BertProcessing, Padding, TemplateProcessing, Truncation
-from tests.processors.hf_compare import compare
+from tests.parity.hf_compare import compare
 
 BERT = BertProcessing(sep=("[SEP]", 102), cls=("[CLS]", 101))
 BERT_TEMPLATE = TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",

@@ -9,7 +9,7 @@ import pytest
 
 from ciyuan.processors import BertProcessing, Padding, Truncation
 from tests.conftest import read_prefix, shared
-from tests.processors.hf_compare import compare
+from tests.parity.hf_compare import compare
 
 BERT = BertProcessing()
 
@@ -54,7 +54,7 @@ def test_taylorswift(hf_bert: Any, hf_plain: Any) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("parts,limit,configs", [
     # Prefixes: every line of these corpora goes through the whole pipeline (default settings)
-    # in tests/parity/test_bert_parity.py; here each line meets eight truncation settings.
+    # in tests/parity/test_bert_tokenizer.py; here each line meets eight truncation settings.
     (("corpora", "en", "tinyshakespeare.txt"), 300_000, CONFIGS),
     (("corpora", "multi", "udhr_sample.txt"), 100_000, CONFIGS),
     # Chinese paragraphs are hundreds of tokens: with max_length 32 a pair makes thousands of
