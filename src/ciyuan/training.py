@@ -12,8 +12,9 @@ existing tokenizer) both land here. The steps:
    tokenizer's, and a BERT-style trainer with ``[CLS]`` and ``[SEP]`` gets ``[CLS] A [SEP]``
    post-processing when there is none.
 
-This module sits at the tokenizer's layer: it builds stages of every package, and is handed
-the tokenizer class or object rather than importing ``ciyuan.tokenizer`` (which calls it).
+This module sits just below the tokenizer in the import layers: it builds stages of every
+package, and is handed the tokenizer class or object rather than importing
+``ciyuan.tokenizer`` (which calls it).
 
 Example:
     >>> from ciyuan import Tokenizer
