@@ -23,6 +23,7 @@
 // bindings release the GIL for the duration, and batches are spread over threads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -161,18 +162,26 @@ class TokenSink {
   std::vector<Token>& buffer() { return *buffer_; }
   void flush() {
     if (!ids_) return;
+    // Exactly the room needed on the first flush (a short text's ids in one allocation, no
+    // slack), doubling after that (a long text's vector is not copied again and again).
+    const size_t need = ids_->size() + buffer_->size();
+    if (need > ids_->capacity()) ids_->reserve(std::max(need, 2 * ids_->capacity()));
     for (const Token& t : *buffer_) ids_->push_back(t.id);
     buffer_->clear();
   }
+  // Room for about n more tokens. With ids only, just for long texts: a batch of short lines
+  // would otherwise keep the estimate's slack (2-3x the ids) in every line's vector.
   void reserve(size_t n) {
-    if (ids_) {
-      ids_->reserve(ids_->size() + n);
-    } else {
+    if (!ids_) {
       tokens_->reserve(tokens_->size() + n);
+    } else if (n >= kReserveIdsFrom) {
+      ids_->reserve(ids_->size() + n);
     }
   }
 
  private:
+  static constexpr size_t kReserveIdsFrom = size_t{1} << 12;
+
   std::vector<Token>* tokens_ = nullptr;
   std::vector<uint32_t>* ids_ = nullptr;
   std::vector<Token>* buffer_;
