@@ -116,7 +116,7 @@ void Encoder::encode_each(const std::vector<std::string_view>& texts, const std:
   out.assign(texts.size(), {});
   // Runs of consecutive texts per step of the shared counter: a batch of short lines would
   // otherwise bounce its cache line between cores per line; a few long texts still spread.
-  const int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int workers = resolve_threads(threads);
   const size_t run = std::min<size_t>(16, texts.size() / (static_cast<size_t>(workers) * 8));
   for_chunks(texts.size(), threads, run, [&](size_t i) {
     TokenSink sink(out[i]);

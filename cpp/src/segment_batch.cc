@@ -21,14 +21,6 @@
 namespace ciyuan {
 namespace segment {
 
-namespace {
-
-int thread_count(int threads) {
-  return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-}  // namespace
-
 size_t chunk_end(std::string_view text, size_t a) {
   constexpr size_t kChunk = 128 << 10;
   if (text.size() - a <= 2 * kChunk) return text.size();
@@ -41,7 +33,7 @@ void cut_batch(const DictionaryIndex& index, const std::vector<std::string_view>
                int threads, const Blocking& blocking,
                const std::function<void(size_t, const std::vector<Piece>&)>& consume) {
   const size_t n = texts.size();
-  const size_t workers = std::min(static_cast<size_t>(thread_count(threads) - 1), n / 2);
+  const size_t workers = std::min(static_cast<size_t>(resolve_threads(threads) - 1), n / 2);
   if (workers == 0) {
     Segmenter segmenter(index, options);
     std::vector<Piece> pieces;

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <thread>
 
 #include "ciyuan/bert.h"
 #include "ciyuan/errors.h"
@@ -139,12 +138,6 @@ void count_text(int pattern, const BertFrontEnd* bert, std::string_view text, ui
   }
 }
 
-int thread_count(int threads) {
-  if (threads > 0) return threads;
-  unsigned hw = std::thread::hardware_concurrency();
-  return hw ? static_cast<int>(hw) : 1;
-}
-
 // Runs fill(k, table) for the parts k of a batch: straight into `table` when there is one part,
 // else each part into a table of its own on its own thread, absorbed in part order (counts
 // and first-seen positions add up the same either way).
@@ -168,7 +161,7 @@ void WordCounter::add_texts(const std::vector<std::string_view>& texts, int thre
   const size_t n = texts.size();
   std::vector<uint64_t> base(n + 1, seen_);
   for (size_t i = 0; i < n; ++i) base[i + 1] = base[i] + texts[i].size() + 1;
-  const int parts = std::max(1, std::min<int>(thread_count(threads), static_cast<int>(n / 64 + 1)));
+  const int parts = std::max(1, std::min<int>(resolve_threads(threads), static_cast<int>(n / 64 + 1)));
   count_in_parts(table_, parts, [&](size_t k, Table* t) {
     const size_t lo = n * k / parts, hi = n * (k + 1) / parts;
     for (size_t i = lo; i < hi; ++i) count_text(pattern_, bert_.get(), texts[i], base[i], t);
@@ -178,7 +171,7 @@ void WordCounter::add_texts(const std::vector<std::string_view>& texts, int thre
 
 void WordCounter::add_lines(std::string_view buffer, int threads) {
   const size_t n = buffer.size();
-  const int parts = std::max(1, std::min<int>(thread_count(threads), static_cast<int>(n / (1 << 16) + 1)));
+  const int parts = std::max(1, std::min<int>(resolve_threads(threads), static_cast<int>(n / (1 << 16) + 1)));
   // Cut the buffer into `parts` ranges at line ends.
   std::vector<size_t> cut(parts + 1, n);
   cut[0] = 0;

@@ -14,10 +14,15 @@
 
 namespace ciyuan {
 
+// The thread count to use for `threads`: itself when positive, else one per core (at least 1).
+inline int resolve_threads(int threads) {
+  return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 // Runs fn(i) for i in [0, n) on `threads` threads (<= 0: hardware concurrency). Exceptions
 // are caught on the worker and the first one is rethrown on the caller's thread.
 inline void parallel_for(size_t n, int threads, const std::function<void(size_t)>& fn) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = resolve_threads(threads);
   if (static_cast<size_t>(threads) > n) threads = static_cast<int>(n);
   if (threads <= 1) {
     for (size_t i = 0; i < n; ++i) fn(i);
