@@ -82,7 +82,7 @@ struct WordCounter::Table {
 };
 
 WordCounter::WordCounter(const FrontEnd& front_end)
-    : pattern_(front_end.kind == FrontEndKind::kPattern ? static_cast<int>(front_end.pattern) : -1),
+    : front_end_(front_end),
       bert_(front_end.kind == FrontEndKind::kBert ? std::make_unique<BertFrontEnd>(front_end.bert) : nullptr),
       table_(new Table()) {}
 WordCounter::~WordCounter() { delete table_; }
@@ -119,22 +119,26 @@ void count_bert_words(const BertFrontEnd& bert, std::string_view text, uint64_t 
   if (scratch.word.capacity() > (size_t{1} << 20)) scratch = BertScratch();  // keep no huge buffers
 }
 
-// Counts the pieces of `text` into `t`; `base` + offset is the "first seen" clock.
+// Counts the pieces `front_end` cuts from `text` into `t` (`bert`: built for kBert);
+// `base` + offset is the "first seen" clock.
 template <class Table>
-void count_text(int pattern, const BertFrontEnd* bert, std::string_view text, uint64_t base, Table* t) {
-  if (bert) {
-    count_bert_words(*bert, text, base, t);
-    return;
-  }
-  if (pattern < 0) {
-    if (!text.empty()) t->add(text.data(), text.size(), 1, base);
-    return;
-  }
-  const PreTokPattern p = static_cast<PreTokPattern>(pattern);
-  size_t pos = 0, start = 0, end = 0;
-  while (pos < text.size() && next_piece(p, text, pos, &start, &end)) {
-    if (end > start) t->add(text.data() + start, end - start, 1, base + start);
-    pos = end > pos ? end : pos + 1;
+void count_text(const FrontEnd& front_end, const BertFrontEnd* bert, std::string_view text, uint64_t base,
+                Table* t) {
+  switch (front_end.kind) {
+    case FrontEndKind::kNone:
+      if (!text.empty()) t->add(text.data(), text.size(), 1, base);
+      return;
+    case FrontEndKind::kBert:
+      count_bert_words(*bert, text, base, t);
+      return;
+    case FrontEndKind::kPattern: {
+      size_t pos = 0, start = 0, end = 0;
+      while (pos < text.size() && next_piece(front_end.pattern, text, pos, &start, &end)) {
+        if (end > start) t->add(text.data() + start, end - start, 1, base + start);
+        pos = end > pos ? end : pos + 1;
+      }
+      return;
+    }
   }
 }
 
@@ -164,7 +168,7 @@ void WordCounter::add_texts(const std::vector<std::string_view>& texts, int thre
   const int parts = std::max(1, std::min<int>(resolve_threads(threads), static_cast<int>(n / 64 + 1)));
   count_in_parts(table_, parts, [&](size_t k, Table* t) {
     const size_t lo = n * k / parts, hi = n * (k + 1) / parts;
-    for (size_t i = lo; i < hi; ++i) count_text(pattern_, bert_.get(), texts[i], base[i], t);
+    for (size_t i = lo; i < hi; ++i) count_text(front_end_, bert_.get(), texts[i], base[i], t);
   });
   seen_ = base[n];
 }
@@ -184,7 +188,7 @@ void WordCounter::add_lines(std::string_view buffer, int threads) {
     for (size_t lo = cut[k], hi = cut[k + 1]; lo < hi;) {
       const void* nl = std::memchr(buffer.data() + lo, '\n', hi - lo);
       const size_t end = nl ? static_cast<const char*>(nl) - buffer.data() + 1 : hi;
-      count_text(pattern_, bert_.get(), buffer.substr(lo, end - lo), seen_ + lo, t);
+      count_text(front_end_, bert_.get(), buffer.substr(lo, end - lo), seen_ + lo, t);
       lo = end;
     }
   });

@@ -15,10 +15,9 @@
 #include <utility>
 #include <vector>
 
-namespace ciyuan {
+#include "ciyuan/front_end.h"
 
-class BertFrontEnd;
-struct FrontEnd;
+namespace ciyuan {
 
 // Distinct words with 64-bit counts and the position where each was first seen.
 class WordCounter {
@@ -53,8 +52,8 @@ class WordCounter {
 
  private:
   struct Table;
-  int pattern_;
-  std::unique_ptr<const BertFrontEnd> bert_;  // set: words come from the BERT front end
+  FrontEnd front_end_;
+  std::unique_ptr<const BertFrontEnd> bert_;  // built from front_end_.bert for kBert only
   uint64_t seen_ = 0;  // bytes (or words) consumed so far: the "first seen" clock
   Table* table_;
 };
