@@ -7,6 +7,13 @@
 
 namespace ciyuan {
 
+// Not inlined: the hot loop then holds a plain reference instead of asking for the thread-local
+// address at every use.
+__attribute__((noinline)) BertScratch& thread_bert_scratch() {
+  static thread_local BertScratch scratch;
+  return scratch;
+}
+
 BertFrontEnd::BertFrontEnd(BertOptions options) : options_(options) {
   if (options_.strip_accents) {
     fold_mode_ = options_.lowercase ? bert::kFoldBoth : bert::kFoldStrip;

@@ -28,11 +28,6 @@ __attribute__((noinline)) std::vector<Token>& thread_tokens() {
 }
 }  // namespace
 
-__attribute__((noinline)) BertScratch& thread_bert_scratch() {
-  static thread_local BertScratch scratch;
-  return scratch;
-}
-
 TokenSink::TokenSink(std::vector<uint32_t>& ids) : ids_(&ids), buffer_(&thread_tokens()) { buffer_->clear(); }
 
 TokenSink::~TokenSink() {

@@ -97,7 +97,6 @@ namespace {
 // text is redone by the exact pass.
 template <class Table>
 void count_bert_words(const BertFrontEnd& bert, std::string_view text, uint64_t base, Table* t) {
-  thread_local BertScratch scratch;
   thread_local std::string staged;                                  // the words, back to back
   thread_local std::vector<std::pair<uint32_t, uint64_t>> lengths;  // (length, first seen)
   staged.clear();
@@ -106,17 +105,15 @@ void count_bert_words(const BertFrontEnd& bert, std::string_view text, uint64_t 
     staged.append(w.text.data(), w.text.size());
     lengths.emplace_back(static_cast<uint32_t>(w.text.size()), base + w.orig_start(0));
   };
-  if (!bert.for_each_word(text, 0, text.size(), scratch, on_word)) {
+  bert.each_word(text, 0, text.size(), on_word, [&] {
     staged.clear();
     lengths.clear();
-    bert.for_each_word_exact(text, 0, text.size(), scratch, on_word);
-  }
+  });
   size_t at = 0;
   for (const auto& [n, first] : lengths) {
     if (n) t->add(staged.data() + at, n, 1, first);
     at += n;
   }
-  if (scratch.word.capacity() > (size_t{1} << 20)) scratch = BertScratch();  // keep no huge buffers
 }
 
 // Counts the pieces `front_end` cuts from `text` into `t` (`bert`: built for kBert);

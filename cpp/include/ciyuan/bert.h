@@ -128,6 +128,9 @@ struct BertScratch {
   }
 };
 
+// The calling thread's BERT word buffers (bounded: each_word drops huge ones).
+BertScratch& thread_bert_scratch();
+
 class BertFrontEnd {
  public:
   explicit BertFrontEnd(BertOptions options);
@@ -144,6 +147,12 @@ class BertFrontEnd {
   template <class F>
   void for_each_word_exact(std::string_view text, size_t start, size_t end, BertScratch& scratch,
                            F&& on_word) const;
+  // Calls on_word(const BertWord&) for each word of text[start, end), on the calling thread's
+  // scratch: the fast pass, and when that gives up part way (marks out of canonical order),
+  // restart() - the caller drops what on_word got so far - and then the exact pass. Templated,
+  // so on_word is inlined: no call per word.
+  template <class F, class Restart>
+  void each_word(std::string_view text, size_t start, size_t end, F&& on_word, Restart&& restart) const;
 
   // One normalized character: its code point and the original bytes [start, end) it came from.
   struct NormChar {
@@ -374,6 +383,16 @@ void BertFrontEnd::for_each_word_exact(std::string_view text, size_t start, size
     if (f & bert::kPunct) flush();
   }
   flush();
+}
+
+template <class F, class Restart>
+void BertFrontEnd::each_word(std::string_view text, size_t start, size_t end, F&& on_word, Restart&& restart) const {
+  BertScratch& scratch = thread_bert_scratch();
+  if (!for_each_word(text, start, end, scratch, on_word)) {
+    restart();
+    for_each_word_exact(text, start, end, scratch, on_word);
+  }
+  if (scratch.word.capacity() > (size_t{1} << 20)) scratch = BertScratch();  // keep no huge word buffers
 }
 
 }  // namespace ciyuan

@@ -49,9 +49,6 @@ struct Token {
 // A piece: the byte span [first, second) of a text.
 using Span = std::pair<uint32_t, uint32_t>;
 
-// The calling thread's BERT word buffers (bounded: huge words do not stay allocated).
-BertScratch& thread_bert_scratch();
-
 // What the Encoder needs from a model (see the top of this file).
 class TokenModel {
  public:
@@ -90,14 +87,8 @@ void encode_bert_words(const BertFrontEnd& bert, std::string_view text, size_t s
       out[k].end = w.orig_end(out[k].end);
     }
   };
-  BertScratch& scratch = thread_bert_scratch();
   const size_t first = out.size();
-  if (!bert.for_each_word(text, start, end, scratch, on_word)) {
-    // Marks out of canonical order: redo the segment through the exact normalizer.
-    out.resize(first);
-    bert.for_each_word_exact(text, start, end, scratch, on_word);
-  }
-  if (scratch.word.capacity() > (size_t{1} << 20)) scratch = BertScratch();  // keep no huge word buffers
+  bert.each_word(text, start, end, on_word, [&] { out.resize(first); });
 }
 
 // What to do with special-token text found in the input, per special token.
