@@ -430,10 +430,6 @@ bool all_letters(std::string_view s) {
 
 }  // namespace
 
-void cut(const DictionaryIndex& index, std::string_view text, const Options& options, std::vector<Piece>& out) {
-  Segmenter(index, options).run(text, out);
-}
-
 class Segmenter::Impl : public Matcher {
  public:
   using Matcher::Matcher;

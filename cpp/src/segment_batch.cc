@@ -105,15 +105,6 @@ void cut_batch(const DictionaryIndex& index, const std::vector<std::string_view>
 }
 
 void segment_lines(const DictionaryIndex& index, std::string_view text, const Options& options, int threads,
-                   std::string& out) {
-  segment_lines(index, text, options, threads, [&out](size_t n) {
-    const size_t old = out.size();
-    out.resize(old + n);
-    return &out[old];
-  });
-}
-
-void segment_lines(const DictionaryIndex& index, std::string_view text, const Options& options, int threads,
                    const std::function<char*(size_t)>& allocate) {
   // Chunks of whole lines, about 256 KB each, segmented in parallel and joined in order.
   std::vector<std::pair<size_t, size_t>> chunks;

@@ -76,7 +76,6 @@ class BpeModel final : public TokenModel {
   size_t id_limit() const override { return tokens_.size(); }  // one past the largest id
   size_t vocab_size() const { return vocab_.size(); }
   bool has_id(uint32_t id) const { return id < tokens_.size() && present_[id]; }
-  const std::string& token(uint32_t id) const { return tokens_[id]; }
   uint32_t token_to_id(std::string_view token) const { return vocab_.find(token); }
   const BpeConfig& config() const { return config_; }
   size_t merge_count() const { return merges_.size(); }

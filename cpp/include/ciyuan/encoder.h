@@ -208,9 +208,7 @@ class Encoder {
   // The byte string of one id, or nullptr if the id is unknown.
   const std::string* id_bytes(uint32_t id) const;
 
-  const TokenModel& model() const { return *model_; }
   const FrontEnd& front_end() const { return front_end_; }
-  const std::vector<SpecialToken>& specials() const { return specials_; }
 
  private:
   void encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& out) const;

@@ -171,10 +171,7 @@ class Dictionary {
   mutable std::shared_ptr<const DictionaryIndex> index_;
 };
 
-// Segments `text` (valid UTF-8) and appends its words to `out`.
-void cut(const DictionaryIndex& index, std::string_view text, const Options& options, std::vector<Piece>& out);
-
-// cut() for many texts one after another: the scratch arrays are made once, not per text
+// Segments texts one after another: the scratch arrays are made once, not per text
 // (for a batch of short lines they would otherwise be most of the work). One Segmenter per
 // thread: run() writes its scratch arrays.
 class Segmenter {

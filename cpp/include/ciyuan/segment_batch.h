@@ -43,7 +43,7 @@ constexpr size_t kShortText = 4096;
 
 // The end of the chunk of `text` that starts at byte a: the whole rest when it is short, else
 // about 128 KB, cut after a '\n', ' ' or '\t' (where segmentation starts afresh anyway, so the
-// words of the chunks are those of one cut() call).
+// words of the chunks are those of one run() over the whole text).
 size_t chunk_end(std::string_view text, size_t a);
 
 // Segments `text` (valid UTF-8) chunk by chunk and hands each chunk's pieces, with offsets into
@@ -90,11 +90,8 @@ void cut_batch(const DictionaryIndex& index, const std::vector<std::string_view>
 // the words separated by one space, one line per input line (each ended by '\n'); whitespace
 // words are left out. Lines are spread over `threads` threads (<= 0: all cores); the output does
 // not depend on the thread count. Invalid UTF-8 throws Error(kInvalidInput) naming the first bad
-// byte. The output is appended to `out`, or written into allocate(n): a buffer of the output's
-// n bytes that the caller owns (so it can be built in place, e.g. in a Python bytes object;
-// null stops).
-void segment_lines(const DictionaryIndex& index, std::string_view text, const Options& options, int threads,
-                   std::string& out);
+// byte. The output is written into allocate(n): a buffer of the output's n bytes that the
+// caller owns (so it can be built in place, e.g. in a Python bytes object; null stops).
 void segment_lines(const DictionaryIndex& index, std::string_view text, const Options& options, int threads,
                    const std::function<char*(size_t)>& allocate);
 

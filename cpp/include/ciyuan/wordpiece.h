@@ -77,7 +77,6 @@ class WordPieceModel final : public TokenModel {
   size_t id_limit() const override { return tokens_.size(); }
   size_t vocab_size() const { return vocab_.size(); }
   bool has_id(uint32_t id) const { return id < tokens_.size() && present_[id]; }
-  const std::string& token(uint32_t id) const { return tokens_[id]; }
   uint32_t token_to_id(std::string_view token) const { return vocab_.find(token); }
   const WordPieceConfig& config() const { return config_; }
 
