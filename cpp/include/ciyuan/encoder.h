@@ -4,7 +4,7 @@
 //                             └─ ordinary segment ─ front end ─ TokenModel ──▶ Tokens
 //
 // The model interface (TokenModel) is small, so that a model family plugs in by implementing
-// four functions:
+// four functions (and optionally a fifth):
 //   encode_pieces  the tokens of a BATCH of pieces (byte spans of the text; up to 256 per call
 //                  from the scanner): one virtual call per batch, never per token, so the
 //                  model keeps its own tight loop (BPE prefetches the whole batch first);
@@ -12,7 +12,9 @@
 //                  implements it with encode_bert_words below and its own (inlined) word
 //                  function "encode one word at an offset";
 //   id_limit       one past the largest id;
-//   id_bytes       the bytes of an id (nullptr for a hole).
+//   id_bytes       the bytes of an id (nullptr for a hole);
+//   expected_tokens  (optional: a default exists) how many tokens to make room for before
+//                  encoding a text of so many bytes.
 // BpeModel (bpe.h) and WordPieceModel (wordpiece.h: WordPiece, WordLevel, CharLevel) implement
 // it; Unigram is next.
 //
@@ -218,7 +220,7 @@ class Encoder {
 
   std::shared_ptr<const TokenModel> model_;
   FrontEnd front_end_;
-  BertFrontEnd bert_;  // built for kBert only
+  BertFrontEnd bert_;  // built from front_end_.bert whatever the kind (cheap); used for kBert only
   std::vector<SpecialToken> specials_;
   SpecialMatcher matcher_;
   std::vector<std::pair<uint32_t, const std::string*>> special_by_id_;  // (id, text), sorted by id

@@ -422,7 +422,7 @@ class MergeTrainer {
   uint32_t step_ = 0;
 };
 
-// The checks both trainers' entry points make, then train(): a trainer is ~200 KB (its pair
+// The checks both trainers' entry points make, then run(): a trainer is ~200 KB (its pair
 // index cache), so it lives on the heap.
 template <class Trainer, class Config>
 MergeResult run_trainer(const std::vector<std::string_view>& words, const std::vector<uint64_t>& counts,
