@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ciyuan/merge_loop.h"
+#include "ciyuan/merge_options.h"
 
 namespace ciyuan {
 

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "ciyuan/merge_loop.h"
+#include "ciyuan/merge_options.h"
 
 namespace ciyuan {
 
