@@ -364,7 +364,8 @@ void register_segment(nb::module_& m) {
                                           "ciyuan.segment.Segmenter).")
       .def(nb::init<PyDictionary&, const segment::Options&>(), nb::arg("dictionary"), nb::arg("options"),
            nb::keep_alive<1, 2>())
-      .def_prop_ro("options", &PySegmenter::options)
+      // A copy, not a live reference: the workers of a call read the options without the GIL.
+      .def_prop_ro("options", [](const PySegmenter& self) { return self.options(); })
       .def("cut", &PySegmenter::cut, nb::arg("text"), nb::sig("def cut(self, text: str) -> list[str]"),
            "The words of text.")
       .def(
