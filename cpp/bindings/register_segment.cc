@@ -265,6 +265,8 @@ class PySegmenter {
   }
 
  private:
+  // cut_chunked checks the size too; checked here first because cut() sizes its list by the
+  // text before segmenting, and this raises a plain ValueError.
   static std::string_view text_view(nb::handle text) {
     const std::string_view t = utf8_view(text);
     if (t.size() >= UINT32_MAX) throw nb::value_error("text too long to segment in one call (4 GB)");

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ciyuan/errors.h"
 #include "ciyuan/segment.h"
 
 namespace ciyuan {
@@ -51,10 +52,12 @@ size_t chunk_end(std::string_view text, size_t a);
 // take 80 MB; a chunk's (about 500 KB, with the segmenter's scratch arrays) stay in the L2 cache
 // between being written and being consumed. Chunks of a long text are segmented inside
 // `blocking`. A template, so that the consumer's per-word loop (the bindings build a str per
-// word) is compiled in place, with its counters in registers.
+// word) is compiled in place, with its counters in registers. A text of 4 GiB or more throws
+// Error(kInvalidInput): piece offsets are 32-bit.
 template <typename Consume>
 void cut_chunked(const DictionaryIndex& index, std::string_view text, const Options& options,
                  const Blocking& blocking, Consume&& consume) {
+  if (text.size() >= UINT32_MAX) throw Error(ErrorKind::kInvalidInput, "text too long to segment in one call (4 GB)");
   Segmenter segmenter(index, options);
   std::vector<Piece> pieces;
   for (size_t a = 0; a < text.size();) {
