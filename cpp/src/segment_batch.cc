@@ -64,6 +64,9 @@ void cut_batch(const DictionaryIndex& index, const std::vector<std::string_view>
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);
         if (!error) error = std::current_exception();
+        // Stop handing out work: the caller stops at the first failed text, and every text
+        // before it has been handed out already (in order), so none is waited for in vain.
+        next.store(n);
         state = 2;
       }
       {
