@@ -501,11 +501,7 @@ bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
       if (len == 1 || i + len > end) {
         len = 1;
       } else {
-        uint32_t cp = len == 2 ? ((lead & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)
-                    : len == 3 ? ((lead & 0x0Fu) << 12) | ((u[i + 1] & 0x3Fu) << 6) | (u[i + 2] & 0x3Fu)
-                               : ((lead & 0x07u) << 18) | ((u[i + 1] & 0x3Fu) << 12) | ((u[i + 2] & 0x3Fu) << 6) |
-                                     (u[i + 3] & 0x3Fu);
-        e = char_encoding(cp);
+        e = char_encoding(utf8::decode_valid(u + i, &len));
       }
     }
     size_t next = i + len;
@@ -631,7 +627,7 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
   } else {
     merge_large(cache, syms, filter_first);
   }
-  for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
+  out.insert(out.end(), syms.begin(), syms.end());  // a Symbol is a Token
   if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
     slot->hash = hash | 1;
     if (other_hash) *other_hash = hash | 1;
