@@ -375,9 +375,7 @@ void BertFrontEnd::for_each_word_exact(std::string_view text, size_t start, size
       continue;
     }
     if (f & bert::kPunct) flush();
-    char buf[4];
-    size_t n = utf8::encode(c.cp, buf);
-    w.append(buf, n);
+    utf8::append(c.cp, w);
     st.resize(w.size(), c.start);
     en.resize(w.size(), c.end);
     if (f & bert::kPunct) flush();
