@@ -118,8 +118,9 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
     const ciyuan::Token& t = tokens[i];
     size_t s = t.start, e = t.end;
     if (!ascii) {
-      s = char_at[s];
-      e = e > t.start ? char_at[e - 1] + 1 : s;
+      const std::pair<uint32_t, uint32_t> chars = ciyuan::utf8::char_span(char_at, s, e);
+      s = chars.first;
+      e = chars.second;
     }
     PyObject* pair = PyTuple_New(2);
     PyObject* a = pair ? id_object(static_cast<uint32_t>(s)) : nullptr;

@@ -47,7 +47,10 @@ nb::list char_spans(std::string_view utf8, bool ascii, const std::vector<Span>& 
   }
   std::vector<uint32_t> char_at;
   ciyuan::utf8::char_index_of_bytes(utf8.data(), utf8.size(), char_at);
-  for (const auto& [s, e] : spans) out.append(nb::make_tuple(char_at[s], e == s ? char_at[s] : char_at[e - 1] + 1));
+  for (const auto& [s, e] : spans) {
+    const std::pair<uint32_t, uint32_t> chars = ciyuan::utf8::char_span(char_at, s, e);
+    out.append(nb::make_tuple(chars.first, chars.second));
+  }
   return out;
 }
 

@@ -143,13 +143,8 @@ void BertFrontEnd::normalize(std::string_view text, std::string& out,
   std::vector<uint32_t> char_at;
   utf8::char_index_of_bytes(text.data(), text.size(), char_at);
   for (const NormChar& nc : chars) {
-    char buf[4];
-    out.append(buf, utf8::encode(nc.cp, buf));
-    if (nc.end > nc.start) {
-      char_spans.emplace_back(char_at[nc.start], char_at[nc.end - 1] + 1);
-    } else {
-      char_spans.emplace_back(char_at[nc.start], char_at[nc.start]);
-    }
+    utf8::append(nc.cp, out);
+    char_spans.push_back(utf8::char_span(char_at, nc.start, nc.end));
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace ciyuan {
@@ -141,6 +142,13 @@ inline void char_index_of_bytes(const char* data, size_t n, std::vector<uint32_t
         out[i] = c;
     }
     out[n] = n == 0 ? 0 : c + 1;
+}
+
+// The character span of the byte span [s, e) (s <= e), by the table char_index_of_bytes()
+// made: from the character holding byte s to the one holding byte e - 1; an empty span stays
+// empty, at byte s's character.
+inline std::pair<uint32_t, uint32_t> char_span(const std::vector<uint32_t>& char_at, size_t s, size_t e) {
+    return {char_at[s], e > s ? char_at[e - 1] + 1 : char_at[s]};
 }
 
 // -- Text already validated (validate() above, or a Python str's UTF-8 form): no checks -----
