@@ -395,6 +395,12 @@ class Encoding:
         self._overflowing = list(value)
 
     @property
+    def has_overflowing(self) -> bool:
+        """Whether truncation left overflowing windows (without copying them, as
+        :attr:`overflowing` does)."""
+        return bool(self._overflowing)
+
+    @property
     def n_sequences(self) -> int:
         """Number of input sequences in this Encoding (1 for a single text, 2 for a pair)."""
         return len(self._ranges) if self._ranges else 1
