@@ -245,7 +245,7 @@ class Encoding:
         special_tokens_mask: Optional[List[int]] = None,
         overflowing: Optional[List["Encoding"]] = None,
     ) -> None:
-        self._reset(tokenizer)
+        self._tokenizer = tokenizer
         self._ids = ids
         self._offsets = offsets
         self._tokens = tokens
@@ -254,19 +254,10 @@ class Encoding:
         self._special_tokens_mask = special_tokens_mask
         self._make_ids = make_ids
         self._make_offsets = make_offsets
-        if overflowing:
-            self._overflowing = list(overflowing)
-
-    def _reset(self, tokenizer: Optional[TokenLookup]) -> None:
-        """Every slot to "nothing yet" (the fields are then made on first read)."""
-        self._tokenizer = tokenizer
-        self._ids = self._offsets = self._tokens = self._type_ids = None
-        self._attention_mask = self._special_tokens_mask = None
-        self._make_ids = self._make_offsets = None
         self._parts: Optional[List[Part]] = None
         self._length: Optional[int] = None
         self._range_map: Optional[Ranges] = None
-        self._overflowing = _NONE
+        self._overflowing = list(overflowing) if overflowing else _NONE
         self._native: Any = None  # a _core.EncodingData whose fields this Encoding shows
         self._text: Optional[str] = None  # the text it encodes (for character offsets)
         self._wrap: Optional[NativeWrap] = None
@@ -277,7 +268,7 @@ class Encoding:
         """A flat Encoding over a native result (``_core.EncodingData`` of ``text``), optionally
         wrapped in a template's special tokens. Batches make one per text, so it is kept to a
         single object: every field is computed from ``data`` on first read, and the slots are set
-        here directly (a batch makes one per text; a _reset call would cost each one)."""
+        here directly (a batch makes one per text; going through __init__ would cost each one)."""
         enc = cls.__new__(cls)
         enc._tokenizer = tokenizer
         enc._ids = enc._offsets = enc._tokens = enc._type_ids = None
@@ -325,7 +316,7 @@ class Encoding:
     def _composed(cls, tokenizer: Optional[TokenLookup], parts: List[Part], length: int, ranges: Ranges,
                   overflowing: List["Encoding"]) -> "Encoding":
         """A composed Encoding (no validation; ``parts`` and ``ranges`` are owned by it)."""
-        # One per post-processed text: the slots are set here directly (no _reset call).
+        # One per post-processed text: the slots are set here directly (not through __init__).
         enc = cls.__new__(cls)
         enc._tokenizer = tokenizer
         enc._ids = enc._offsets = enc._tokens = enc._type_ids = None
@@ -404,6 +395,12 @@ class Encoding:
         self._overflowing = list(value)
 
     @property
+    def has_overflowing(self) -> bool:
+        """Whether truncation left overflowing windows (without copying them, as
+        :attr:`overflowing` does)."""
+        return bool(self._overflowing)
+
+    @property
     def n_sequences(self) -> int:
         """Number of input sequences in this Encoding (1 for a single text, 2 for a pair)."""
         return len(self._ranges) if self._ranges else 1
@@ -460,11 +457,6 @@ class Encoding:
         tokens and added tokens), False for a model's own output."""
         return self._parts is not None
 
-    @property
-    def sequence_ranges(self) -> Dict[int, Tuple[int, int]]:
-        """``{sequence index: (start, stop)}``: which tokens came from which input (a copy)."""
-        return dict(self._ranges)
-
     def _as_parts(self, type_id: Optional[int] = None) -> List[Part]:
         """This Encoding's tokens as parts (a new list); ``type_id`` replaces every type id."""
         if self._parts is None:
@@ -472,11 +464,6 @@ class Encoding:
         if type_id is None:
             return list(self._parts)
         return [_with_type(p, type_id) for p in self._parts]
-
-    def _clone(self) -> "Encoding":
-        """A deep copy of the structure (parts are immutable and flat Encodings are shared)."""
-        return Encoding._composed(self._tokenizer, self._as_parts(), len(self), dict(self._ranges),
-                                  [o._clone() for o in self._overflowing])
 
     def copy(self, type_id: Optional[int] = None) -> "Encoding":
         """A composed copy that owns its structure (the model's output is shared, never copied);
@@ -486,7 +473,7 @@ class Encoding:
             >>> Encoding(None, ids=[5, 6], offsets=[(0, 1), (1, 2)], tokens=["a", "b"]).copy(1).type_ids
             [1, 1]
         """
-        overflowing = [o._clone() for o in self._overflowing]
+        overflowing = [o.copy() for o in self._overflowing]
         if type_id is not None:
             for o in overflowing:
                 o.set_type_id(type_id)
@@ -530,16 +517,16 @@ class Encoding:
         carry their own overflowing, so the result can nest. ``pair`` is not changed."""
         overflowings: List[Encoding] = []
         for mine in self._overflowing:
-            n = mine._clone()
-            n.merge_with(pair._clone())
+            n = mine.copy()
+            n.merge_with(pair.copy())
             overflowings.append(n)
             for other in pair._overflowing:
-                n = mine._clone()
-                n.merge_with(other._clone())
+                n = mine.copy()
+                n.merge_with(other.copy())
                 overflowings.append(n)
         for other in pair._overflowing:
-            n = self._clone()
-            n.merge_with(other._clone())
+            n = self.copy()
+            n.merge_with(other.copy())
             overflowings.append(n)
         shift = len(self)
         for k, (start, stop) in pair._ranges.items():

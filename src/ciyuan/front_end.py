@@ -57,17 +57,15 @@ def native_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any],
     if (pre_tokenizer is not None and not isinstance(pre_tokenizer, PreTokenizer)) or \
             (normalizer is not None and not isinstance(normalizer, Normalizer)):
         return None
-    if pre_tokenizer is not None and pre_tokenizer.bert_words:
+    if pre_tokenizer is None:
+        # No normalizer either: each text is one piece.
+        return FrontEnd.none() if normalizer is None else None
+    if pre_tokenizer.bert_words:
+        # BertPreTokenizer: the BERT front end, after BertNormalizer or no normalizer.
         bert = _NO_BERT_NORMALIZATION if normalizer is None else normalizer.native_bert_options()
-        if bert is None:
+        if bert is None or (model is not None and not model.accepts_bert_front_end):
             return None
-    elif normalizer is None:
-        if pre_tokenizer is None:
-            return FrontEnd.none()
-        name = pre_tokenizer.native_pattern
-        return scanner(name) if name is not None else None
-    else:
-        return None
-    if model is not None and not model.accepts_bert_front_end:
-        return None
-    return FrontEnd.bert(bert)
+        return FrontEnd.bert(bert)
+    if normalizer is None and pre_tokenizer.native_pattern is not None:
+        return scanner(pre_tokenizer.native_pattern)  # no normalizer and a native scanner
+    return None

@@ -53,9 +53,6 @@ class Registry(Generic[T]):
         """The registered type names, sorted."""
         return sorted(self._classes)
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._classes
-
     def get(self, name: str) -> Type[T]:
         """The class registered as ``name``; :class:`~ciyuan.errors.ModelError` if there is none."""
         cls = self._classes.get(name) if isinstance(name, str) else None

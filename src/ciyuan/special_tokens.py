@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Collection, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple, Union
+from typing import Any, Collection, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple, Union
 
 import regex
 
@@ -44,6 +44,9 @@ class SpecialTokenRules:
         self.special_tokens: Dict[str, int] = dict(special_tokens)
         self.names: List[str] = list(self.special_tokens)
         self._policies: Dict[Tuple[Union[str, FrozenSet[str]], Union[str, FrozenSet[str]]], bytes] = {}
+        # policy -> (pattern of its active names, longest first; name -> (id, disallowed)), or None
+        # when no name is active.
+        self._matchers: Dict[bytes, Optional[Tuple[Any, Dict[str, Tuple[int, bool]]]]] = {}
 
     def policy(self, allowed_special: SpecialSet, disallowed_special: SpecialSet) -> bytes:
         """One policy byte per special token (:data:`ORDINARY`, :data:`ALLOWED`, :data:`DISALLOWED`).
@@ -86,22 +89,37 @@ class SpecialTokenRules:
         Raises:
             DisallowedSpecialTokenError: the text holds a disallowed special token.
         """
-        active = [n for n, p in zip(self.names, policy) if p != ORDINARY]
-        if not active:
+        matcher = self._matcher(policy)
+        if matcher is None:
             return [(0, len(text), None)]
-        pattern = regex.compile("|".join(regex.escape(n) for n in sorted(active, key=len, reverse=True)))
+        pattern, active = matcher
         segments: List[Tuple[int, int, Optional[int]]] = []
         at = 0
         for m in pattern.finditer(text):
             name = m.group()
-            if policy[self.names.index(name)] == DISALLOWED:
+            token_id, disallowed = active[name]
+            if disallowed:
                 raise DisallowedSpecialTokenError(
                     f"the text contains the special token {name!r} at character {m.start()}; pass "
                     f"allowed_special={{{name!r}}} to encode it as a special token, or "
                     "disallowed_special=() to encode it as ordinary text"
                 )
             segments.append((at, m.start(), None))
-            segments.append((m.start(), m.end(), self.special_tokens[name]))
+            segments.append((m.start(), m.end(), token_id))
             at = m.end()
         segments.append((at, len(text), None))
         return segments
+
+    def _matcher(self, policy: bytes) -> Optional[Tuple[Any, Dict[str, Tuple[int, bool]]]]:
+        """The compiled pattern of the names ``policy`` does not leave ordinary and what each
+        match means, or None when there are none (cached per policy, as :meth:`policy` is)."""
+        if policy in self._matchers:
+            return self._matchers[policy]
+        active = {n: (self.special_tokens[n], p == DISALLOWED) for n, p in zip(self.names, policy) if p != ORDINARY}
+        matcher = None
+        if active:
+            pattern = regex.compile("|".join(regex.escape(n) for n in sorted(active, key=len, reverse=True)))
+            matcher = (pattern, active)
+        if len(self._matchers) < _CACHED_POLICIES:
+            self._matchers[policy] = matcher
+        return matcher

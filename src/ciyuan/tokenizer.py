@@ -1,9 +1,10 @@
 """Tokenizer: the pipeline normalizer -> pre-tokenizer -> model, plus special tokens and a decoder.
 
-When every stage has a native form (no normalizer, a native pre-tokenizer pattern, a BPE model)
-a whole text or batch is encoded by one call into the C++ core with the GIL released; otherwise
-the Python stages prepare the pieces and the core encodes them. Both paths give the same ids and
-offsets.
+When the normalizer and pre-tokenizer have a native form in front of the model (every model -
+BPE, WordPiece, WordLevel - encodes natively; :func:`ciyuan.front_end.native_front_end` says which
+stages do) a whole text or batch is encoded by one call into the C++ core with the GIL released;
+otherwise the Python stages prepare the pieces and the core encodes them. Both paths give the
+same ids and offsets.
 """
 
 from __future__ import annotations

@@ -68,8 +68,8 @@ class NormalizedString:
 class Normalizer(Component, ABC):
     """The normalizer stage: subclasses implement :meth:`normalize` and name their ``type_name``.
 
-    A normalizer without options needs nothing else; one with options overrides :meth:`to_dict`
-    and :meth:`from_dict`. Register a new class with ``@NORMALIZERS.register``.
+    A normalizer with options names them in ``options`` (see
+    :class:`~ciyuan.registry.Component`). Register a new class with ``@NORMALIZERS.register``.
     """
 
     @abstractmethod

@@ -25,8 +25,8 @@ class PreTokenizer(Component, ABC):
     the trainers then run it inside the core, with the GIL released); None means the pieces come
     from :meth:`split`. ``bert_words`` is True for the pre-tokenizer whose words the native BERT
     front end cuts (``BertPreTokenizer``): after ``BertNormalizer`` (or no normalizer) the core
-    runs both stages in one pass. A pre-tokenizer with options overrides :meth:`to_dict` and
-    :meth:`from_dict`; register a new class with ``@PRE_TOKENIZERS.register``.
+    runs both stages in one pass. A pre-tokenizer with options names them in ``options`` (see
+    :class:`~ciyuan.registry.Component`); register a new class with ``@PRE_TOKENIZERS.register``.
     """
 
     native_pattern: Optional[str] = None

@@ -7,7 +7,7 @@ categories). Character classes come from Hugging Face itself (see scripts/gen_be
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List
 
 from ciyuan import _core
 from ciyuan._text import replace_surrogates_in_place
@@ -26,9 +26,9 @@ class BertPreTokenizer(PreTokenizer):
     """
 
     type_name = "BertPreTokenizer"
-    # No native scanner: the native path is the BERT front end, which ciyuan.front_end picks
-    # when the normalizer is BertNormalizer or none (it normalizes and splits in one pass).
-    native_pattern: Optional[str] = None
+    # No native scanner (native_pattern stays None): the native path is the BERT front end, which
+    # ciyuan.front_end picks when the normalizer is BertNormalizer or none (it normalizes and
+    # splits in one pass).
     bert_words = True
 
     def split(self, text: str) -> List[Span]:

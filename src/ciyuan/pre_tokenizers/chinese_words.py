@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ciyuan.pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer
+from ciyuan.pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer, Span
 from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
 from ciyuan.segment.segmenter import Segmenter
 
 __all__ = ["ChineseWords"]
-
-Span = Tuple[int, int]
 
 
 @PRE_TOKENIZERS.register
@@ -38,7 +36,6 @@ class ChineseWords(PreTokenizer):
     """
 
     type_name = "ChineseWords"
-    native_pattern: Optional[str] = None  # no native scanner: the Tokenizer's Python path calls split()
 
     def __init__(self, dictionary: DictionarySource, method: str = "fmm", *, baseline: bool = False,
                  max_word_len: Optional[int] = None) -> None:

@@ -179,8 +179,7 @@ class TemplateProcessing(PostProcessor):
         self._added = (self._count(single), self._count(pair))
         self._one_sequence = sum(1 for p in single if p[0] == "seq") == 1
         # Layouts for process() (Encoding.concat's): [single, pair] x [without, with special tokens].
-        self._compiled = (self._compile(single), self._compile(pair))
-        self._layouts = tuple((self._without_added(c), c) for c in self._compiled)
+        self._layouts = tuple((self._without_added(c), c) for c in (self._compile(single), self._compile(pair)))
 
     def _count(self, template: List[Piece]) -> int:
         return sum(len(self.special_tokens[p[1]][0]) for p in template if p[0] == "special")
@@ -208,7 +207,7 @@ class TemplateProcessing(PostProcessor):
         A batch encoder uses this to build each result directly, which gives the same Encoding
         as :meth:`process` on an input without overflowing windows.
         """
-        template = self._compiled[0]
+        template = self._layouts[0][1]
         at = [i for i, piece in enumerate(template) if not isinstance(piece, AddedTokens)]
         if len(at) != 1:
             return None
@@ -228,9 +227,9 @@ class TemplateProcessing(PostProcessor):
         the index). Inputs are not changed.
         """
         inputs = [encoding] if pair is None else [encoding, pair]
-        template = self._compiled[0 if pair is None else 1]
+        template = self._layouts[0 if pair is None else 1][1]
         try:
-            plain = not encoding.overflowing and (pair is None or not pair.overflowing)
+            plain = not encoding.has_overflowing and (pair is None or not pair.has_overflowing)
         except AttributeError:
             bad = encoding if not isinstance(encoding, Encoding) else pair
             raise InvalidInputError(f"expected a ciyuan Encoding, not {type(bad).__name__}") from None
@@ -238,7 +237,7 @@ class TemplateProcessing(PostProcessor):
         if plain:
             return Encoding.concat(layout, inputs)
         windows = encoding.overflowing
-        if pair is None and self._one_sequence and not any(o.overflowing for o in windows):
+        if pair is None and self._one_sequence and not any(o.has_overflowing for o in windows):
             # One sequence in the template and plain windows: HF's merges reduce to the template
             # applied to each window, which keeps its own type ids (as the general path shows).
             result = Encoding.concat(layout, inputs)

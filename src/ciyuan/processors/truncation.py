@@ -107,13 +107,18 @@ class Truncation:
 
 
 def _cut(encoding: Encoding, max_length: int, stride: int, direction: str) -> None:
-    if 0 < max_length < len(encoding) and stride >= max_length:
+    try:
+        encoding.truncate(max_length, stride, direction)
+    except InvalidInputError:
+        # Encoding.truncate checks the stride (before changing anything); here its message says
+        # which length that is. A negative max_length keeps truncate's own message.
+        if max_length < 0:
+            raise
         raise InvalidInputError(
             f"truncation stride {stride} must be smaller than the length {max_length} a sequence is cut to "
             "(max_length minus the special tokens, shared between the two sequences of a pair); "
             "use a smaller stride or a larger max_length"
-        )
-    encoding.truncate(max_length, stride, direction)
+        ) from None
 
 
 def truncate_encodings(encoding: Encoding, pair: Optional[Encoding], truncation: Truncation,
