@@ -15,13 +15,13 @@ character is a word (whitespace still separates words).
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
 from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
 
-__all__ = ["Segmenter", "METHODS", "CutFunction", "method_function"]
+__all__ = ["Segmenter", "METHODS"]
 
 #: The method names and the native methods they select.
 METHODS: Dict[str, _core.SegmentMethod] = {
@@ -148,30 +148,3 @@ class Segmenter:
         if self.max_word_len:
             extra += f", max_word_len={self.max_word_len}"
         return f"Segmenter({self.dictionary!r}, {self.method!r}{extra})"
-
-
-class CutFunction(Protocol):
-    """The shortcut functions ``fmm``, ``bmm``, ``bimm`` and ``dag``."""
-
-    def __call__(self, text: str, dictionary: DictionarySource, *, baseline: bool = False,
-                 max_word_len: Optional[int] = None) -> List[str]: ...
-
-
-def method_function(method: str, summary: str, dictionary: str, words: str) -> CutFunction:
-    """The shortcut ``method(text, dictionary, ...)`` for ``Segmenter(dictionary, method, ...).lcut(text)``
-    (build a :class:`Segmenter` once when segmenting many texts); its docstring is ``summary`` and
-    an example that segments 研究生命起源 with the dictionary ``dictionary`` (an expression) into
-    ``words``."""
-
-    def cut(text: str, dictionary: DictionarySource, *, baseline: bool = False,
-            max_word_len: Optional[int] = None) -> List[str]:
-        return Segmenter(dictionary, method, baseline=baseline, max_word_len=max_word_len).lcut(text)
-
-    cut.__name__ = cut.__qualname__ = method
-    cut.__doc__ = f"""{summary}
-
-    Example:
-        >>> {method}("研究生命起源", {dictionary})
-        {words}
-    """
-    return cut
