@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ciyuan import _core
+from ciyuan._text import replace_surrogates
 from ciyuan.errors import InvalidInputError
 from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
 
@@ -36,12 +37,6 @@ def _clean(text: object) -> str:
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}")
     return text
-
-
-def _replace_surrogates(text: str) -> str:
-    # Lone surrogates have no UTF-8 form; like the Tokenizer, read them as U+FFFD (one
-    # character for one, so offsets do not move).
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 class Segmenter:
@@ -93,7 +88,10 @@ class Segmenter:
             # path of per-line loops, so nothing else runs before it.
             return self._cut(text)
         except UnicodeEncodeError:
-            return self._cut(_replace_surrogates(text))
+            # Surrogates have no UTF-8 form; like the Tokenizer, read a lone one as U+FFFD (one
+            # character for one) and a surrogate pair as the one character it encodes: offsets from
+            # tokenize() and spans() then count each pair as one character, one less than in text.
+            return self._cut(replace_surrogates(text))
 
     def cut(self, text: str) -> Iterator[str]:
         """The words of ``text``, one by one (jieba's ``cut``)."""
@@ -106,14 +104,14 @@ class Segmenter:
         try:
             return self._native.tokenize(_clean(text))
         except UnicodeEncodeError:
-            return self._native.tokenize(_replace_surrogates(text))
+            return self._native.tokenize(replace_surrogates(text))
 
     def spans(self, text: str) -> List[Tuple[int, int]]:
         """``(start, end)`` character offsets of the words of ``text``."""
         try:
             return self._native.spans(_clean(text))
         except UnicodeEncodeError:
-            return self._native.spans(_replace_surrogates(text))
+            return self._native.spans(replace_surrogates(text))
 
     def lcut_batch(self, texts: Iterable[str], threads: Optional[int] = None) -> List[List[str]]:
         """The words of each text, on ``threads`` threads (default: all cores): the others
@@ -130,7 +128,7 @@ class Segmenter:
         try:
             return self._native.cut_batch(texts, threads or 0)
         except UnicodeEncodeError:
-            return self._native.cut_batch([_replace_surrogates(t) for t in texts], threads or 0)
+            return self._native.cut_batch([replace_surrogates(t) for t in texts], threads or 0)
 
     def segment_bytes(self, data: bytes, threads: Optional[int] = None) -> bytes:
         """Segment every line of UTF-8 ``data``: the words separated by one space, one output
