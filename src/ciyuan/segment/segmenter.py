@@ -19,7 +19,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ciyuan import _core
 from ciyuan._text import replace_surrogates
-from ciyuan.errors import InvalidInputError
+from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
 
 __all__ = ["Segmenter", "METHODS"]
@@ -70,9 +70,7 @@ class Segmenter:
     ) -> None:
         if method not in METHODS:
             raise InvalidInputError(f"unknown segmentation method {method!r}; expected one of {', '.join(METHODS)}")
-        if max_word_len is not None and (isinstance(max_word_len, bool) or not isinstance(max_word_len, int)
-                                         or max_word_len < 1):
-            raise InvalidInputError(f"max_word_len must be a positive integer or None, not {max_word_len!r}")
+        check_count(max_word_len, "max_word_len", least=1, allow_none=True)
         self.dictionary: Dictionary = as_dictionary(dictionary)
         self.method = method
         self.baseline = bool(baseline)
@@ -123,8 +121,7 @@ class Segmenter:
             [['中国', '人'], ['人']]
         """
         texts = [_clean(t) for t in texts]
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise InvalidInputError(f"threads must be a positive integer or None, not {threads!r}")
+        check_count(threads, "threads", least=1, allow_none=True)
         try:
             return self._native.cut_batch(texts, threads or 0)
         except UnicodeEncodeError:

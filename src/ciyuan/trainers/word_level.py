@@ -20,8 +20,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ciyuan import _core
-from ciyuan.errors import InvalidInputError
-from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer, check_count
+from ciyuan.errors import InvalidInputError, check_count
+from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer
 from ciyuan.trainers.corpus import (
     TrainingSource,
     WordCounts,
@@ -52,7 +52,7 @@ class _CountingTrainer(VocabTrainer):
         show_progress: bool = False,
         threads: Optional[int] = None,
     ) -> None:
-        check_count("vocab_size", vocab_size, least=1)
+        check_count(vocab_size, "vocab_size", least=1)
         super().__init__(vocab_size, min_frequency=min_frequency, special_tokens=special_tokens, unk_token=unk_token,
                          lowercase=lowercase, show_progress=show_progress, threads=threads)
         if len(self.special_tokens) > vocab_size:

@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from ciyuan import _core
-from ciyuan.errors import InvalidInputError
-from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer, check_count
+from ciyuan.errors import InvalidInputError, check_count
+from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer
 from ciyuan.trainers.corpus import WordCounts
 from ciyuan.trainers.merges import MergeTrainer
 
@@ -100,7 +100,7 @@ class WordPieceTrainer(MergeTrainer, VocabTrainer):
             raise InvalidInputError("continuing_subword_prefix must be a string")
         if criterion == "frequency" and not continuing_subword_prefix:
             raise InvalidInputError("the frequency criterion needs a non-empty continuing_subword_prefix")
-        check_count("max_input_chars_per_word", max_input_chars_per_word, least=1)
+        check_count(max_input_chars_per_word, "max_input_chars_per_word", least=1)
         super().__init__(vocab_size, min_frequency=min_frequency, max_merges=max_merges, special_tokens=special_tokens,
                          lowercase=lowercase, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
                          max_token_length=max_token_length, show_progress=show_progress, threads=threads,
