@@ -20,8 +20,6 @@ __all__ = ["COMMANDS", "add_arguments", "run"]
 _PRE_TOKENIZERS = ("bytelevel", "gpt2", "cl100k_base", "o200k_base", "wordpunct", "whitespace", "zh-sentence", "bert",
                    "none")
 _MODELS = ("bpe", "wordpiece", "wordlevel", "charlevel")
-# The pre-tokenizer each model trains with unless --pre-tokenizer says otherwise.
-_DEFAULT_PRE_TOKENIZER = {"bpe": "wordpunct", "wordpiece": "bert", "wordlevel": "wordpunct", "charlevel": "none"}
 
 _TRAIN_EPILOG = """\
 examples:
@@ -160,16 +158,18 @@ def _train(args: argparse.Namespace) -> None:
     from ciyuan.tokenizer import Tokenizer
 
     byte_level = args.byte_level or args.pre_tokenizer == "bytelevel"
-    name = args.pre_tokenizer or ("bytelevel" if byte_level else _DEFAULT_PRE_TOKENIZER[args.model])
     trainer = _trainer(args, byte_level)
     for path in args.inputs:
         if not Path(path).is_file():
             raise InvalidInputError(f"cannot read {path}: no such file")
-    normalizer, pre_tokenizer = _pre_tokenizer(name)
-    if normalizer == "bert":
-        normalizer = BertNormalizer(lowercase=args.lowercase)
-    tok = Tokenizer.train([Path(p) for p in args.inputs], trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer,
-                          errors=args.errors)
+    paths = [Path(p) for p in args.inputs]
+    if args.pre_tokenizer is None:  # the trainer's own stages (ciyuan.training.default_pipeline)
+        tok = Tokenizer.train(paths, trainer, errors=args.errors)
+    else:
+        normalizer, pre_tokenizer = _pre_tokenizer(args.pre_tokenizer)
+        if normalizer == "bert":
+            normalizer = BertNormalizer(lowercase=args.lowercase)
+        tok = Tokenizer.train(paths, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer, errors=args.errors)
     # Render every output before writing any, so that a failure leaves no partial set.
     import json
 
@@ -181,7 +181,7 @@ def _train(args: argparse.Namespace) -> None:
         outputs.append((args.vocab, "".join(line + "\n" for line in vocab_lines(tok.model))))
     for path, text in outputs:
         atomic_write_text(path, text)
-    report = getattr(trainer, "report", None)
+    report = trainer.report
     done = f"{tok.vocab_size} tokens"
     if report is not None:
         done = f"{report.words} distinct words, {len(report.merge_counts)} merges, {done} ({report.stop_reason})"
