@@ -63,12 +63,11 @@ class _CountingTrainer(VocabTrainer):
 
     def words_to_vocab(self, counts: WordCounts, *, consume: bool = False) -> List[str]:
         """The vocabulary from counted words: the tokens in id order."""
-        if len(counts) == 0:
-            raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
         return self._rank(self._items((w.decode("utf-8"), n) for w, n in counts.words()))
 
     def _rank(self, counts: Dict[str, int]) -> List[str]:
-        """The special tokens, then the items by count (most frequent first), then by text."""
+        """The special tokens, then the items by count (most frequent first), then by text;
+        :class:`InvalidInputError` when there are none (an empty corpus)."""
         if not counts:
             raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
         specials = self.special_tokens
