@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Dict, List, Tuple
 
-from ciyuan.cli.options import Command, add_alias
+from ciyuan.cli.options import Command, add_alias, add_errors_argument
 from ciyuan.errors import InvalidInputError
 
 # The command imports what it needs when it runs (see ciyuan.cli).
@@ -88,8 +88,7 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("--vocab", metavar="FILE", help="also write vocab.txt (one token per line; ids are line numbers)")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads for word counting (default: all cores)")
-    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8: stop with an error naming file and byte (strict) or read it as U+FFFD")
+    add_errors_argument(p, help="invalid UTF-8: stop with an error naming file and byte (strict) or read it as U+FFFD")
     p.add_argument("--show-progress", action=argparse.BooleanOptionalAction, default=True,
                    help="draw a progress bar on standard error (default: yes)")
     add_alias(p, "--no-progress", "show_progress", action="store_false")
