@@ -11,7 +11,7 @@ from typing import BinaryIO, Iterator, Union
 
 from ciyuan._text import decode_utf8
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_output", "read_utf8", "decode_utf8"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_output", "read_utf8"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 

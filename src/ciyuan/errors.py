@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import NoReturn, Optional
+from typing import NoReturn, Optional, TypeVar
 
 __all__ = [
     "CiyuanError",
@@ -25,7 +25,10 @@ __all__ = [
     "ModelError",
     "FileFormatError",
     "raise_file_error",
+    "check_count",
 ]
+
+T = TypeVar("T")
 
 
 class CiyuanError(Exception):
@@ -65,3 +68,16 @@ class FileFormatError(ModelError):
 def raise_file_error(path: object, line: Optional[int], message: str) -> NoReturn:
     """Raise :class:`FileFormatError` for ``path`` (and ``line``, 1-based, when known)."""
     raise FileFormatError(str(path), line, message)
+
+
+def check_count(value: T, what: str, *, least: int = 0, allow_none: bool = False) -> T:
+    """``value`` if it is an integer (not a bool) of at least ``least`` (0 or 1), or None with
+    ``allow_none``; else :class:`InvalidInputError`: "``what`` must be a non-negative integer"
+    ("positive" when ``least`` is 1; "... or None" with ``allow_none``), and the value."""
+    if value is None and allow_none:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        kind = "non-negative" if least == 0 else "positive"
+        or_none = " or None" if allow_none else ""
+        raise InvalidInputError(f"{what} must be a {kind} integer{or_none}, not {value!r}")
+    return value

@@ -112,7 +112,7 @@ def _texts(args: argparse.Namespace) -> Iterator[List[str]]:
     """Batches of texts to encode: lines, or whole files with --whole."""
     for name, f in input_files(args.inputs):
         if getattr(args, "whole", False):
-            from ciyuan._io import decode_utf8
+            from ciyuan._text import decode_utf8
 
             yield [decode_utf8(f.read(), name, args.errors)]
         else:

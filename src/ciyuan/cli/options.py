@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Optional
 
-__all__ = ["Command", "add_command", "add_io_arguments", "add_alias"]
+__all__ = ["Command", "add_command", "add_io_arguments", "add_errors_argument", "add_alias"]
 
 
 class Command:
@@ -35,9 +35,13 @@ def add_io_arguments(p: argparse.ArgumentParser, *, what: str = "file and byte")
     p.add_argument("inputs", nargs="*", metavar="FILE", help="input files (default: standard input)")
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write here instead of standard output (replaced atomically when done)")
-    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help=f"invalid UTF-8 in the input: stop with an error naming {what} "
-                        "(strict, default) or read the bad bytes as U+FFFD (replace)")
+    add_errors_argument(p, help=f"invalid UTF-8 in the input: stop with an error naming {what} "
+                                "(strict, default) or read the bad bytes as U+FFFD (replace)")
+
+
+def add_errors_argument(p: argparse.ArgumentParser, *, help: str) -> None:
+    """``--errors strict|replace`` (default strict): what to do with invalid UTF-8 in the input."""
+    p.add_argument("--errors", choices=("strict", "replace"), default="strict", help=help)
 
 
 def add_alias(p: argparse._ActionsContainer, flag: str, dest: str, **how: Any) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Iterator, Tuple
 
 from ciyuan._text import utf8_error
 from ciyuan.cli.files import input_files, open_output
-from ciyuan.cli.options import Command, add_io_arguments
+from ciyuan.cli.options import Command, add_errors_argument, add_io_arguments
 from ciyuan.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -80,8 +80,7 @@ def _add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--diffs", action="store_true", help="print each line with errors first ([unmatched] words)")
     p.add_argument("--alignment", choices=("diff", "minimal"), default="diff",
                    help="word alignment: GNU diff's, as the scorer runs it (default), or a minimal diff")
-    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8: stop with an error (default) or read U+FFFD")
+    add_errors_argument(p, help="invalid UTF-8: stop with an error (default) or read U+FFFD")
 
 
 def _blocks(f: BinaryIO) -> Iterator[bytes]:

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Dict, List, Tuple
 
-from ciyuan.cli.options import Command, add_alias
+from ciyuan.cli.options import Command, add_alias, add_errors_argument
 from ciyuan.errors import InvalidInputError
 
 # The command imports what it needs when it runs (see ciyuan.cli).
@@ -20,8 +20,6 @@ __all__ = ["COMMANDS", "add_arguments", "run"]
 _PRE_TOKENIZERS = ("bytelevel", "gpt2", "cl100k_base", "o200k_base", "wordpunct", "whitespace", "zh-sentence", "bert",
                    "none")
 _MODELS = ("bpe", "wordpiece", "wordlevel", "charlevel")
-# The pre-tokenizer each model trains with unless --pre-tokenizer says otherwise.
-_DEFAULT_PRE_TOKENIZER = {"bpe": "wordpunct", "wordpiece": "bert", "wordlevel": "wordpunct", "charlevel": "none"}
 
 _TRAIN_EPILOG = """\
 examples:
@@ -90,8 +88,7 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("--vocab", metavar="FILE", help="also write vocab.txt (one token per line; ids are line numbers)")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads for word counting (default: all cores)")
-    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8: stop with an error naming file and byte (strict) or read it as U+FFFD")
+    add_errors_argument(p, help="invalid UTF-8: stop with an error naming file and byte (strict) or read it as U+FFFD")
     p.add_argument("--show-progress", action=argparse.BooleanOptionalAction, default=True,
                    help="draw a progress bar on standard error (default: yes)")
     add_alias(p, "--no-progress", "show_progress", action="store_false")
@@ -160,16 +157,18 @@ def _train(args: argparse.Namespace) -> None:
     from ciyuan.tokenizer import Tokenizer
 
     byte_level = args.byte_level or args.pre_tokenizer == "bytelevel"
-    name = args.pre_tokenizer or ("bytelevel" if byte_level else _DEFAULT_PRE_TOKENIZER[args.model])
     trainer = _trainer(args, byte_level)
     for path in args.inputs:
         if not Path(path).is_file():
             raise InvalidInputError(f"cannot read {path}: no such file")
-    normalizer, pre_tokenizer = _pre_tokenizer(name)
-    if normalizer == "bert":
-        normalizer = BertNormalizer(lowercase=args.lowercase)
-    tok = Tokenizer.train([Path(p) for p in args.inputs], trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer,
-                          errors=args.errors)
+    paths = [Path(p) for p in args.inputs]
+    if args.pre_tokenizer is None:  # the trainer's own stages (ciyuan.training.default_pipeline)
+        tok = Tokenizer.train(paths, trainer, errors=args.errors)
+    else:
+        normalizer, pre_tokenizer = _pre_tokenizer(args.pre_tokenizer)
+        if normalizer == "bert":
+            normalizer = BertNormalizer(lowercase=args.lowercase)
+        tok = Tokenizer.train(paths, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer, errors=args.errors)
     # Render every output before writing any, so that a failure leaves no partial set.
     import json
 
@@ -181,7 +180,7 @@ def _train(args: argparse.Namespace) -> None:
         outputs.append((args.vocab, "".join(line + "\n" for line in vocab_lines(tok.model))))
     for path, text in outputs:
         atomic_write_text(path, text)
-    report = getattr(trainer, "report", None)
+    report = trainer.report
     done = f"{tok.vocab_size} tokens"
     if report is not None:
         done = f"{report.words} distinct words, {len(report.merge_counts)} merges, {done} ({report.stop_reason})"

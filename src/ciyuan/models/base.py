@@ -33,6 +33,8 @@ class Model(ABC):
     # Tokens indexed by id (None for a hole): bytes or str, as the model keeps them.
     _tokens: List[Any]
     _ids_cache: Optional[Dict[Any, int]]
+    # The native model this model owns: a _core.TokenModel (BpeModel, WordPieceModel).
+    _native: Any
 
     @property
     def _ids(self) -> Dict[Any, int]:
@@ -44,7 +46,7 @@ class Model(ABC):
     @property
     def vocab_size(self) -> int:
         """Number of tokens (ids may have holes; see :attr:`id_limit`)."""
-        return int(self._native_model().vocab_size)
+        return int(self._native.vocab_size)
 
     @property
     def id_limit(self) -> int:
@@ -67,7 +69,7 @@ class Model(ABC):
         """The bytes the decoder gets for an id, or None for an id the model does not have."""
         if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < self.id_limit:
             return None
-        return self._native_model().token_bytes(token_id)
+        return self._native.token_bytes(token_id)
 
     # -- the pipeline's view ---------------------------------------------------------------------
 
@@ -96,11 +98,7 @@ class Model(ABC):
             from ciyuan.errors import ModelError
 
             raise ModelError(f"the BERT front end does not run natively with {type(self).__name__} models")
-        return _core.Encoder(self._native_model(), front_end, list(specials))
-
-    @abstractmethod
-    def _native_model(self) -> Any:
-        """The ``_core.TokenModel`` this model owns."""
+        return _core.Encoder(self._native, front_end, list(specials))
 
     # -- serialization ---------------------------------------------------------------------------
 

@@ -193,9 +193,6 @@ class BPE(Model):
         marker = self.end_of_word_suffix or self.end_of_word_symbol
         return DECODERS.from_dict({"type": "BPESuffix", "suffix": marker} if marker else {"type": "ByteLevel"})
 
-    def _native_model(self) -> Any:
-        return self._native
-
     # -- serialization ------------------------------------------------------------------------
 
     def to_dict(self) -> Dict[str, Any]:

@@ -3,7 +3,7 @@ token, and one native ``_core.WordPieceModel`` that does the per-word work for a
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from ciyuan import _core
 from ciyuan.errors import ModelError, UnknownIdError
@@ -110,9 +110,6 @@ class _VocabModel(Model):
     def tokens(self) -> List[Optional[str]]:
         """Tokens indexed by id (``None`` for unused ids)."""
         return list(self._tokens)
-
-    def _native_model(self) -> Any:
-        return self._native
 
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self.to_dict() == other.to_dict()

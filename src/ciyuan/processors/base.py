@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ciyuan.encoding import AddedTokens, Encoding
-from ciyuan.errors import InvalidInputError
+from ciyuan.errors import check_count  # re-exported: the processors check their counts with it
 from ciyuan.registry import Registry
 
 __all__ = ["PostProcessor", "PROCESSORS", "check_count"]
@@ -48,13 +48,6 @@ class PostProcessor(ABC):
     @abstractmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PostProcessor":
         """Rebuild from :meth:`to_dict`."""
-
-
-def check_count(value: Any, what: str) -> int:
-    """``value`` if it is a non-negative integer (not a bool), else :class:`InvalidInputError`."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError(f"{what} must be a non-negative integer, not {value!r}")
-    return value
 
 
 #: ``"type"`` name -> post-processor class.

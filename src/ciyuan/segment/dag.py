@@ -10,21 +10,26 @@ Outside dictionaries with frequencies every word counts 1, so the path has the f
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import List, Optional
 
-from ciyuan.segment.segmenter import method_function
-
-if TYPE_CHECKING:
-    from ciyuan.segment.dictionary import Dictionary
+from ciyuan.segment.dictionary import Dictionary, DictionarySource
+from ciyuan.segment.segmenter import Segmenter
 
 __all__ = ["dag", "suggest_freq"]
 
-dag = method_function("dag", "Max-probability segmentation.",
-                      'Dictionary([("研究", 10), ("研究生", 2), ("生命", 10), ("起源", 10)])',
-                      "['研究', '生命', '起源']")
+
+def dag(text: str, dictionary: DictionarySource, *, baseline: bool = False,
+        max_word_len: Optional[int] = None) -> List[str]:
+    """Max-probability segmentation.
+
+    Example:
+        >>> dag("研究生命起源", Dictionary([("研究", 10), ("研究生", 2), ("生命", 10), ("起源", 10)]))
+        ['研究', '生命', '起源']
+    """
+    return Segmenter(dictionary, "dag", baseline=baseline, max_word_len=max_word_len).lcut(text)
 
 
-def suggest_freq(dictionary: "Dictionary", word: str) -> int:
+def suggest_freq(dictionary: Dictionary, word: str) -> int:
     """jieba's ``suggest_freq(word, tune=False)``: see :meth:`Dictionary.suggest_freq`.
 
     Example:

@@ -18,7 +18,7 @@ import time
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ciyuan import _core
-from ciyuan.errors import FileFormatError, InvalidInputError
+from ciyuan.errors import FileFormatError, InvalidInputError, check_count
 
 __all__ = ["Dictionary", "DictionarySource"]
 
@@ -123,9 +123,7 @@ class Dictionary:
             else:
                 self._native.add(word)
         else:
-            if isinstance(freq, bool) or not isinstance(freq, int) or freq < 0:
-                raise InvalidInputError(f"freq must be a non-negative integer, not {freq!r}")
-            self._native.add(word, freq)
+            self._native.add(word, check_count(freq, "freq"))
         self._edited = True
 
     def suggest_freq(self, word: str) -> int:

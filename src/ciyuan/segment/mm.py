@@ -12,13 +12,42 @@ These functions are shortcuts for ``Segmenter(dictionary, method).lcut(text)``; 
 
 from __future__ import annotations
 
-from ciyuan.segment.segmenter import method_function
+from typing import List, Optional
+
+from ciyuan.segment.dictionary import Dictionary, DictionarySource  # noqa: F401  (Dictionary: for the examples)
+from ciyuan.segment.segmenter import Segmenter
 
 __all__ = ["fmm", "bmm", "bimm"]
 
-_WORDS = 'Dictionary(["研究", "研究生", "生命", "起源"])'
 
-fmm = method_function("fmm", "Forward maximum matching.", _WORDS, "['研究生', '命', '起源']")
-bmm = method_function("bmm", "Backward maximum matching.", _WORDS, "['研究', '生命', '起源']")
-bimm = method_function("bimm", "Bidirectional maximum matching: fewer words, then fewer single characters, then BMM.",
-                       _WORDS, "['研究', '生命', '起源']")
+def fmm(text: str, dictionary: DictionarySource, *, baseline: bool = False,
+        max_word_len: Optional[int] = None) -> List[str]:
+    """Forward maximum matching.
+
+    Example:
+        >>> fmm("研究生命起源", Dictionary(["研究", "研究生", "生命", "起源"]))
+        ['研究生', '命', '起源']
+    """
+    return Segmenter(dictionary, "fmm", baseline=baseline, max_word_len=max_word_len).lcut(text)
+
+
+def bmm(text: str, dictionary: DictionarySource, *, baseline: bool = False,
+        max_word_len: Optional[int] = None) -> List[str]:
+    """Backward maximum matching.
+
+    Example:
+        >>> bmm("研究生命起源", Dictionary(["研究", "研究生", "生命", "起源"]))
+        ['研究', '生命', '起源']
+    """
+    return Segmenter(dictionary, "bmm", baseline=baseline, max_word_len=max_word_len).lcut(text)
+
+
+def bimm(text: str, dictionary: DictionarySource, *, baseline: bool = False,
+         max_word_len: Optional[int] = None) -> List[str]:
+    """Bidirectional maximum matching: fewer words, then fewer single characters, then BMM.
+
+    Example:
+        >>> bimm("研究生命起源", Dictionary(["研究", "研究生", "生命", "起源"]))
+        ['研究', '生命', '起源']
+    """
+    return Segmenter(dictionary, "bimm", baseline=baseline, max_word_len=max_word_len).lcut(text)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
-from ciyuan._io import decode_utf8
+from ciyuan._text import decode_utf8
 from ciyuan.errors import InvalidInputError
 
 __all__ = ["SegScore", "LineDiff", "evaluate", "read_word_list", "align", "split_words"]

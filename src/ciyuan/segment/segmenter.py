@@ -15,13 +15,14 @@ character is a word (whitespace still separates words).
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ciyuan import _core
-from ciyuan.errors import InvalidInputError
+from ciyuan._text import replace_surrogates
+from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
 
-__all__ = ["Segmenter", "METHODS", "CutFunction", "method_function"]
+__all__ = ["Segmenter", "METHODS"]
 
 #: The method names and the native methods they select.
 METHODS: Dict[str, _core.SegmentMethod] = {
@@ -36,12 +37,6 @@ def _clean(text: object) -> str:
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}")
     return text
-
-
-def _replace_surrogates(text: str) -> str:
-    # Lone surrogates have no UTF-8 form; like the Tokenizer, read them as U+FFFD (one
-    # character for one, so offsets do not move).
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 class Segmenter:
@@ -75,9 +70,7 @@ class Segmenter:
     ) -> None:
         if method not in METHODS:
             raise InvalidInputError(f"unknown segmentation method {method!r}; expected one of {', '.join(METHODS)}")
-        if max_word_len is not None and (isinstance(max_word_len, bool) or not isinstance(max_word_len, int)
-                                         or max_word_len < 1):
-            raise InvalidInputError(f"max_word_len must be a positive integer or None, not {max_word_len!r}")
+        check_count(max_word_len, "max_word_len", least=1, allow_none=True)
         self.dictionary: Dictionary = as_dictionary(dictionary)
         self.method = method
         self.baseline = bool(baseline)
@@ -93,7 +86,10 @@ class Segmenter:
             # path of per-line loops, so nothing else runs before it.
             return self._cut(text)
         except UnicodeEncodeError:
-            return self._cut(_replace_surrogates(text))
+            # Surrogates have no UTF-8 form; like the Tokenizer, read a lone one as U+FFFD (one
+            # character for one) and a surrogate pair as the one character it encodes: offsets from
+            # tokenize() and spans() then count each pair as one character, one less than in text.
+            return self._cut(replace_surrogates(text))
 
     def cut(self, text: str) -> Iterator[str]:
         """The words of ``text``, one by one (jieba's ``cut``)."""
@@ -106,14 +102,14 @@ class Segmenter:
         try:
             return self._native.tokenize(_clean(text))
         except UnicodeEncodeError:
-            return self._native.tokenize(_replace_surrogates(text))
+            return self._native.tokenize(replace_surrogates(text))
 
     def spans(self, text: str) -> List[Tuple[int, int]]:
         """``(start, end)`` character offsets of the words of ``text``."""
         try:
             return self._native.spans(_clean(text))
         except UnicodeEncodeError:
-            return self._native.spans(_replace_surrogates(text))
+            return self._native.spans(replace_surrogates(text))
 
     def lcut_batch(self, texts: Iterable[str], threads: Optional[int] = None) -> List[List[str]]:
         """The words of each text, on ``threads`` threads (default: all cores): the others
@@ -125,12 +121,11 @@ class Segmenter:
             [['中国', '人'], ['人']]
         """
         texts = [_clean(t) for t in texts]
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise InvalidInputError(f"threads must be a positive integer or None, not {threads!r}")
+        check_count(threads, "threads", least=1, allow_none=True)
         try:
             return self._native.cut_batch(texts, threads or 0)
         except UnicodeEncodeError:
-            return self._native.cut_batch([_replace_surrogates(t) for t in texts], threads or 0)
+            return self._native.cut_batch([replace_surrogates(t) for t in texts], threads or 0)
 
     def segment_bytes(self, data: bytes, threads: Optional[int] = None) -> bytes:
         """Segment every line of UTF-8 ``data``: the words separated by one space, one output
@@ -148,30 +143,3 @@ class Segmenter:
         if self.max_word_len:
             extra += f", max_word_len={self.max_word_len}"
         return f"Segmenter({self.dictionary!r}, {self.method!r}{extra})"
-
-
-class CutFunction(Protocol):
-    """The shortcut functions ``fmm``, ``bmm``, ``bimm`` and ``dag``."""
-
-    def __call__(self, text: str, dictionary: DictionarySource, *, baseline: bool = False,
-                 max_word_len: Optional[int] = None) -> List[str]: ...
-
-
-def method_function(method: str, summary: str, dictionary: str, words: str) -> CutFunction:
-    """The shortcut ``method(text, dictionary, ...)`` for ``Segmenter(dictionary, method, ...).lcut(text)``
-    (build a :class:`Segmenter` once when segmenting many texts); its docstring is ``summary`` and
-    an example that segments 研究生命起源 with the dictionary ``dictionary`` (an expression) into
-    ``words``."""
-
-    def cut(text: str, dictionary: DictionarySource, *, baseline: bool = False,
-            max_word_len: Optional[int] = None) -> List[str]:
-        return Segmenter(dictionary, method, baseline=baseline, max_word_len=max_word_len).lcut(text)
-
-    cut.__name__ = cut.__qualname__ = method
-    cut.__doc__ = f"""{summary}
-
-    Example:
-        >>> {method}("研究生命起源", {dictionary})
-        {words}
-    """
-    return cut

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Type, TypeVar
 
-from ciyuan.errors import InvalidInputError
+from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.registry import Registry
 from ciyuan.trainers.corpus import TrainingSource, WordCounts, count_words
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ciyuan.models.base import Model
     from ciyuan.normalizers.base import Normalizer
 
-__all__ = ["Pipeline", "Trainer", "TrainingReport", "VocabTrainer", "TRAINERS", "check_count"]
+__all__ = ["Pipeline", "Trainer", "TrainingReport", "VocabTrainer", "TRAINERS"]
 
 T = TypeVar("T", bound="Trainer")
 
@@ -66,15 +66,6 @@ class TrainingReport:
                 f"{len(self.merge_counts)} merges, stopped: {self.stop_reason}, {self.seconds:.2f} s)")
 
 
-def check_count(name: str, value: Any, *, allow_none: bool = False, least: int = 0) -> None:
-    """Refuse anything but an integer >= ``least`` (or None with ``allow_none``) for option ``name``."""
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        kind = "non-negative" if least == 0 else "positive"
-        raise InvalidInputError(f"{name} must be a {kind} integer, not {value!r}")
-
-
 class Trainer(ABC):
     """The options every trainer takes, the word counting, and the contract.
 
@@ -94,10 +85,9 @@ class Trainer(ABC):
 
     def __init__(self, vocab_size: int, *, min_frequency: int, special_tokens: Sequence[str],
                  unk_token: Optional[str], lowercase: bool, show_progress: bool, threads: Optional[int]) -> None:
-        check_count("vocab_size", vocab_size)
-        check_count("min_frequency", min_frequency)
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise InvalidInputError(f"threads must be a positive integer or None, not {threads!r}")
+        check_count(vocab_size, "vocab_size")
+        check_count(min_frequency, "min_frequency")
+        check_count(threads, "threads", least=1, allow_none=True)
         if isinstance(special_tokens, str) or any(not isinstance(t, str) or not t for t in special_tokens):
             raise InvalidInputError("special_tokens must be a list of non-empty strings")
         if len(set(special_tokens)) != len(special_tokens):

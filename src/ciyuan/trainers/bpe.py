@@ -148,23 +148,14 @@ class BpeTrainer(MergeTrainer):
         """:meth:`Trainer.train <ciyuan.trainers.base.Trainer.train>`, typed: the model is a BPE."""
         return self.train_words(self.count_words(source, pre_tokenizer, normalizer, errors=errors), consume=True)
 
-    def _learn(self, counts: WordCounts, *, consume: bool = False, continuing_subword_prefix: str = "",
-               continuing_order: Sequence[str] = (), label: str = "training BPE"
-               ) -> Tuple[List[bytes], List[Tuple[int, int]]]:
-        """The native merge loop: (token bytes in id order, merges as id pairs); sets ``self.report``.
-
-        ``continuing_subword_prefix`` gives Hugging Face's WordPiece-style BPE (see
-        ``ciyuan.trainers.WordPieceTrainer``); ``continuing_order`` numbers those prefixed
-        characters first in the given order (a way to reproduce another run's ids).
-        """
+    def _learn(self, counts: WordCounts, *, consume: bool = False) -> Tuple[List[bytes], List[Tuple[int, int]]]:
+        """The native merge loop: (token bytes in id order, merges as id pairs); sets ``self.report``."""
         config = self._config(_core.BpeTrainerConfig())
         config.byte_level = self.byte_level
         config.end_of_word_suffix = self.end_of_word_suffix
         config.end_of_word_symbol = self.end_of_word_symbol
         config.tie_break = _TIE_BREAKS[self.tie_break]
-        config.continuing_subword_prefix = continuing_subword_prefix
-        config.continuing_order = list(continuing_order)
-        return self._run(counts, _core.train_bpe, config, consume=consume, label=label)
+        return self._run(counts, _core.train_bpe, config, consume=consume, label="training BPE")
 
     # -- serialization --------------------------------------------------------------------------
 

@@ -38,17 +38,17 @@ from typing import (
 )
 
 from ciyuan import _core, _text
+from ciyuan._io import PathLike
 from ciyuan.errors import InvalidInputError
 from ciyuan.front_end import FrontEnd, native_front_end
+from ciyuan.normalizers.base import NormalizedString, Normalizer
 
 if TYPE_CHECKING:
-    from ciyuan.normalizers.base import Normalizer
     from ciyuan.trainers.progress import ProgressBar
 
 __all__ = ["PathLike", "TrainingSource", "WordCounts", "count_words", "iterate_source", "file_chunks",
            "replace_surrogates", "check_errors"]
 
-PathLike = Union[str, "os.PathLike[str]"]
 #: A file, a list of files, an iterable of texts, or pre-counted words ``{word: count}``.
 TrainingSource = Union[PathLike, Sequence[PathLike], Iterable[str], Mapping[str, int]]
 
@@ -137,8 +137,6 @@ def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: O
 
     def prepare(text: str) -> str:
         if normalizer is not None:
-            from ciyuan.normalizers.base import NormalizedString
-
             text = normalizer.normalize(NormalizedString.from_str(text)).text
         return text.lower() if lowercase else text
 

@@ -12,8 +12,8 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ciyuan import _core
-from ciyuan.errors import InvalidInputError
-from ciyuan.trainers.base import Trainer, TrainingReport, check_count
+from ciyuan.errors import InvalidInputError, check_count
+from ciyuan.trainers.base import Trainer, TrainingReport
 from ciyuan.trainers.corpus import WordCounts
 from ciyuan.trainers.progress import progress_bar
 
@@ -41,9 +41,10 @@ class MergeTrainer(Trainer):
     def __init__(self, vocab_size: int, *, max_merges: Optional[int], limit_alphabet: Optional[int],
                  initial_alphabet: Sequence[str], max_token_length: Optional[int], **options: Any) -> None:
         super().__init__(vocab_size, **options)
-        check_count("max_merges", max_merges, allow_none=True)
-        check_count("limit_alphabet", limit_alphabet, allow_none=True)
-        check_count("max_token_length", max_token_length, allow_none=True)
+        for name, value in (("max_merges", max_merges), ("limit_alphabet", limit_alphabet),
+                            ("max_token_length", max_token_length)):
+            if value is not None:  # None: no limit (the message does not mention it)
+                check_count(value, name)
         if isinstance(initial_alphabet, str):
             initial_alphabet = list(initial_alphabet)
         self.max_merges = max_merges

@@ -20,8 +20,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ciyuan import _core
-from ciyuan.errors import InvalidInputError
-from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer, check_count
+from ciyuan.errors import InvalidInputError, check_count
+from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer
 from ciyuan.trainers.corpus import (
     TrainingSource,
     WordCounts,
@@ -52,7 +52,7 @@ class _CountingTrainer(VocabTrainer):
         show_progress: bool = False,
         threads: Optional[int] = None,
     ) -> None:
-        check_count("vocab_size", vocab_size, least=1)
+        check_count(vocab_size, "vocab_size", least=1)
         super().__init__(vocab_size, min_frequency=min_frequency, special_tokens=special_tokens, unk_token=unk_token,
                          lowercase=lowercase, show_progress=show_progress, threads=threads)
         if len(self.special_tokens) > vocab_size:
@@ -63,12 +63,11 @@ class _CountingTrainer(VocabTrainer):
 
     def words_to_vocab(self, counts: WordCounts, *, consume: bool = False) -> List[str]:
         """The vocabulary from counted words: the tokens in id order."""
-        if len(counts) == 0:
-            raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
         return self._rank(self._items((w.decode("utf-8"), n) for w, n in counts.words()))
 
     def _rank(self, counts: Dict[str, int]) -> List[str]:
-        """The special tokens, then the items by count (most frequent first), then by text."""
+        """The special tokens, then the items by count (most frequent first), then by text;
+        :class:`InvalidInputError` when there are none (an empty corpus)."""
         if not counts:
             raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
         specials = self.special_tokens

@@ -29,11 +29,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from ciyuan import _core
-from ciyuan.errors import InvalidInputError
-from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer, check_count
-from ciyuan.trainers.bpe import BpeTrainer
+from ciyuan.errors import InvalidInputError, check_count
+from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer
 from ciyuan.trainers.corpus import WordCounts
-from ciyuan.trainers.merges import NO_LIMIT, MergeTrainer
+from ciyuan.trainers.merges import MergeTrainer
 
 if TYPE_CHECKING:
     from ciyuan.models import WordPiece
@@ -101,7 +100,7 @@ class WordPieceTrainer(MergeTrainer, VocabTrainer):
             raise InvalidInputError("continuing_subword_prefix must be a string")
         if criterion == "frequency" and not continuing_subword_prefix:
             raise InvalidInputError("the frequency criterion needs a non-empty continuing_subword_prefix")
-        check_count("max_input_chars_per_word", max_input_chars_per_word, least=1)
+        check_count(max_input_chars_per_word, "max_input_chars_per_word", least=1)
         super().__init__(vocab_size, min_frequency=min_frequency, max_merges=max_merges, special_tokens=special_tokens,
                          lowercase=lowercase, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
                          max_token_length=max_token_length, show_progress=show_progress, threads=threads,
@@ -124,10 +123,10 @@ class WordPieceTrainer(MergeTrainer, VocabTrainer):
         if self.criterion == "frequency":
             # Hugging Face's rule is BPE's merge loop; _continuing_order numbers those "##c" first
             # (to reproduce a Hugging Face run's ids).
-            bpe = self._frequency_trainer()
-            raw, merges = bpe._learn(counts, consume=consume, continuing_subword_prefix=self.continuing_subword_prefix,
-                                     continuing_order=_continuing_order, label="training WordPiece")
-            self.report = bpe.report
+            bpe_config = self._config(_core.BpeTrainerConfig())
+            bpe_config.continuing_subword_prefix = self.continuing_subword_prefix
+            bpe_config.continuing_order = list(_continuing_order)
+            raw, merges = self._run(counts, _core.train_bpe, bpe_config, consume=consume, label="training WordPiece")
         else:
             config = self._config(_core.WordPieceTrainerConfig())
             config.continuing_subword_prefix = self.continuing_subword_prefix
@@ -135,16 +134,6 @@ class WordPieceTrainer(MergeTrainer, VocabTrainer):
         tokens = [t.decode("utf-8") for t in raw]
         self.merges = [(tokens[a], tokens[b]) for a, b in merges]
         return tokens
-
-    def _frequency_trainer(self) -> BpeTrainer:
-        """The BPE trainer that runs the frequency criterion with these options."""
-        # WordPiece training always ends (at worst when no pair is left), so it allows no limit
-        # at all; BPE's own check would refuse that.
-        no_limit = self.max_merges is None and self.vocab_size == 0
-        return BpeTrainer(self.vocab_size, min_frequency=self.min_frequency,
-                          max_merges=NO_LIMIT if no_limit else self.max_merges, special_tokens=self.special_tokens,
-                          limit_alphabet=self.limit_alphabet, initial_alphabet=self.initial_alphabet,
-                          max_token_length=self.max_token_length, show_progress=self.show_progress)
 
     def _model(self, tokens: List[str]) -> "WordPiece":
         from ciyuan.models import WordPiece  # imported late: the model lives beside the trainer
