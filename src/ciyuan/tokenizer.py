@@ -20,7 +20,7 @@ from ciyuan._io import PathLike, atomic_write_text, read_utf8
 from ciyuan._text import replace_surrogates
 from ciyuan.decoders import Decoder
 from ciyuan.encoding import Encoding, NativeWrap
-from ciyuan.errors import CiyuanError, FileFormatError, InvalidInputError, ModelError, UnknownIdError
+from ciyuan.errors import CiyuanError, FileFormatError, InvalidInputError, ModelError, UnknownIdError, check_count
 from ciyuan.formats.bert_vocab import bert_vocab_parts
 from ciyuan.formats.detect import detect_format
 from ciyuan.formats.gpt2 import gpt2_parts
@@ -313,11 +313,8 @@ class Tokenizer:
 
     @staticmethod
     def _threads(threads: Optional[int]) -> int:
-        if threads is None:
-            return 0
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise InvalidInputError(f"threads must be a positive integer or None, not {threads!r}")
-        return threads
+        checked = check_count(threads, "threads", least=1, allow_none=True)
+        return 0 if checked is None else checked
 
     def _encode_python(self, text: str, policy: bytes) -> Encoding:
         if not isinstance(text, str):
