@@ -31,13 +31,13 @@ from ciyuan.errors import InvalidInputError, UnknownIdError
 from ciyuan.models import BPE
 from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["BPETokenizer", "DEFAULT_SPECIAL_TOKENS"]
+__all__ = ["BPETokenizer", "DEFAULT_SPECIAL_TOKENS", "wordpunct_tokenize"]
 
 DEFAULT_SPECIAL_TOKENS = ("<UNK>", "<PAD>", "<END>", "<MASK>")
 _WORDS = regex.compile(r"\w+|[^\w\s]+")
 
 
-def _default_basic_tokenizer(text: str) -> List[str]:
+def wordpunct_tokenize(text: str) -> List[str]:
     """Words and runs of punctuation (``\\w+|[^\\w\\s]+``)."""
     return _WORDS.findall(text)
 
@@ -89,7 +89,7 @@ class BPETokenizer:
             text = text.lower()
         tok = self.basic_tokenizer
         if tok is None:
-            return _default_basic_tokenizer(text)
+            return wordpunct_tokenize(text)
         split = getattr(tok, "split", None)
         if split is not None and not isinstance(tok, str):
             return [text[s:e] for s, e in split(text)]

@@ -1,0 +1,14 @@
+"""The founding documents' systems, under the documents' own names (``../shared/seeds``).
+
+Each module is one document's face of ciyuan's core: the names, arguments and printed results
+are the document's; the loops that matter run natively. docs/seeds.md maps every section and
+worked example to its function and test, and lists where ciyuan deliberately differs from a
+document's code (an evident defect, fixed as the document's text intends).
+
+- ``bpe_tokenizer`` (document 000): ``BPETokenizer`` with ``fit`` / ``tokenize`` /
+  ``encode`` / ``decode``, and ``wordpunct_tokenize``.
+"""
+
+from ciyuan.textbook.bpe_tokenizer import BPETokenizer, wordpunct_tokenize
+
+__all__ = ["BPETokenizer", "wordpunct_tokenize"]
