@@ -165,7 +165,9 @@ void register_trainers(nb::module_& m) {
       .value("GREATEST_TEXT", ciyuan::TieBreak::kGreatestText,
              "subword-nmt's rule: the greatest (left text, right text), in code point order.")
       .value("FIRST_SEEN", ciyuan::TieBreak::kFirstSeen,
-             "The classic tutorials' rule: the pair seen first (word order, then position).");
+             "The classic tutorials' rule: the pair seen first (word order, then position).")
+      .value("FIRST_SEEN_MOVED", ciyuan::TieBreak::kFirstSeenMoved,
+             "Document 000's rule: the pair seen first, where a word a merge changed moves behind all others.");
 
   bind_config<ciyuan::BpeTrainerConfig>(m, "BpeTrainerConfig", "The options of train_bpe.")
       .def_rw("byte_level", &ciyuan::BpeTrainerConfig::byte_level, "The initial symbols are the 256 bytes.")
@@ -175,7 +177,9 @@ void register_trainers(nb::module_& m) {
               "Or appended to each word as a separate symbol.")
       .def_rw("continuing_order", &ciyuan::BpeTrainerConfig::continuing_order,
               "Prefixed characters (\"##e\") numbered first, in this order.")
-      .def_rw("tie_break", &ciyuan::BpeTrainerConfig::tie_break, "The rule for pairs with the same count.");
+      .def_rw("tie_break", &ciyuan::BpeTrainerConfig::tie_break, "The rule for pairs with the same count.")
+      .def_rw("live_vocab", &ciyuan::BpeTrainerConfig::live_vocab,
+              "vocab_size counts the symbols the words still use, checked after each merge (document 000).");
   bind_config<ciyuan::WordPieceTrainerConfig>(m, "WordPieceTrainerConfig",
                                               "The options of train_wordpiece (likelihood criterion).");
 
@@ -191,7 +195,9 @@ void register_trainers(nb::module_& m) {
       .def_ro("merges", &ciyuan::MergeResult::merges, "(left id, right id) in merge order.")
       .def_ro("merge_counts", &ciyuan::MergeResult::merge_counts, "Each merge's pair count when it merged.")
       .def_ro("alphabet_size", &ciyuan::MergeResult::alphabet_size, "Tokens before the first merge.")
-      .def_ro("stop_reason", &ciyuan::MergeResult::stop_reason);
+      .def_ro("stop_reason", &ciyuan::MergeResult::stop_reason)
+      .def_ro("live_vocab", &ciyuan::MergeResult::live_vocab,
+              "With live_vocab: (id, count) of the tokens the words still use, most used first.");
 
   def_trainer<ciyuan::BpeTrainerConfig>(m, "train_bpe", &ciyuan::train_bpe, "Learn BPE merges from the counted words.");
   def_trainer<ciyuan::WordPieceTrainerConfig>(m, "train_wordpiece", &ciyuan::train_wordpiece,

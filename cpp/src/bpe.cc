@@ -83,7 +83,9 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
     if (config_.byte_level || !config_.end_of_word_suffix.empty())
       throw Error(ErrorKind::kModel, "end_of_word_symbol is for character-level models without an end_of_word_suffix");
     end_of_word_id_ = vocab_.find(config_.end_of_word_symbol);
-    if (end_of_word_id_ == BytesMap::kMissing)
+    // Longest match (document 000's tokenize) treats the marker as one more unit of the word: a
+    // vocabulary without it (every marker merged away in training) gives the unknown token.
+    if (end_of_word_id_ == BytesMap::kMissing && !config_.longest_match)
       throw Error(ErrorKind::kModel, "end_of_word_symbol '" + printable(config_.end_of_word_symbol) +
                                          "' is not in the vocabulary");
   }
@@ -138,7 +140,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
       pair_keys.push_back(PairMap::key(left, right));
     }
   }
-  simple_whole_ = config_.byte_level || (config_.end_of_word_suffix.empty() && end_of_word_id_ == kNone);
+  simple_whole_ = config_.byte_level || (config_.end_of_word_suffix.empty() && config_.end_of_word_symbol.empty());
   short_whole_ = config_.ignore_merges && simple_whole_;
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys);
@@ -646,6 +648,8 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
 void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t end,
                                     std::vector<Token>& out) const {
   const std::string& suffix = config_.byte_level ? std::string() : config_.end_of_word_suffix;
+  const std::string& symbol = config_.byte_level ? std::string() : config_.end_of_word_symbol;
+  const std::string& marker = suffix.empty() ? symbol : suffix;
   std::string candidate;
   bool marker_taken = false;  // a separate end-of-word symbol joined into the last token
   size_t i = start;
@@ -657,11 +661,11 @@ void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t 
     for (size_t j = limit; j > i; --j) {
       if (!config_.byte_level && j < end && utf8::is_continuation(static_cast<unsigned char>(text[j]))) continue;
       uint32_t id = BytesMap::kMissing;
-      if (j == end && (!suffix.empty() || end_of_word_id_ != kNone)) {
+      if (j == end && !marker.empty()) {
         candidate.assign(text.data() + i, j - i);
-        candidate += suffix.empty() ? config_.end_of_word_symbol : suffix;
+        candidate += marker;
         id = vocab_.find(candidate);  // the word's end with its marker is longest of all
-        if (id != BytesMap::kMissing) marker_taken = end_of_word_id_ != kNone;
+        if (id != BytesMap::kMissing) marker_taken = !symbol.empty();
       }
       if (id == BytesMap::kMissing && (j < end || suffix.empty())) id = vocab_.find(text.data() + i, j - i);
       if (id != BytesMap::kMissing) {
@@ -679,8 +683,13 @@ void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t 
     out.push_back(Token{found, static_cast<uint32_t>(i), static_cast<uint32_t>(found_end)});
     i = found_end;
   }
-  if (end_of_word_id_ != kNone && !marker_taken && start < end)
-    out.push_back(Token{end_of_word_id_, static_cast<uint32_t>(end), static_cast<uint32_t>(end)});
+  if (!symbol.empty() && !marker_taken && start < end) {
+    if (end_of_word_id_ != kNone) {
+      out.push_back(Token{end_of_word_id_, static_cast<uint32_t>(end), static_cast<uint32_t>(end)});
+    } else {
+      push_unknown(text, end, 0, out);  // the marker alone is not a token
+    }
+  }
 }
 
 }  // namespace ciyuan

@@ -30,7 +30,7 @@ using train_detail::CharIds;
 
 struct Entry {
   int64_t count;
-  uint64_t aux;  // kSmallestIds: the pair key; kFirstSeen: (word << 32) | offset, a lower bound
+  uint64_t aux;  // kSmallestIds: the pair key; first seen: (word order << 32) | offset, a lower bound
   uint32_t pair;
 };
 
@@ -100,9 +100,69 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
           return char_id_.find(cp);
         });
       }
-      if (marker_id_ != kNone && syms_.size() > start) syms_.push_back(marker_id_);
+      if (marker_id_ != kNone && (syms_.size() > start || cfg_.live_vocab)) syms_.push_back(marker_id_);
       push_word(start, static_cast<int64_t>(std::min<uint64_t>(counts[w], INT64_MAX)));
     }
+    order_.resize(words_.size());
+    for (uint32_t w = 0; w < words_.size(); ++w) order_[w] = w;
+    next_order_ = words_.size();
+    if (cfg_.live_vocab) {
+      for (const WordInfo& info : words_)
+        for (uint32_t i = 0; i < info.len; ++i) add_use(syms_[info.off + i], info.count);
+    }
+  }
+
+  // ---- document 000's vocabulary (live_vocab): the symbols the words still use
+  void on_new_token() {
+    if (cfg_.live_vocab) token_uses_.push_back(0);
+  }
+
+  void add_use(uint32_t t, int64_t count) {
+    const bool was_live = token_uses_[t] > 0;
+    token_uses_[t] += count;
+    live_symbols_ += static_cast<int64_t>(token_uses_[t] > 0) - static_cast<int64_t>(was_live);
+  }
+
+  void on_merged(uint32_t a, uint32_t b, uint32_t merged, int64_t count) {
+    if (!cfg_.live_vocab) return;
+    add_use(a, -count);
+    add_use(b, -count);
+    add_use(merged, count);
+  }
+
+  bool vocab_may_shrink() const { return cfg_.live_vocab; }
+
+  // Document 000 compares the vocabulary with vocab_size after each merge, not before the first.
+  uint64_t vocab_now() const {
+    if (!cfg_.live_vocab) return tokens_.size();
+    return result_.merges.empty() ? 0 : static_cast<uint64_t>(live_symbols_);
+  }
+
+  uint64_t merge_limit() const {
+    return cfg_.live_vocab ? cfg_.max_merges : train_detail::merge_budget(cfg_.vocab_size, cfg_.max_merges, tokens_.size());
+  }
+
+  // The symbols in use, most used first; ties to the one met first reading the words in their
+  // order (and each word from the left), as document 000 lists its vocabulary.
+  void finish() {
+    if (!cfg_.live_vocab) return;
+    std::vector<uint32_t> by_order(words_.size());
+    for (uint32_t w = 0; w < words_.size(); ++w) by_order[w] = w;
+    std::sort(by_order.begin(), by_order.end(), [&](uint32_t x, uint32_t y) { return order_[x] < order_[y]; });
+    std::vector<uint64_t> first_met(tokens_.size(), ~0ULL);
+    uint64_t position = 0;
+    for (uint32_t w : by_order)
+      for (uint32_t i = 0; i < words_[w].len; ++i) {
+        uint64_t& f = first_met[syms_[words_[w].off + i]];
+        if (f == ~0ULL) f = position;
+        ++position;
+      }
+    auto& live = result_.live_vocab;
+    for (uint32_t t = 0; t < tokens_.size(); ++t)
+      if (token_uses_[t] > 0) live.emplace_back(t, static_cast<uint64_t>(token_uses_[t]));
+    std::sort(live.begin(), live.end(), [&](const auto& x, const auto& y) {
+      return x.second != y.second ? x.second > y.second : first_met[x.first] < first_met[y.first];
+    });
   }
 
   // ---- the scoring rule
@@ -112,11 +172,39 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
     if (first_mode_) pair_first_.push_back(~0ULL);
   }
 
+  // Where a pair occurs: (its word's place in the word order << 32) | symbol offset.
+  uint64_t place(uint32_t w, uint32_t offset) const { return (order_[w] << 32) | offset; }
+
   void on_inc(uint32_t p, uint32_t w, uint32_t offset) {
-    if (first_mode_) {
-      uint64_t first = (static_cast<uint64_t>(w) << 32) | offset;
-      if (first < pair_first_[p]) pair_first_[p] = first;
-    }
+    if (first_mode_) pair_first_[p] = std::min(pair_first_[p], place(w, offset));
+  }
+
+  // kFirstSeenMoved: the words this merge changed move behind all others, keeping their order.
+  // A pair's first place only moves later, so the heap's entries stay lower bounds.
+  void on_word_changed(uint32_t w) {
+    if (moved_mode_) changed_.push_back(w);
+  }
+
+  void after_merge(uint32_t /*a*/, uint32_t /*b*/, uint32_t /*merged*/, bool /*existed*/) {
+    if (!moved_mode_ || changed_.empty()) return;
+    std::sort(changed_.begin(), changed_.end(), [&](uint32_t x, uint32_t y) { return order_[x] < order_[y]; });
+    for (uint32_t w : changed_) order_[w] = next_order_++;
+    changed_.clear();
+    if (next_order_ > 0xFFFFFFFFull) renumber();
+  }
+
+  // The places have 32 bits: when they run out, number the words 0.. again in their order and
+  // rebuild every pair's first place and the heap (once per ~4 billion word changes).
+  void renumber() {
+    std::vector<uint32_t> by_order(words_.size());
+    for (uint32_t w = 0; w < words_.size(); ++w) by_order[w] = w;
+    std::sort(by_order.begin(), by_order.end(), [&](uint32_t x, uint32_t y) { return order_[x] < order_[y]; });
+    for (uint32_t k = 0; k < by_order.size(); ++k) order_[by_order[k]] = k;
+    next_order_ = words_.size();
+    std::fill(pair_first_.begin(), pair_first_.end(), ~0ULL);
+    for (uint32_t p = 0; p < pair_key_.size(); ++p)
+      if (pair_count_[p] > 0) pair_first_[p] = exact_first(p);
+    build_heap();
   }
 
   struct Less {
@@ -125,7 +213,8 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
       if (a.count != b.count) return a.count < b.count;
       switch (t->cfg_.tie_break) {
         case TieBreak::kSmallestIds:
-        case TieBreak::kFirstSeen: return a.aux > b.aux;
+        case TieBreak::kFirstSeen:
+        case TieBreak::kFirstSeenMoved: return a.aux > b.aux;
         case TieBreak::kGreatestText: {
           uint64_t ak = t->pair_key_[a.pair], bk = t->pair_key_[b.pair];
           int c = t->tokens_[left(ak)].compare(t->tokens_[left(bk)]);
@@ -154,12 +243,12 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
     const train_detail::WordList& list = pair_words_[p];
     for (uint32_t k = 0; k < list.size(); ++k) {
       uint32_t w = list.data()[k];
-      if ((static_cast<uint64_t>(w) << 32) >= best) continue;
+      if (place(w, 0) >= best) continue;
       const uint32_t* s = syms_.data() + words_[w].off;
       uint32_t off = 0;
       for (uint32_t i = 0; i + 1 < words_[w].len; ++i) {
         if (s[i] == a && s[i + 1] == b) {
-          best = (static_cast<uint64_t>(w) << 32) | off;
+          best = place(w, off);
           break;
         }
         off += token_len_[s[i]];
@@ -192,11 +281,17 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
     return kNone;
   }
 
-  const bool first_mode_ = cfg_.tie_break == TieBreak::kFirstSeen;
+  const bool moved_mode_ = cfg_.tie_break == TieBreak::kFirstSeenMoved;
+  const bool first_mode_ = cfg_.tie_break == TieBreak::kFirstSeen || moved_mode_;
   uint32_t byte_id_[256] = {};
   CharIds char_id_, last_id_, mid_id_;
   uint32_t marker_id_ = kNone;
   std::vector<uint64_t> pair_first_;
+  std::vector<uint64_t> order_;     // each word's place in the word order
+  uint64_t next_order_ = 0;
+  std::vector<uint32_t> changed_;   // the words the current merge changed (kFirstSeenMoved)
+  std::vector<int64_t> token_uses_; // live_vocab: how often the words use each token
+  int64_t live_symbols_ = 0;        // live_vocab: the tokens used at least once
 };
 
 }  // namespace

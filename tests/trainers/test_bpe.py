@@ -180,6 +180,30 @@ def test_progress_bar(capsys):
 def test_to_dict_round_trip():
     t = BpeTrainer(500, min_frequency=2, special_tokens=["<s>"], end_of_word_suffix="</w>", tie_break="subword-nmt")
     assert from_dict(t.to_dict()).to_dict() == t.to_dict()
+    t = BpeTrainer(50, end_of_word_symbol="</w>", tie_break="first-moved", live_vocab=True)
+    assert from_dict(t.to_dict()).to_dict() == t.to_dict() and t.to_dict()["live_vocab"] is True
+
+
+def test_live_vocab_counts_the_symbols_in_use():
+    # Document 000's rule: vocab_size counts the symbols the words still use, after each merge.
+    counts = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    trainer = BpeTrainer(10, end_of_word_symbol="</w>", tie_break="first-moved", live_vocab=True)
+    result = trainer.learn(trainer.count_words(counts))
+    tokens = [t.decode() for t in result.tokens]
+    assert [tokens[a] + tokens[b] for a, b in result.merges] == ["es"]  # 11 symbols in use after it
+    assert [(tokens[i], n) for i, n in result.live_vocab][:4] == [("w", 16), ("</w>", 16), ("es", 9), ("t", 9)]
+    assert result.stop_reason == "vocab_size reached"
+    with pytest.raises(InvalidInputError, match="vocab_size 10"):  # the usual rule refuses to start
+        BpeTrainer(10, end_of_word_symbol="</w>").train(counts)
+
+
+def test_first_moved_tie_break_follows_the_changed_words():
+    # After merging (a, b), "ab c" moves behind "x c": (x, c) is now met before (ab, c).
+    counts = {"abc": 2, "xc": 2}
+    first = BpeTrainer(0, max_merges=2, tie_break="first").train(counts)
+    moved = BpeTrainer(0, max_merges=2, tie_break="first-moved").train(counts)
+    assert first.merges == [("a", "b"), ("ab", "c")]
+    assert moved.merges == [("a", "b"), ("x", "c")]
 
 
 def test_train_on_instance_keeps_pipeline_and_saves(tmp_path):
@@ -201,12 +225,9 @@ def test_separate_marker_tokenizer():
     assert enc.tokens == ["low", "est</w>", "newest</w>", "lo", "</w>"]
     assert enc.offsets == [(0, 3), (3, 6), (7, 13), (14, 16), (16, 16)]
     assert tok.decode(enc.ids) == "lowest newest lo"
-    # The same merges through the textbook API and through plain Python.
-    from ciyuan import BPETokenizer
+    # The same tokens from the merges applied in plain Python.
     from ciyuan.reference.bpe import encode_word_by_merges
 
-    textbook = BPETokenizer(40, special_tokens=["<UNK>"]).fit(corpus, max_steps=10, out_fn=None)
-    assert textbook.tokenize("lowest newest lo") == enc.tokens
     merges = tok.model.merges
     for word in ("lowest", "newest", "lo", "widest"):
         symbols = encode_word_by_merges(word + "\0",

@@ -23,6 +23,9 @@ enum class TieBreak {
   kSmallestIds = 0,  // Hugging Face's rule: smallest (left id, right id)
   kGreatestText = 1, // subword-nmt's rule: greatest (left text, right text), code point order
   kFirstSeen = 2,    // the classic tutorials' rule: the pair seen first (word order, then position)
+  // As kFirstSeen, but a word that a merge changes moves behind all the others (in the order
+  // the changed words had): document 000 re-inserts each merged word at the end of its dict.
+  kFirstSeenMoved = 3,
 };
 
 // BPE's options beyond MergeOptions. min_frequency: stop when the best pair is rarer than
@@ -39,6 +42,11 @@ struct BpeTrainerConfig : MergeOptions {
   // or symbol.
   std::vector<std::string> continuing_order;
   TieBreak tie_break = TieBreak::kSmallestIds;
+  // Document 000's vocabulary: vocab_size counts the symbols the words still use (a merge may
+  // add one, none, or remove one - document 001's +1/0/-1), checked after each merge, so at
+  // least one merge is made even when the alphabet alone is larger; an empty word is its
+  // end-of-word symbol alone. The result lists those symbols (MergeResult::live_vocab).
+  bool live_vocab = false;
 };
 
 using BpeTrainerResult = MergeResult;

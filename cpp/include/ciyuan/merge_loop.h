@@ -77,7 +77,7 @@ inline std::string char_token(const std::string& prefix, uint32_t cp, const std:
 //   uint32_t pop_best();                          the pair to merge next, kNone when none is left
 //   const char* refuse(uint32_t p) const;         a reason to stop instead of merging p, or null
 //   bool tracks_offsets() const;                  whether on_inc needs the pair's symbol offset
-// and may hide the no-op hooks below.
+// and may hide the hooks below (no-ops, or the usual vocabulary-size rule).
 template <class Derived, class Config, class Entry>
 class MergeTrainer {
  public:
@@ -88,7 +88,7 @@ class MergeTrainer {
     for (const std::string& s : cfg_.special_tokens) add_token(s, 1);
     self().build_alphabet(words, counts);
     result_.alphabet_size = tokens_.size();
-    if (cfg_.vocab_size && tokens_.size() > cfg_.vocab_size) {
+    if (cfg_.vocab_size && tokens_.size() > cfg_.vocab_size && !self().vocab_may_shrink()) {
       throw Error(ErrorKind::kInvalidInput, "vocab_size " + std::to_string(cfg_.vocab_size) + " is smaller than the " +
                                                 std::to_string(tokens_.size()) + " tokens the training starts with (" +
                                                 Derived::kStartTokens + "); raise vocab_size or lower limit_alphabet");
@@ -97,6 +97,7 @@ class MergeTrainer {
     if (words_done_) words_done_();  // the caller may free the words now
     count_pairs();
     merge_loop();
+    self().finish();
     result_.tokens = std::move(tokens_);
     return std::move(result_);
   }
@@ -119,6 +120,13 @@ class MergeTrainer {
   void on_inc(uint32_t /*p*/, uint32_t /*w*/, uint32_t /*offset*/) {}
   void on_merged(uint32_t /*a*/, uint32_t /*b*/, uint32_t /*merged*/, int64_t /*count*/) {}
   void after_merge(uint32_t /*a*/, uint32_t /*b*/, uint32_t /*merged*/, bool /*existed*/) {}
+  void on_word_changed(uint32_t /*w*/) {}  // a merge is about to change word w
+  void finish() {}                          // after the last merge, before the result is returned
+  // The vocabulary size vocab_size is compared with before each merge, and the most merges
+  // that can fit (for the progress bar).
+  bool vocab_may_shrink() const { return false; }
+  uint64_t vocab_now() const { return tokens_.size(); }
+  uint64_t merge_limit() const { return merge_budget(cfg_.vocab_size, cfg_.max_merges, tokens_.size()); }
 
   // ---- tokens
   uint32_t add_token(const std::string& bytes, uint32_t length) {
@@ -281,6 +289,7 @@ class MergeTrainer {
     uint32_t i = 0;
     while (i + 1 < n && !(s[i] == a && s[i + 1] == b)) ++i;
     if (i + 1 >= n) return;  // a stale entry: the word no longer holds the pair
+    self().on_word_changed(w);
     uint32_t j = i;          // write position (s[0, i) is unchanged)
     uint32_t off = 0;        // symbol offset of s[j]
     uint32_t prev_off = 0;   // symbol offset of s[j - 1]
@@ -318,13 +327,13 @@ class MergeTrainer {
   }
 
   void merge_loop() {
-    const uint64_t budget = merge_budget(cfg_.vocab_size, cfg_.max_merges, tokens_.size());
+    const uint64_t budget = self().merge_limit();
     const uint64_t report_every = std::max<uint64_t>(1, std::min<uint64_t>(budget, 1ULL << 40) / 200);
     if (progress_) progress_(0, budget);
     std::vector<uint32_t> words;
     result_.stop_reason = "no pair left to merge";
     for (;;) {
-      if (const char* limit = limit_reached(cfg_.vocab_size, cfg_.max_merges, tokens_.size(), result_.merges.size())) {
+      if (const char* limit = limit_reached(cfg_.vocab_size, cfg_.max_merges, self().vocab_now(), result_.merges.size())) {
         result_.stop_reason = limit;
         break;
       }

@@ -32,6 +32,9 @@ struct MergeResult {
   std::vector<uint64_t> merge_counts;                 // each merge's pair count when it merged
   size_t alphabet_size = 0;                           // tokens before the first merge
   std::string stop_reason;
+  // With BpeTrainerConfig::live_vocab: the tokens still used by the words at the end, with
+  // their counts, most frequent first (ties: the one met first, reading the words in order).
+  std::vector<std::pair<uint32_t, uint64_t>> live_vocab;
 };
 
 // progress(done, total) is called now and then (total = the merge budget); it may throw to

@@ -1,179 +1,192 @@
-"""BPE the way the classic tutorials teach it: ``fit`` a corpus, then ``tokenize`` / ``encode`` /
-``decode``.
+"""Founding document 000: the ``BPETokenizer`` class - ``fit`` a vocabulary, then ``tokenize``,
+``encode`` and ``decode`` - giving the document's ``vocab.txt`` and tokens.
 
-Words come from a basic tokenizer (lowercased by default); each word is split into characters
-followed by the end-of-word marker as a separate symbol (``"l o w </w>"``); the most frequent
-pair is merged, the one seen first winning ties (Sennrich et al.'s ``max(pairs,
-key=pairs.get)``). Training and encoding run on ciyuan's native core (the merges applied by
-rank, each word on its own), so both are fast on real corpora.
+``fit`` counts the words of the (lowercased) sentences, each word its characters plus a
+separate ``</w>``, and merges the most frequent adjacent pair step by step. The document's
+choices, kept exactly:
+
+- the pair merged is the first of the most frequent ones in the order its counter was filled:
+  the words in dict order, where a word a merge changed has moved to the end;
+- the vocabulary is the set of symbols the words still use after the merges (it can shrink:
+  document 001's +1/0/-1 rule), most used first, ties in the order they are first met;
+- training stops once that vocabulary has ``vocab_size`` symbols (checked after each step, so
+  one step is always made), when no pair is left, or after ``max_steps`` steps;
+- ``<UNK> <PAD> <END> <MASK>`` are inserted at the front one after another, so the file starts
+  ``<MASK> <END> <PAD> <UNK>``, and a token's id is its line number.
+
+``tokenize`` cuts each word (its characters, then ``</w>``) greedily from the left into the
+longest runs that are in the vocabulary; a unit that is in no run is ``<UNK>``.
+
+Both loops run on ciyuan's native core (the merge loop of ``ciyuan.trainers.BpeTrainer`` with
+``tie_break="first-moved"`` and ``live_vocab=True``; the longest-match encoder of
+``ciyuan.models.BPE``). ``ciyuan.reference.textbook_bpe`` is the same algorithm in plain
+Python; docs/seeds.md lists where the document's code is not followed (its substring merge
+can join symbols across a boundary; its ``encode`` indexes a method).
 
 Example:
-    >>> from ciyuan import BPETokenizer
-    >>> bpe = BPETokenizer(vocab_size=30).fit({"low": 5, "lower": 2, "newest": 6, "widest": 3},
-    ...                                       max_steps=10, out_fn=None)
-    >>> bpe.merges[:4]
-    [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o')]
+    >>> from ciyuan.textbook import BPETokenizer
+    >>> bpe = BPETokenizer(vocab_size=1000)
+    >>> corpus = ["low " * 5 + "lower " * 2 + "newest " * 6 + "widest " * 3]
+    >>> bpe.fit(corpus, max_steps=3, out_fn=None)[:7]
+    [('<MASK>', 99999), ('<END>', 99999), ('<PAD>', 99999), ('<UNK>', 99999), ('w', 16), ('est</w>', 9), ('e', 8)]
+    >>> bpe.merges
+    [('e', 's'), ('es', 't'), ('est', '</w>')]
     >>> bpe.tokenize("lowest")
-    ['low', 'est</w>']
+    ['l', 'o', 'w', 'est</w>']
     >>> bpe.decode(bpe.encode("newest low"))
-    'newest low'
+    'newest low '
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
-
-import regex
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ciyuan._io import PathLike, atomic_write_text
-from ciyuan.errors import InvalidInputError, UnknownIdError
+from ciyuan.errors import InvalidInputError, UnknownIdError, check_count
 from ciyuan.models import BPE
 from ciyuan.tokenizer import Tokenizer
+from ciyuan.trainers import BpeTrainer
+from ciyuan.trainers.corpus import count_words
 
-__all__ = ["BPETokenizer", "DEFAULT_SPECIAL_TOKENS", "wordpunct_tokenize"]
+__all__ = ["BPETokenizer", "wordpunct_tokenize"]
 
-DEFAULT_SPECIAL_TOKENS = ("<UNK>", "<PAD>", "<END>", "<MASK>")
-_WORDS = regex.compile(r"\w+|[^\w\s]+")
+_WORDPUNCT = re.compile(r"\w+|[^\w\s]+")
 
 
 def wordpunct_tokenize(text: str) -> List[str]:
-    """Words and runs of punctuation (``\\w+|[^\\w\\s]+``)."""
-    return _WORDS.findall(text)
+    """Runs of word characters and runs of other non-space characters (the document's basic
+    tokenizer, with Python's ``re``).
+
+    Example:
+        >>> wordpunct_tokenize("Hello, world!!")
+        ['Hello', ',', 'world', '!!']
+    """
+    return _WORDPUNCT.findall(text)
 
 
 class BPETokenizer:
-    """The textbook BPE tokenizer.
+    """Document 000's BPE tokenizer.
 
     Args:
-        vocab_size: the vocabulary size to reach (special tokens, alphabet and merges).
-        lowercase: lowercase text before splitting it into words.
-        basic_tokenizer: text -> words; a callable, or a pre-tokenizer with ``split(text)``.
-            Default: words and runs of punctuation.
-        special_tokens: the first ids (default ``<UNK> <PAD> <END> <MASK>``); the first is used
-            for characters never seen in training.
-        end_of_word: the end-of-word marker, a separate last symbol of every word.
-        min_frequency: stop when the best pair occurs fewer times than this.
+        vocab_size: stop training once the words use this many symbols (special tokens not
+            counted).
+        lowercase: lowercase the sentences (and the text to tokenize).
+        basic_tokenizer: text -> words (default :func:`wordpunct_tokenize`).
+
+    Attributes:
+        special: the special tokens, inserted one after another at the front of the vocabulary
+            (so in reverse order); ``special[0]`` is the unknown token.
+        vocab: the vocabulary after :meth:`fit`: tokens in id order.
+        merges: the pairs merged, in order.
     """
 
-    def __init__(
-        self,
-        vocab_size: int = 1000,
-        lowercase: bool = True,
-        basic_tokenizer: Optional[Union[Callable[[str], List[str]], Any]] = None,
-        *,
-        special_tokens: Sequence[str] = DEFAULT_SPECIAL_TOKENS,
-        end_of_word: str = "</w>",
-        min_frequency: int = 0,
-    ) -> None:
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
-            raise InvalidInputError(f"vocab_size must be a positive integer, not {vocab_size!r}")
-        if not end_of_word:
-            raise InvalidInputError("end_of_word must be a non-empty marker such as '</w>'")
+    special = ["<UNK>", "<PAD>", "<END>", "<MASK>"]
+
+    def __init__(self, vocab_size: int = 1000, lowercase: bool = True,
+                 basic_tokenizer: Callable[[str], Iterable[str]] = wordpunct_tokenize) -> None:
+        check_count(vocab_size, "vocab_size")
+        if not callable(basic_tokenizer):
+            raise InvalidInputError(f"basic_tokenizer must be a function text -> words, not {basic_tokenizer!r}")
         self.vocab_size = vocab_size
         self.lowercase = bool(lowercase)
         self.basic_tokenizer = basic_tokenizer
-        self.special_tokens = list(special_tokens)
-        self.end_of_word = end_of_word
-        self.min_frequency = min_frequency
-        self.vocab: Dict[str, int] = {}
+        self.vocab: List[str] = []
         self.merges: List[Tuple[str, str]] = []
-        self._tokens: List[str] = []
-        self._tokenizer: Optional[Tokenizer] = None  # the trained model, encoding one word per piece
-
-    # -- words ----------------------------------------------------------------------------------
-
-    def words(self, text: str) -> List[str]:
-        """The words of ``text`` (lowercased if asked), as the basic tokenizer splits them."""
-        if self.lowercase:
-            text = text.lower()
-        tok = self.basic_tokenizer
-        if tok is None:
-            return wordpunct_tokenize(text)
-        split = getattr(tok, "split", None)
-        if split is not None and not isinstance(tok, str):
-            return [text[s:e] for s, e in split(text)]
-        return list(tok(text))
+        self._ids: Dict[str, int] = {}  # token -> its first line
+        self._encoders: Dict[str, Tokenizer] = {}  # add_post -> the native longest-match encoder
 
     # -- training -------------------------------------------------------------------------------
 
-    def fit(
-        self,
-        corpus: Union[str, Iterable[str], Mapping[str, int]],
-        max_steps: int = 10000,
-        out_fn: Optional[PathLike] = "vocab.txt",
-    ) -> "BPETokenizer":
-        """Learn at most ``max_steps`` merges from ``corpus`` and write the vocabulary to ``out_fn``.
+    def fit(self, corpus: Union[str, Iterable[str], Mapping[str, int]], max_steps: int = 10000,
+            out_fn: Optional[PathLike] = "vocab.txt") -> List[Tuple[str, int]]:
+        """Learn the vocabulary from ``corpus`` and write it to ``out_fn``, one token per line.
 
         Args:
-            corpus: a text, an iterable of texts (sentences), or ``{word: count}``.
-            max_steps: the most merges to learn.
-            out_fn: where to write the vocabulary, one token per line (ids are line numbers);
-                None writes nothing.
-        """
-        from ciyuan.trainers import BpeTrainer
+            corpus: sentences (a list, or one string), or ``{word: count}``.
+            max_steps: the most merge steps.
+            out_fn: where the vocabulary goes (lines joined by ``"\\n"``, no final newline, as
+                the document writes it); None writes no file.
 
-        if isinstance(corpus, Mapping):
-            counts: Dict[str, int] = dict(corpus)
-            if self.lowercase:
-                lowered: Counter = Counter()
-                for w, n in counts.items():
-                    lowered[w.lower()] += n
-                counts = dict(lowered)
-        else:
-            texts = [corpus] if isinstance(corpus, str) else corpus
-            counter: Counter = Counter()
-            for text in texts:
-                counter.update(self.words(text))
-            counts = dict(counter)
-        trainer = BpeTrainer(
-            self.vocab_size,
-            max_merges=max_steps,
-            min_frequency=self.min_frequency,
-            special_tokens=self.special_tokens,
-            end_of_word_symbol=self.end_of_word,
-            tie_break="first",
-        )
-        model = trainer.train(counts)
-        self._tokens = [model.id_to_token(i) for i in range(model.id_limit)]
-        self.vocab = {t: i for i, t in enumerate(self._tokens)}
-        self.merges = model.merges
-        unk = self.special_tokens[0] if self.special_tokens else None
-        self._tokenizer = Tokenizer(
-            BPE(self.vocab, self.merges, end_of_word_symbol=self.end_of_word, unk_token=unk),
-            pre_tokenizer=None,
-        )
+        Returns:
+            The vocabulary as ``(token, count)`` in file order (the special tokens with 99999).
+        """
+        check_count(max_steps, "max_steps")
+        counts = count_words(self._word_counts(corpus))
+        trainer = BpeTrainer(self.vocab_size, max_merges=max_steps, end_of_word_symbol="</w>",
+                             tie_break="first-moved", live_vocab=True)
+        result = trainer.learn(counts, consume=True)
+        tokens = [t.decode("utf-8") for t in result.tokens]
+        vocab = [(tokens[i], n) for i, n in result.live_vocab]
+        for s in self.special:
+            vocab.insert(0, (s, 99999))
+        self.vocab = [t for t, _ in vocab]
+        self.merges = [(tokens[a], tokens[b]) for a, b in result.merges]
+        self._ids = {}
+        for i, t in enumerate(self.vocab):
+            self._ids.setdefault(t, i)
+        self._encoders = {}
         if out_fn is not None:
-            atomic_write_text(out_fn, "".join(t + "\n" for t in self._tokens))
-        return self
+            atomic_write_text(out_fn, "\n".join(self.vocab))
+        return vocab
+
+    def _word_counts(self, corpus: Union[str, Iterable[str], Mapping[str, int]]) -> Dict[str, int]:
+        """Words with their counts, in first-seen order."""
+        if isinstance(corpus, Mapping):
+            words: Counter = Counter()
+            for w, n in corpus.items():
+                words[w.lower() if self.lowercase else w] += n
+            return dict(words)
+        sentences = [corpus] if isinstance(corpus, str) else corpus
+        counter: Counter = Counter()
+        for s in sentences:
+            if not isinstance(s, str):
+                raise InvalidInputError(f"the corpus must hold strings (sentences), not {type(s).__name__}")
+            counter.update(self.basic_tokenizer(s.lower() if self.lowercase else s))
+        return dict(counter)
 
     # -- encoding -------------------------------------------------------------------------------
 
+    def _words(self, text: str) -> List[str]:
+        if not self._ids:
+            raise InvalidInputError("this BPETokenizer has no vocabulary yet: call fit() first")
+        return list(self.basic_tokenizer(text.lower() if self.lowercase else text))
+
+    def _encoder(self, add_post: str) -> Tokenizer:
+        if add_post not in self._encoders:
+            model = BPE(self._ids, end_of_word_symbol=add_post, unk_token=self.special[0], encode_mode="longest_match")
+            self._encoders[add_post] = Tokenizer(model, pre_tokenizer=None)
+        return self._encoders[add_post]
+
+    def tokenize(self, text: str, add_post: Optional[str] = "</w>") -> List[str]:
+        """The tokens of ``text``: each word's characters and ``add_post`` cut into the longest
+        runs found in the vocabulary, left to right; a unit in no run is ``<UNK>``."""
+        words = self._words(text)
+        encodings = self._encoder(add_post or "").encode_batch(words, threads=1, disallowed_special=())
+        return [t for e in encodings for t in e.tokens]
+
     def encode(self, text: str) -> List[int]:
-        """The ids of the tokens of ``text``: each word's characters and the end-of-word marker,
-        merged by rank; characters never seen in training become the first special token."""
-        if self._tokenizer is None:
-            raise InvalidInputError("call fit() first")
-        words = self.words(text)
-        return [i for ids in self._tokenizer.encode_batch_ids(words, threads=1, disallowed_special=()) for i in ids]
+        """The ids of :meth:`tokenize`'s tokens (a token's id is its line in the vocabulary)."""
+        words = self._words(text)
+        ids = self._encoder("</w>").encode_batch_ids(words, threads=1, disallowed_special=())
+        return [i for word in ids for i in word]
 
-    def tokenize(self, text: str) -> List[str]:
-        """The tokens of ``text`` (see :meth:`encode`)."""
-        return [self._tokens[i] for i in self.encode(text)]
+    def decode(self, token_ids: Sequence[Union[int, Sequence[int]]]) -> Union[str, List[str]]:
+        """The text of ids: the tokens joined, each ``</w>`` a space. A list of id lists (the
+        document's form) gives a list of sentences."""
+        if token_ids and not isinstance(token_ids[0], int):
+            return [self._decode_one(ids) for ids in token_ids]  # type: ignore[arg-type]
+        return self._decode_one(token_ids)  # type: ignore[arg-type]
 
-    def decode(self, ids: Iterable[int]) -> str:
-        """Join the tokens; each end-of-word marker becomes a space. ``<PAD>``-like special
-        tokens other than the unknown token are left out."""
-        out = []
-        keep = self.special_tokens[:1]
+    def _decode_one(self, ids: Sequence[int]) -> str:
+        tokens = []
         for i in ids:
-            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self._tokens):
-                raise UnknownIdError(f"id {i!r} is not in the vocabulary (0..{len(self._tokens) - 1})")
-            t = self._tokens[i]
-            if t in self.special_tokens and t not in keep:
-                continue
-            out.append(t)
-        return "".join(out).replace(self.end_of_word, " ").strip()
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self.vocab):
+                raise UnknownIdError(f"id {i!r} is not in the vocabulary (ids 0..{len(self.vocab) - 1}); "
+                                     "decode ids that encode() gave")
+            tokens.append(self.vocab[i])
+        return "".join(tokens).replace("</w>", " ")
 
     def __repr__(self) -> str:
-        return f"BPETokenizer(vocab_size={self.vocab_size}, {len(self.merges)} merges learned)"
+        return f"BPETokenizer(vocab_size={self.vocab_size}, {len(self.vocab)} tokens, {len(self.merges)} merges)"

@@ -19,13 +19,21 @@ Ties between pairs with the same count follow ``tie_break``:
 - ``"subword-nmt"``: the greatest (left text, right text), as subword-nmt's ``learn-bpe``.
 - ``"first"``: the pair seen first in the corpus (word by first appearance, then position),
   as the classic tutorials' ``max(pairs, key=pairs.get)`` does.
+- ``"first-moved"``: as ``"first"``, but a word that a merge changes moves behind all the
+  others (the changed words keeping their order) - founding document 000's ``fit`` re-inserts
+  each merged word at the end of its dict, and its counter follows that order.
+
+``live_vocab=True`` is document 000's vocabulary: ``vocab_size`` counts the symbols the words
+still use (a merge may add one, none, or remove one: document 001's +1/0/-1), compared after
+each merge - so one merge is made even when the alphabet alone is larger. :meth:`BpeTrainer.learn`
+then lists them with their counts (``live_vocab`` of its result).
 
 See ``ciyuan.reference.bpe_train`` for the same algorithm in a page of Python.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
@@ -40,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["BpeTrainer"]
 
 _TIE_BREAKS = {"hf": _core.TieBreak.SMALLEST_IDS, "subword-nmt": _core.TieBreak.GREATEST_TEXT,
-               "first": _core.TieBreak.FIRST_SEEN}
+               "first": _core.TieBreak.FIRST_SEEN, "first-moved": _core.TieBreak.FIRST_SEEN_MOVED}
 
 
 @TRAINERS.register
@@ -65,7 +73,10 @@ class BpeTrainer(MergeTrainer):
             and subword-nmt do).
         end_of_word_symbol: or appended to each word as a separate symbol (``"l o w </w>"``, as
             the classic tutorials do). At most one of the two.
-        tie_break: ``"hf"``, ``"subword-nmt"`` or ``"first"`` (see the module docstring).
+        tie_break: ``"hf"``, ``"subword-nmt"``, ``"first"`` or ``"first-moved"`` (see the module
+            docstring).
+        live_vocab: ``vocab_size`` counts the symbols still in use (document 000; see the module
+            docstring).
         show_progress: draw a progress bar on standard error.
         threads: threads for word counting (None: all cores). The result does not depend on it.
         unk_token: the trained model's token for characters outside the alphabet (must be one
@@ -100,6 +111,7 @@ class BpeTrainer(MergeTrainer):
         end_of_word_suffix: str = "",
         end_of_word_symbol: str = "",
         tie_break: str = "hf",
+        live_vocab: bool = False,
         show_progress: bool = False,
         threads: Optional[int] = None,
         unk_token: Optional[str] = None,
@@ -121,6 +133,7 @@ class BpeTrainer(MergeTrainer):
         self.end_of_word_suffix = end_of_word_suffix
         self.end_of_word_symbol = end_of_word_symbol
         self.tie_break = tie_break
+        self.live_vocab = bool(live_vocab)
 
     def default_pipeline(self) -> Pipeline:
         return Pipeline.BYTES if self.byte_level else Pipeline.WORDS
@@ -132,7 +145,8 @@ class BpeTrainer(MergeTrainer):
         """
         from ciyuan.models import BPE  # imported late: the model lives beside the trainer
 
-        tokens, merges = self._learn(counts, consume=consume)
+        result = self.learn(counts, consume=consume)
+        tokens, merges = result.tokens, result.merges
         vocab = {t: i for i, t in enumerate(tokens)}
         return BPE(
             vocab,
@@ -148,13 +162,16 @@ class BpeTrainer(MergeTrainer):
         """:meth:`Trainer.train <ciyuan.trainers.base.Trainer.train>`, typed: the model is a BPE."""
         return self.train_words(self.count_words(source, pre_tokenizer, normalizer, errors=errors), consume=True)
 
-    def _learn(self, counts: WordCounts, *, consume: bool = False) -> Tuple[List[bytes], List[Tuple[int, int]]]:
-        """The native merge loop: (token bytes in id order, merges as id pairs); sets ``self.report``."""
+    def learn(self, counts: WordCounts, *, consume: bool = False) -> "_core.MergeResult":
+        """The native merge loop's whole result: ``tokens`` (bytes, in id order), ``merges`` (id
+        pairs), ``merge_counts``, ``stop_reason`` and, with ``live_vocab``, ``live_vocab``
+        ((id, count) of the symbols in use, most used first). Sets ``self.report``."""
         config = self._config(_core.BpeTrainerConfig())
         config.byte_level = self.byte_level
         config.end_of_word_suffix = self.end_of_word_suffix
         config.end_of_word_symbol = self.end_of_word_symbol
         config.tie_break = _TIE_BREAKS[self.tie_break]
+        config.live_vocab = self.live_vocab
         return self._run(counts, _core.train_bpe, config, consume=consume, label="training BPE")
 
     # -- serialization --------------------------------------------------------------------------
@@ -162,7 +179,8 @@ class BpeTrainer(MergeTrainer):
     def to_dict(self) -> Dict[str, Any]:
         data = super().to_dict()
         data.update(byte_level=self.byte_level, end_of_word_suffix=self.end_of_word_suffix,
-                    end_of_word_symbol=self.end_of_word_symbol, tie_break=self.tie_break)
+                    end_of_word_symbol=self.end_of_word_symbol, tie_break=self.tie_break,
+                    live_vocab=self.live_vocab)
         return data
 
     def __repr__(self) -> str:

@@ -9,7 +9,7 @@ trainer is called - the empty-corpus check, the progress bar, the timing and the
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, Optional, Sequence, TypeVar
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError, check_count
@@ -65,9 +65,9 @@ class MergeTrainer(Trainer):
         return config
 
     def _run(self, counts: WordCounts, train: Callable[..., "_core.MergeResult"], config: Config, *,
-             consume: bool, label: str) -> Tuple[List[bytes], List[Tuple[int, int]]]:
-        """Run the native trainer ``train`` on ``counts``: (token bytes in id order, merges as id
-        pairs); sets ``self.report``."""
+             consume: bool, label: str) -> "_core.MergeResult":
+        """Run the native trainer ``train`` on ``counts`` (its result: tokens, merges as id pairs,
+        ...); sets ``self.report``."""
         if len(counts) == 0:
             raise InvalidInputError("the training corpus is empty (no words after pre-tokenization)")
         words, total = len(counts), counts.total
@@ -76,7 +76,7 @@ class MergeTrainer(Trainer):
             result = counts.learn(train, config, progress=bar, consume=consume)
         self.report = TrainingReport(words, total, result.alphabet_size, result.merge_counts, result.stop_reason,
                                      time.perf_counter() - start)
-        return result.tokens, result.merges
+        return result
 
     def to_dict(self) -> Dict[str, Any]:
         data = super().to_dict()

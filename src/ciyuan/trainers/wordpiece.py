@@ -126,11 +126,13 @@ class WordPieceTrainer(MergeTrainer, VocabTrainer):
             bpe_config = self._config(_core.BpeTrainerConfig())
             bpe_config.continuing_subword_prefix = self.continuing_subword_prefix
             bpe_config.continuing_order = list(_continuing_order)
-            raw, merges = self._run(counts, _core.train_bpe, bpe_config, consume=consume, label="training WordPiece")
+            result = self._run(counts, _core.train_bpe, bpe_config, consume=consume, label="training WordPiece")
+            raw, merges = result.tokens, result.merges
         else:
             config = self._config(_core.WordPieceTrainerConfig())
             config.continuing_subword_prefix = self.continuing_subword_prefix
-            raw, merges = self._run(counts, _core.train_wordpiece, config, consume=consume, label="training WordPiece")
+            result = self._run(counts, _core.train_wordpiece, config, consume=consume, label="training WordPiece")
+            raw, merges = result.tokens, result.merges
         tokens = [t.decode("utf-8") for t in raw]
         self.merges = [(tokens[a], tokens[b]) for a, b in merges]
         return tokens
