@@ -28,10 +28,22 @@ namespace {
 using train_detail::char_token;
 using train_detail::CharIds;
 
+// Where a pair occurs first: its word's place in the word order, then the symbol offset there.
+struct Place {
+  uint64_t order;
+  uint32_t offset;
+  bool operator<(const Place& o) const { return order != o.order ? order < o.order : offset < o.offset; }
+  bool operator!=(const Place& o) const { return order != o.order || offset != o.offset; }
+};
+constexpr Place kNowhere{~0ULL, ~0u};
+
+// A heap entry: 24 bytes (the place's fields inline).
 struct Entry {
   int64_t count;
-  uint64_t aux;  // kSmallestIds: the pair key; first seen: (word order << 32) | offset, a lower bound
+  uint64_t order;   // kSmallestIds: the pair key; first seen: Place::order, a lower bound
+  uint32_t offset;  // first seen: Place::offset
   uint32_t pair;
+  Place place() const { return Place{order, offset}; }
 };
 
 // The hooks of MergeTrainer are public: the class is local to this file.
@@ -169,14 +181,11 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
   bool tracks_offsets() const { return first_mode_; }
 
   void on_new_pair() {
-    if (first_mode_) pair_first_.push_back(~0ULL);
+    if (first_mode_) pair_first_.push_back(kNowhere);
   }
 
-  // Where a pair occurs: (its word's place in the word order << 32) | symbol offset.
-  uint64_t place(uint32_t w, uint32_t offset) const { return (order_[w] << 32) | offset; }
-
   void on_inc(uint32_t p, uint32_t w, uint32_t offset) {
-    if (first_mode_) pair_first_[p] = std::min(pair_first_[p], place(w, offset));
+    if (first_mode_) pair_first_[p] = std::min(pair_first_[p], Place{order_[w], offset});
   }
 
   // kFirstSeenMoved: the words this merge changed move behind all others, keeping their order.
@@ -190,21 +199,6 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
     std::sort(changed_.begin(), changed_.end(), [&](uint32_t x, uint32_t y) { return order_[x] < order_[y]; });
     for (uint32_t w : changed_) order_[w] = next_order_++;
     changed_.clear();
-    if (next_order_ > 0xFFFFFFFFull) renumber();
-  }
-
-  // The places have 32 bits: when they run out, number the words 0.. again in their order and
-  // rebuild every pair's first place and the heap (once per ~4 billion word changes).
-  void renumber() {
-    std::vector<uint32_t> by_order(words_.size());
-    for (uint32_t w = 0; w < words_.size(); ++w) by_order[w] = w;
-    std::sort(by_order.begin(), by_order.end(), [&](uint32_t x, uint32_t y) { return order_[x] < order_[y]; });
-    for (uint32_t k = 0; k < by_order.size(); ++k) order_[by_order[k]] = k;
-    next_order_ = words_.size();
-    std::fill(pair_first_.begin(), pair_first_.end(), ~0ULL);
-    for (uint32_t p = 0; p < pair_key_.size(); ++p)
-      if (pair_count_[p] > 0) pair_first_[p] = exact_first(p);
-    build_heap();
   }
 
   struct Less {
@@ -214,7 +208,7 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
       switch (t->cfg_.tie_break) {
         case TieBreak::kSmallestIds:
         case TieBreak::kFirstSeen:
-        case TieBreak::kFirstSeenMoved: return a.aux > b.aux;
+        case TieBreak::kFirstSeenMoved: return b.place() < a.place();
         case TieBreak::kGreatestText: {
           uint64_t ak = t->pair_key_[a.pair], bk = t->pair_key_[b.pair];
           int c = t->tokens_[left(ak)].compare(t->tokens_[left(bk)]);
@@ -228,7 +222,10 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
 
   Less less() const { return Less{this}; }
 
-  Entry entry(uint32_t p) const { return Entry{pair_count_[p], first_mode_ ? pair_first_[p] : pair_key_[p], p}; }
+  Entry entry(uint32_t p) const {
+    const Place place = first_mode_ ? pair_first_[p] : Place{pair_key_[p], 0};
+    return Entry{pair_count_[p], place.order, place.offset, p};
+  }
 
   bool pushable(uint32_t p) const { return pair_count_[p] > 0; }
 
@@ -236,19 +233,19 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
     return static_cast<uint64_t>(pair_count_[p]) < cfg_.min_frequency ? "no pair occurs min_frequency times" : nullptr;
   }
 
-  // The exact first occurrence of pair p: (word << 32) | symbol offset.
-  uint64_t exact_first(uint32_t p) {
+  // Where pair p occurs first, exactly.
+  Place exact_first(uint32_t p) {
     const uint32_t a = left(pair_key_[p]), b = right(pair_key_[p]);
-    uint64_t best = ~0ULL;
+    Place best = kNowhere;
     const train_detail::WordList& list = pair_words_[p];
     for (uint32_t k = 0; k < list.size(); ++k) {
       uint32_t w = list.data()[k];
-      if (place(w, 0) >= best) continue;
+      if (best.order <= order_[w]) continue;
       const uint32_t* s = syms_.data() + words_[w].off;
       uint32_t off = 0;
       for (uint32_t i = 0; i + 1 < words_[w].len; ++i) {
         if (s[i] == a && s[i + 1] == b) {
-          best = place(w, off);
+          best = Place{order_[w], off};
           break;
         }
         off += token_len_[s[i]];
@@ -269,8 +266,8 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
         continue;
       }
       if (first_mode_) {
-        uint64_t exact = exact_first(p);
-        if (exact != e.aux) {
+        const Place exact = exact_first(p);
+        if (exact != e.place()) {
           pair_first_[p] = exact;
           push(p);
           continue;
@@ -286,7 +283,7 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
   uint32_t byte_id_[256] = {};
   CharIds char_id_, last_id_, mid_id_;
   uint32_t marker_id_ = kNone;
-  std::vector<uint64_t> pair_first_;
+  std::vector<Place> pair_first_;
   std::vector<uint64_t> order_;     // each word's place in the word order
   uint64_t next_order_ = 0;
   std::vector<uint32_t> changed_;   // the words the current merge changed (kFirstSeenMoved)

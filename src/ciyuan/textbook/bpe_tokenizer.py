@@ -163,8 +163,9 @@ class BPETokenizer:
         """The tokens of ``text``: each word's characters and ``add_post`` cut into the longest
         runs found in the vocabulary, left to right; a unit in no run is ``<UNK>``."""
         words = self._words(text)
-        encodings = self._encoder(add_post or "").encode_batch(words, threads=1, disallowed_special=())
-        return [t for e in encodings for t in e.tokens]
+        ids = self._encoder(add_post or "").encode_batch_ids(words, threads=1, disallowed_special=())
+        vocab = self.vocab
+        return [vocab[i] for word in ids for i in word]
 
     def encode(self, text: str) -> List[int]:
         """The ids of :meth:`tokenize`'s tokens (a token's id is its line in the vocabulary)."""
