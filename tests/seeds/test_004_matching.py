@@ -237,8 +237,8 @@ def test_wordpiece_pmi_generated(counts, num_merges):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(alphabet="abcd#x", min_size=1, max_size=5), max_size=20),
-       st.lists(st.text(alphabet="abcd#x \t", max_size=12), max_size=6))
+@given(st.lists(st.text(alphabet="abcd#x\x1c", min_size=1, max_size=5), max_size=20),
+       st.lists(st.text(alphabet="abcd#x \t\x1c\x85\u3000", max_size=12), max_size=6))
 def test_wordpiece_encode_is_fmm_over_the_vocabulary(vocab, texts):
     vocab_set = set(vocab)
     for text in texts:

@@ -44,9 +44,13 @@ from collections import Counter
 from typing import Collection, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from ciyuan.errors import InvalidInputError, check_count
+from ciyuan.models import WordPiece
+from ciyuan.pre_tokenizers import WhitespaceSplit
 from ciyuan.reference import segment as reference_segment
 from ciyuan.reference.wordpiece import fmm_word
 from ciyuan.segment import Dictionary, Segmenter
+from ciyuan.tokenizer import Tokenizer
+from ciyuan.trainers import WordPieceTrainer
 
 __all__ = [
     "forward_max_matching",
@@ -201,8 +205,6 @@ def train_wordpiece_pmi(
         >>> train_wordpiece_pmi(["low lower", "newest widest"], num_merges=2).merges
         [('w', '##i'), ('wi', '##d')]
     """
-    from ciyuan.trainers import WordPieceTrainer
-
     counts = _count_words(corpus)
     trainer = WordPieceTrainer(
         0 if vocab_size is None else check_count(vocab_size, "vocab_size", least=1),
@@ -215,6 +217,10 @@ def train_wordpiece_pmi(
     )
     vocab = trainer.train_vocab(counts)
     return WordPieceVocabulary(vocab, list(trainer.merges))
+
+
+# Whitespace to str.split() but not to the native whitespace pre-tokenizer (\S+, Unicode White_Space).
+_PYTHON_ONLY_SPACE = re.compile("[\x1c-\x1f]")
 
 
 def _no_match_token(vocab: Collection[str]) -> str:
@@ -242,9 +248,6 @@ def wordpiece_encode(text: str, vocab: Iterable[str], *, prefix: str = "##",
         >>> wordpiece_encode("unx", ["un"]), wordpiece_encode("unx", ["un"], unk_token="[UNK]")
         (['un', '##x'], ['[UNK]'])
     """
-    from ciyuan.models import WordPiece
-    from ciyuan.tokenizer import Tokenizer
-
     if not isinstance(text, str):
         raise InvalidInputError(f"the text must be a str, not {type(text).__name__}")
     if isinstance(vocab, (str, bytes)):
@@ -262,8 +265,14 @@ def wordpiece_encode(text: str, vocab: Iterable[str], *, prefix: str = "##",
     miss = _no_match_token(token_set)
     model = WordPiece(tokens + [miss], unk_token=miss, continuing_subword_prefix=prefix,
                       max_input_chars_per_word=1 << 62)
-    tokenizer = Tokenizer(model, pre_tokenizer=None)
     miss_id = len(tokens)
+    if not _PYTHON_ONLY_SPACE.search(text):
+        # The whole text in one native call, split where str.split() splits.
+        ids = Tokenizer(model, pre_tokenizer=WhitespaceSplit()).encode_batch_ids([text], disallowed_special=())[0]
+        if miss_id not in ids:
+            return [tokens[i] for i in ids]
+    # Word by word, to find the words with a position no token matches.
+    tokenizer = Tokenizer(model, pre_tokenizer=None)
     out: List[str] = []
     for word, ids in zip(words, tokenizer.encode_batch_ids(words, disallowed_special=())):
         if ids == [miss_id]:  # some position matches no token
