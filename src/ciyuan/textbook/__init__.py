@@ -33,18 +33,8 @@ from ciyuan.textbook.matching import (
 )
 
 __all__ = [
-    "BPETokenizer",
-    "wordpunct_tokenize",
-    "word_level",
-    "char_level",
-    "format_split",
-    "print_word_level",
-    "print_char_level",
-    "wordpiece_split",
+    "BPETokenizer", "wordpunct_tokenize",
+    "word_level", "char_level", "format_split", "print_word_level", "print_char_level", "wordpiece_split",
     "wordpiece_score",
-    "forward_max_matching",
-    "backward_max_matching",
-    "train_wordpiece_pmi",
-    "wordpiece_encode",
-    "WordPieceVocabulary",
+    "forward_max_matching", "backward_max_matching", "train_wordpiece_pmi", "wordpiece_encode", "WordPieceVocabulary",
 ]

@@ -5,10 +5,11 @@ Maximum matching. At each position take the longest dictionary word that starts 
 left to right) or ends there (BMM, right to left), trying lengths ``max_len`` down to 1; when
 no length matches, the one character is a word. Whitespace is an ordinary character: it is a
 word of its own unless the dictionary holds it. Runs natively on ciyuan's segmenter
-(``ciyuan.segment``, its SIGHAN ``baseline`` mode, which splits nothing it does not have to:
-no joining of ASCII letters). The segmenter drops whitespace in that mode and never matches
-across it, so each whitespace character is put back as a word of its own - which is what the
-document's loop gives, since no dictionary word the segmenter holds contains whitespace. A
+(:mod:`ciyuan.segment`) in its SIGHAN ``baseline`` mode, where every unmatched character is a
+word (its default mode would join ASCII letters and digits into runs) and ``max_word_len`` is
+``max_len`` (by default it would be the longest word's length). That mode drops whitespace and
+never matches across it, so each whitespace character is put back as a word of its own - what
+the document's loop gives, since no word a native dictionary holds contains whitespace. A
 dictionary the native segmenter cannot hold (a word with whitespace or a lone surrogate), or a
 sentence with a lone surrogate, runs the same rule in plain Python
 (:mod:`ciyuan.reference.segment`).
