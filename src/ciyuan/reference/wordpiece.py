@@ -4,7 +4,9 @@ likelihood trainer (Schuster & Nakajima 2012; the WordPiece of BERT).
 Encoding. A word is cut from the left: take the longest vocabulary token that starts the rest
 of the word (written with the continuation prefix, ``"##"``, unless it starts the word), and
 repeat. If some position matches nothing, the whole word becomes the unknown token, as it
-does when the word is longer than ``max_input_chars_per_word`` characters.
+does when the word is longer than ``max_input_chars_per_word`` characters. ``fmm_word`` is the
+same cut as forward maximum matching (document 004): an unmatched position gives its one
+character instead of making the whole word unknown.
 
 Training. Every word starts as its characters, the first plain, the others prefixed
 (``"hug"`` -> ``h ##u ##g``). Then repeat: merge the adjacent pair (a, b) with the highest
@@ -44,7 +46,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Collection, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-__all__ = ["encode_word", "train_wordpiece"]
+__all__ = ["encode_word", "fmm_word", "train_wordpiece"]
 
 
 def encode_word(word: str, vocab: Collection[str], *, unk_token: str = "[UNK]", prefix: str = "##",
@@ -65,6 +67,24 @@ def encode_word(word: str, vocab: Collection[str], *, unk_token: str = "[UNK]", 
         else:
             return [unk_token]  # nothing matches here: the whole word is unknown
     return tokens
+
+
+def fmm_word(word: str, vocab: Collection[str], *, prefix: str = "##") -> List[str]:
+    """Forward maximum matching of one word over a WordPiece vocabulary (document 004's
+    encoding): the longest token at each position (``prefix`` + piece after the first
+    position); a position no token matches gives its one character, prefixed the same way."""
+    pieces = []
+    start = 0
+    while start < len(word):
+        mark = prefix if start else ""
+        for end in range(len(word), start, -1):
+            if mark + word[start:end] in vocab:
+                break
+        else:
+            end = start + 1  # nothing matches: one character
+        pieces.append(mark + word[start:end])
+        start = end
+    return pieces
 
 
 def train_wordpiece(
