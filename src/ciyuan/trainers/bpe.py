@@ -148,6 +148,21 @@ class BpeTrainer(MergeTrainer):
         """:meth:`Trainer.train <ciyuan.trainers.base.Trainer.train>`, typed: the model is a BPE."""
         return self.train_words(self.count_words(source, pre_tokenizer, normalizer, errors=errors), consume=True)
 
+    def learn(self, source: TrainingSource) -> Tuple[List[bytes], List[Tuple[bytes, bytes]]]:
+        """The tokens (raw bytes, in id order) and the merges (pairs of token bytes, in order)
+        learned from ``source`` (see :meth:`Trainer.train <ciyuan.trainers.base.Trainer.train>`;
+        each text is one word), without building a model.
+
+        For callers that apply the merges themselves, e.g. byte-level training with an
+        end-of-word symbol, which no :class:`~ciyuan.models.BPE` model encodes.
+
+        Example:
+            >>> BpeTrainer(0, max_merges=2, end_of_word_symbol="</w>", tie_break="first").learn({"low": 2})[1]
+            [(b'l', b'o'), (b'lo', b'w')]
+        """
+        tokens, merges = self._learn(self.count_words(source), consume=True)
+        return tokens, [(tokens[a], tokens[b]) for a, b in merges]
+
     def _learn(self, counts: WordCounts, *, consume: bool = False) -> Tuple[List[bytes], List[Tuple[int, int]]]:
         """The native merge loop: (token bytes in id order, merges as id pairs); sets ``self.report``."""
         config = self._config(_core.BpeTrainerConfig())
