@@ -7,8 +7,12 @@ document's code (an evident defect, fixed as the document's text intends).
 
 - ``bpe_tokenizer`` (document 000): ``BPETokenizer`` with ``fit`` / ``tokenize`` /
   ``encode`` / ``decode``, and ``wordpunct_tokenize``.
+- ``merge_table`` (document 003's BPE with a merge table; BBPE of documents 003 and 004):
+  ``MergeTableBPE``, ``BBPE``, ``MergeTable``, ``split_word``, ``format_split``.
 """
 
 from ciyuan.textbook.bpe_tokenizer import BPETokenizer, wordpunct_tokenize
+from ciyuan.textbook.merge_table import BBPE, MergeTable, MergeTableBPE, format_split, split_word, word_counts
 
-__all__ = ["BPETokenizer", "wordpunct_tokenize"]
+__all__ = ["BBPE", "BPETokenizer", "MergeTable", "MergeTableBPE", "format_split", "split_word", "word_counts",
+           "wordpunct_tokenize"]
