@@ -63,6 +63,31 @@ def test_matches_reference_on_small_corpora(tie_break, form):
         ]
 
 
+def test_learn_returns_token_bytes_and_merges_without_a_model():
+    trainer = BpeTrainer(0, max_merges=10, end_of_word_symbol="</w>", tie_break="first")
+    result = trainer.learn(trainer.count_words(TUTORIAL))
+    tokens = result.tokens
+    merges = [(tokens[a], tokens[b]) for a, b in result.merges]
+    model = BpeTrainer(0, max_merges=10, end_of_word_symbol="</w>", tie_break="first").train(TUTORIAL)
+    assert [t.decode() for t in tokens] == [model.id_to_token(i) for i in range(model.id_limit)]
+    assert [(a.decode(), b.decode()) for a, b in merges] == merges_of(model)
+    assert trainer.report is not None and len(trainer.report.merge_counts) == 10
+
+
+def test_byte_level_with_separate_marker_matches_reference():
+    # No BPE model encodes this combination, but the trainer learns it (BBPE with "</w>"); a
+    # merged "</w>" is the marker symbol itself, on both sides.
+    counts = {"</w></w>": 5, "a</w>": 3, "w>é": 2}
+    trainer = BpeTrainer(0, max_merges=20, byte_level=True, end_of_word_symbol="</w>", tie_break="first")
+    result = trainer.learn(trainer.count_words(counts))
+    tokens = result.tokens
+    merges = [(tokens[a], tokens[b]) for a, b in result.merges]
+    ref_tokens, ref_merges = reference_train(counts, max_merges=20, byte_level=True, end_of_word_symbol="</w>",
+                                             tie_break="first")
+    assert tokens == ref_tokens and merges == ref_merges
+    assert (b"</w>", b"</w>") in merges
+
+
 def test_stops_at_vocab_size_min_frequency_and_max_merges():
     words = {"abcd": 10, "abce": 3, "xy": 1}
     t = BpeTrainer(9)

@@ -63,8 +63,11 @@ def train_bpe(
             alphabet += [c + end_of_word_suffix for c in sorted({w[-1] for w in word_counts if w})]
         words = [[*w[:-1], w[-1] + end_of_word_suffix] if w else [] for w in word_counts]
     if end_of_word_symbol:
-        alphabet.append(end_of_word_symbol)
-        words = [w + [end_of_word_symbol] if w else w for w in words]
+        # Byte-level, the marker is a symbol of bytes too: "</w>" made by merging "<", "/", "w",
+        # ">" is then the same symbol, as in the native trainer.
+        marker: Symbol = end_of_word_symbol.encode("utf-8") if byte_level else end_of_word_symbol
+        alphabet.append(marker)
+        words = [w + [marker] if w else w for w in words]
     tokens += [s for s in alphabet if s not in tokens]
     ids: Dict[Symbol, int] = {t: i for i, t in enumerate(tokens)}
     counts = list(word_counts.values())

@@ -165,7 +165,17 @@ class BpeTrainer(MergeTrainer):
     def learn(self, counts: WordCounts, *, consume: bool = False) -> "_core.MergeResult":
         """The native merge loop's whole result: ``tokens`` (bytes, in id order), ``merges`` (id
         pairs), ``merge_counts``, ``stop_reason`` and, with ``live_vocab``, ``live_vocab``
-        ((id, count) of the symbols in use, most used first). Sets ``self.report``."""
+        ((id, count) of the symbols in use, most used first). Sets ``self.report``.
+
+        No model is built: for callers that apply the merges themselves (e.g. byte-level
+        training with an end-of-word symbol, which no :class:`~ciyuan.models.BPE` encodes).
+
+        Example:
+            >>> trainer = BpeTrainer(0, max_merges=2, end_of_word_symbol="</w>", tie_break="first")
+            >>> result = trainer.learn(trainer.count_words({"low": 2}))
+            >>> [(result.tokens[a], result.tokens[b]) for a, b in result.merges]
+            [(b'l', b'o'), (b'lo', b'w')]
+        """
         config = self._config(_core.BpeTrainerConfig())
         config.byte_level = self.byte_level
         config.end_of_word_suffix = self.end_of_word_suffix
