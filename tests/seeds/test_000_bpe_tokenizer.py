@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ciyuan import InvalidInputError, UnknownIdError
 from ciyuan.reference import textbook_bpe as reference
-from ciyuan.textbook import BPETokenizer, bpe_tokenizer, wordpunct_tokenize
+from ciyuan.textbook import BPETokenizer, bpe_tokenizer, get_stats, wordpunct_tokenize
 from tests.conftest import read_prefix, shared
 
 # The document's example corpus: low x5, lower x2, newest x6, widest x3.
@@ -33,6 +33,14 @@ def test_initial_vocabulary_as_printed():
     vocab = BPETokenizer(1000).fit(EXAMPLE, max_steps=0, out_fn=None)
     assert vocab[4:] == [("e", 17), ("w", 16), ("</w>", 16), ("s", 9), ("t", 9), ("l", 7), ("o", 7), ("n", 6),
                          ("i", 3), ("d", 3), ("r", 2)]
+
+
+def test_bigram_table_as_printed():
+    # "lo: 5+2=7, ow: 5+2=7, w</w>: 5 / we: 2+6=8, er: 2, r</w>: 2 / ne: 6, ew: 6, es: 6+3=9, ..."
+    words = {"l o w </w>": 5, "l o w e r </w>": 2, "n e w e s t </w>": 6, "w i d e s t </w>": 3}
+    table = {a + b: n for (a, b), n in get_stats(words).items()}
+    assert table == {"lo": 7, "ow": 7, "w</w>": 5, "we": 8, "er": 2, "r</w>": 2, "ne": 6, "ew": 6, "es": 9,
+                     "st": 9, "t</w>": 9, "wi": 3, "id": 3, "de": 3}
 
 
 def test_first_step_merges_es_and_vocabulary_as_printed():

@@ -218,6 +218,11 @@ def test_live_vocab_counts_the_symbols_in_use():
     assert [tokens[a] + tokens[b] for a, b in result.merges] == ["es"]  # 11 symbols in use after it
     assert [(tokens[i], n) for i, n in result.live_vocab][:4] == [("w", 16), ("</w>", 16), ("es", 9), ("t", 9)]
     assert result.stop_reason == "vocab_size reached"
+    # With the other tie rules too (subword-nmt's greatest text merges t + </w> first).
+    trainer = BpeTrainer(10, end_of_word_symbol="</w>", tie_break="subword-nmt", live_vocab=True)
+    result = trainer.learn(trainer.count_words(counts))
+    assert [(result.tokens[i], n) for i, n in result.live_vocab][:4] == [(b"e", 17), (b"w", 16), (b"s", 9),
+                                                                        (b"t</w>", 9)]
     with pytest.raises(InvalidInputError, match="vocab_size 10"):  # the usual rule refuses to start
         BpeTrainer(10, end_of_word_symbol="</w>").train(counts)
 
