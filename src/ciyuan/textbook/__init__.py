@@ -13,6 +13,7 @@ document's code (an evident defect, fixed as the document's text intends).
 
 from ciyuan.textbook.bpe_tokenizer import BPETokenizer, wordpunct_tokenize
 from ciyuan.textbook.zh_bpe import (
+    ZhBpeAnswer,
     ZhBpeSegmenter,
     ZhBpeTraining,
     get_vocabulary_from_txt,
@@ -28,6 +29,7 @@ from ciyuan.textbook.zh_bpe import (
 __all__ = [
     "BPETokenizer",
     "wordpunct_tokenize",
+    "ZhBpeAnswer",
     "ZhBpeSegmenter",
     "ZhBpeTraining",
     "get_vocabulary_from_txt",

@@ -45,13 +45,14 @@ from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.models import BPE
 from ciyuan.tokenizer import Tokenizer
 from ciyuan.trainers import BpeTrainer
-from ciyuan.trainers.corpus import WordCounts, count_words
+from ciyuan.trainers.corpus import WordCounts, check_errors, count_words
 
 __all__ = [
     "END_OF_WORD",
     "LOWER_BOUND_MESSAGE",
     "ZhBpeTraining",
     "ZhBpeSegmenter",
+    "ZhBpeAnswer",
     "zh_clauses",
     "get_vocabulary_from_txt",
     "learn_zh_merges",
@@ -71,10 +72,12 @@ _CHINESE = re.compile("[\u4e00-\u9fa5]*")
 _TEST_SPACES = (" ", "\t", "\u3000")
 
 
-def _read_text(path: PathLike) -> str:
-    """A UTF-8 file as text mode reads it: ``\\r\\n`` and ``\\r`` become ``\\n``."""
+def _read_text(path: PathLike, errors: str) -> str:
+    """A UTF-8 file as text mode reads it: ``\\r\\n`` and ``\\r`` become ``\\n``. ``errors``:
+    invalid UTF-8 raises an error naming the byte (``"strict"``) or reads as U+FFFD (``"replace"``)."""
+    check_errors(errors)
     try:
-        text = read_utf8(path)
+        text = read_utf8(path, errors)
     except OSError as e:
         raise InvalidInputError(f"cannot read {os.fspath(path)}: {e.strerror}") from None
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
@@ -133,9 +136,9 @@ def zh_clauses(text: str) -> Counter:
     return counts
 
 
-def get_vocabulary_from_txt(path: PathLike) -> Counter:
+def get_vocabulary_from_txt(path: PathLike, errors: str = "strict") -> Counter:
     """The clauses of a training file with their counts (the document's name for it)."""
-    return zh_clauses(_read_text(path))
+    return zh_clauses(_read_text(path, errors))
 
 
 def _check_steps(vocab_size: int, min_frequency: int) -> None:
@@ -171,9 +174,10 @@ def learn_zh_merges(clauses: Mapping[str, int], vocab_size: int = 1000, min_freq
 
 
 def zh_bpe_train(train_text: PathLike, save_vocab: Optional[PathLike], vocab_size: int = 1000,
-                 min_frequency: int = 2) -> ZhBpeTraining:
+                 min_frequency: int = 2, *, errors: str = "strict") -> ZhBpeTraining:
     """The tool's train mode: learn the merges of the file ``train_text`` and write them to
-    ``save_vocab`` (atomically; None writes nothing).
+    ``save_vocab`` (atomically; None writes nothing). ``errors``: invalid UTF-8 raises an error
+    (``"strict"``) or reads as U+FFFD (``"replace"``).
 
     Example:
         >>> result = zh_bpe_train("smalltrain.txt", "1000.txt")   # doctest: +SKIP
@@ -181,7 +185,7 @@ def zh_bpe_train(train_text: PathLike, save_vocab: Optional[PathLike], vocab_siz
         (423, 'min_frequency')
     """
     _check_steps(vocab_size, min_frequency)
-    pieces = _clause_pieces(_read_text(train_text))
+    pieces = _clause_pieces(_read_text(train_text, errors))
     result = _learn(count_words(pieces), vocab_size, min_frequency)  # empty pieces are not counted
     if save_vocab is not None:
         atomic_write_text(save_vocab, result.vocabulary_text())
@@ -218,9 +222,9 @@ def zh_units(lines: Iterable[str]) -> List[str]:
     return units
 
 
-def read_zh_units(vocab_filename: PathLike) -> List[str]:
+def read_zh_units(vocab_filename: PathLike, errors: str = "strict") -> List[str]:
     """The units of a vocabulary file (see :func:`zh_units`)."""
-    return zh_units(_lines(_read_text(vocab_filename)))
+    return zh_units(_lines(_read_text(vocab_filename, errors)))
 
 
 class ZhBpeSegmenter:
@@ -293,16 +297,27 @@ class ZhBpeSegmenter:
         return "\n".join(" ".join(map(names.__getitem__, ids)) for ids in tok.encode_batch_ids(lines)) + "\n"
 
 
-def zh_bpe_apply(test_text: PathLike, vocab_filename: PathLike, answer_filename: Optional[PathLike]) -> str:
+class ZhBpeAnswer(NamedTuple):
+    """What :func:`zh_bpe_apply` did: the answer text, the units applied (in file order) and the
+    number of lines."""
+
+    text: str
+    units: List[str]
+    lines: int
+
+
+def zh_bpe_apply(test_text: PathLike, vocab_filename: PathLike, answer_filename: Optional[PathLike], *,
+                 errors: str = "strict") -> ZhBpeAnswer:
     """The tool's apply mode: cut the file ``test_text`` into the units of ``vocab_filename``
-    and write the answer to ``answer_filename`` (atomically; None writes nothing). Returns the
-    answer.
+    and write the answer to ``answer_filename`` (atomically; None writes nothing). ``errors``:
+    invalid UTF-8 raises an error (``"strict"``) or reads as U+FFFD (``"replace"``).
 
     Example:
-        >>> answer = zh_bpe_apply("smalltest.txt", "1000.txt", "answer.txt")   # doctest: +SKIP
+        >>> zh_bpe_apply("smalltest.txt", "1000.txt", "answer.txt").lines   # doctest: +SKIP
+        1000
     """
-    units = read_zh_units(vocab_filename)
-    answer = ZhBpeSegmenter(units).segment_text(_read_text(test_text))
+    units = read_zh_units(vocab_filename, errors)
+    answer = ZhBpeSegmenter(units).segment_text(_read_text(test_text, errors))
     if answer_filename is not None:
         atomic_write_text(answer_filename, answer)
-    return answer
+    return ZhBpeAnswer(answer, units, answer.count("\n"))
