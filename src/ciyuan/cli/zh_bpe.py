@@ -128,7 +128,8 @@ def _zh_train(args: argparse.Namespace) -> None:
                          "(reached the lower bound)",
         "no_pair": "no pair left to merge",
     }[result.stop]
-    print(f"ciyuan zh-bpe train: {len(result.merges):,} merges from {result.clauses:,} distinct clauses "
+    n = len(result.merges)
+    print(f"ciyuan zh-bpe train: {n:,} merge{'s' if n != 1 else ''} from {result.clauses:,} distinct clauses "
           f"({result.total:,} in all) -> {args.save_vocab}; stopped: {why}", file=sys.stderr)
 
 

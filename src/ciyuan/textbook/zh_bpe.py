@@ -258,25 +258,28 @@ class ZhBpeSegmenter:
         self._encoder: Optional[Tokenizer] = None
         self._tokens: List[str] = []  # by id
 
-    def _tokenizer(self, chars: Set[str]) -> Tokenizer:
-        """The BPE tokenizer over the units' characters and ``chars`` (rebuilt when a text
-        brings characters it has not seen: every character must be a token)."""
+    def _ids(self, lines: List[str], chars: Set[str]) -> List[List[int]]:
+        """The token ids of each line (``chars``: every character in them), by the BPE model over
+        the units' characters and ``chars``; the model is rebuilt when a text brings characters
+        it has not seen (every character must be a token)."""
         if self._encoder is None or not chars <= self._chars:
             self._chars |= chars
+            if not self._chars:
+                return [[] for _ in lines]  # no character anywhere: empty lines
             vocab: Dict[str, int] = {c: i for i, c in enumerate(sorted(self._chars))}
             for a, b in self._merges:
                 vocab.setdefault(a + b, len(vocab))
             self._tokens = list(vocab)
             # Whole lines are the pieces: almost never repeated, so no piece cache.
             self._encoder = Tokenizer(BPE(vocab, self._merges, cache_capacity=0), pre_tokenizer=None)
-        return self._encoder
+        return self._encoder.encode_batch_ids(lines)
 
     def segment_lines(self, lines: Sequence[str]) -> List[List[str]]:
         """The units of each line, as given (nothing removed)."""
         lines = list(lines)
-        tok = self._tokenizer(set("".join(lines)))
-        names = self._tokens
-        return [[names[i] for i in ids] for ids in tok.encode_batch_ids(lines)]
+        ids = self._ids(lines, set("".join(lines)))
+        names = self._tokens  # after _ids: it may have rebuilt the model
+        return [[names[i] for i in line] for line in ids]
 
     def segment(self, line: str) -> List[str]:
         """The units of one line, as given."""
@@ -287,14 +290,17 @@ class ZhBpeSegmenter:
         spaces, tabs and U+3000, cut into units joined by single spaces, one line per line."""
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if not text:
+            return ""
+        last_ends = text.endswith("\n")  # before the spaces go: a line of spaces is still a line
         for space in _TEST_SPACES:
             text = text.replace(space, "")
-        lines = _lines(text)
-        if not lines:
-            return ""
-        tok = self._tokenizer(set(text) - {"\n"})
+        lines = text.split("\n")
+        if last_ends:
+            lines.pop()
+        ids = self._ids(lines, set(text) - {"\n"})
         names = self._tokens
-        return "\n".join(" ".join(map(names.__getitem__, ids)) for ids in tok.encode_batch_ids(lines)) + "\n"
+        return "\n".join(" ".join(map(names.__getitem__, line)) for line in ids) + "\n"
 
 
 class ZhBpeAnswer(NamedTuple):
