@@ -56,7 +56,8 @@ def test_apply_forms(files, capsys, mode):
     assert (files / "a.txt").read_text(encoding="utf-8") == "中国 人民\n我们 , 的 中国\n"
     assert capsys.readouterr().err == f"ciyuan zh-bpe apply: 3 units from {files}/v.txt; 2 lines -> {files}/a.txt\n"
     # Without --answer_filename (the README's real run names none): standard output.
-    assert main(["zh-bpe", *mode, "--test_text", str(files / "test.txt"), "--vocab_filename", str(files / "v.txt")]) == 0
+    assert main(["zh-bpe", *mode, "--test_text", str(files / "test.txt"),
+                 "--vocab_filename", str(files / "v.txt")]) == 0
     out, err = capsys.readouterr()
     assert out == "中国 人民\n我们 , 的 中国\n"
     assert err.endswith("2 lines -> standard output\n")
