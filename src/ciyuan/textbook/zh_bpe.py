@@ -185,8 +185,10 @@ def zh_bpe_train(train_text: PathLike, save_vocab: Optional[PathLike], vocab_siz
         (423, 'min_frequency')
     """
     _check_steps(vocab_size, min_frequency)
-    pieces = _clause_pieces(_read_text(train_text, errors))
-    result = _learn(count_words(pieces), vocab_size, min_frequency)  # empty pieces are not counted
+    # One expression: the text and its pieces are freed before the merge loop runs (empty
+    # pieces are not counted).
+    counts = count_words(_clause_pieces(_read_text(train_text, errors)))
+    result = _learn(counts, vocab_size, min_frequency)
     if save_vocab is not None:
         atomic_write_text(save_vocab, result.vocabulary_text())
     return result
