@@ -17,17 +17,8 @@ from hypothesis import strategies as st
 from ciyuan.cli import main
 from ciyuan.errors import InvalidInputError
 from ciyuan.reference import zh_bpe as ref
-from ciyuan.textbook import (
-    ZhBpeSegmenter,
-    get_vocabulary_from_txt,
-    is_all_chinese,
-    learn_zh_merges,
-    read_zh_units,
-    zh_bpe_apply,
-    zh_bpe_train,
-    zh_clauses,
-    zh_units,
-)
+from ciyuan.textbook import ZhBpeSegmenter, learn_zh_merges, zh_bpe_apply, zh_bpe_train
+from ciyuan.textbook.zh_bpe import get_vocabulary_from_txt, is_all_chinese, read_zh_units, zh_clauses, zh_units
 from tests.conftest import read_prefix, shared
 
 SAMPLE = ("zh-bpe-sample",)
