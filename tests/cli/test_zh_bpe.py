@@ -91,6 +91,8 @@ def test_the_sample(tmp_path, capsys):
      "min_frequency must be a non-negative integer, not -2"),
     (["train", "--train_text", "{d}/bad.txt", "--save_vocab", "{d}/v.txt"], "{d}/bad.txt: invalid UTF-8 at byte 3"),
     (["apply", "--test_text", "{d}/test.txt", "--vocab_filename", "{d}/bad.txt"], "{d}/bad.txt: invalid UTF-8"),
+    (["train", "--train_text", "{d}/train.txt", "--save_vocab", "{d}/no/v.txt"],
+     "cannot write {d}/no/v.txt: No such file or directory"),
 ])
 def test_errors(files, capsys, args, message):
     (files / "bad.txt").write_bytes(b"ab\n\xff\n")

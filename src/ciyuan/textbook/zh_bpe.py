@@ -83,6 +83,14 @@ def _read_text(path: PathLike, errors: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
+def _write_text(path: PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` atomically; a path that cannot be written is an input error."""
+    try:
+        atomic_write_text(path, text)
+    except OSError as e:
+        raise InvalidInputError(f"cannot write {os.fspath(path)}: {e.strerror}") from None
+
+
 def _lines(text: str) -> List[str]:
     """The lines of a text (newlines already ``\\n``), without their newline."""
     lines = text.split("\n")
@@ -170,7 +178,7 @@ def learn_zh_merges(clauses: Mapping[str, int], vocab_size: int = 1000, min_freq
         [('中', '国</w>'), ('国', '人</w>'), ('人', '民</w>'), ('中', '国人</w>')]
     """
     _check_steps(vocab_size, min_frequency)
-    return _learn(count_words(clauses), vocab_size, min_frequency)
+    return _learn(count_words({c: n for c, n in clauses.items() if c}), vocab_size, min_frequency)
 
 
 def zh_bpe_train(train_text: PathLike, save_vocab: Optional[PathLike], vocab_size: int = 1000,
@@ -190,7 +198,7 @@ def zh_bpe_train(train_text: PathLike, save_vocab: Optional[PathLike], vocab_siz
     counts = count_words(_clause_pieces(_read_text(train_text, errors)))
     result = _learn(counts, vocab_size, min_frequency)
     if save_vocab is not None:
-        atomic_write_text(save_vocab, result.vocabulary_text())
+        _write_text(save_vocab, result.vocabulary_text())
     return result
 
 
@@ -327,5 +335,5 @@ def zh_bpe_apply(test_text: PathLike, vocab_filename: PathLike, answer_filename:
     units = read_zh_units(vocab_filename, errors)
     answer = ZhBpeSegmenter(units).segment_text(_read_text(test_text, errors))
     if answer_filename is not None:
-        atomic_write_text(answer_filename, answer)
+        _write_text(answer_filename, answer)
     return ZhBpeAnswer(answer, units, answer.count("\n"))
