@@ -1,127 +1,147 @@
-"""The ``ciyuan zh-bpe`` command: a small Chinese BPE tool with two modes. ``train`` learns units
-inside clauses of (space-free) Chinese text, ``apply`` cuts a text into those units, separated by
-spaces. Its flags are the documented underscore ones (``--train_text``); the dashed spellings
-(``--train-text``) work too. Outputs are written atomically.
+"""The ``ciyuan zh-bpe`` command: document 002's Chinese BPE tool (``ciyuan.textbook.zh_bpe``).
+
+Two modes, named as the first argument (``ciyuan zh-bpe train ...``) or with ``--mode`` as the
+tool's README writes it (``ciyuan zh-bpe --mode train ...``). Its flags are the documented
+underscore ones (``--train_text``); the dashed spellings (``--train-text``) work too. Outputs
+are written atomically.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Dict, List
+from typing import Any, Dict, List, Optional
 
-from ciyuan.cli.options import Command
+from ciyuan.cli.options import Command, add_errors_argument
 
 __all__ = ["COMMANDS", "add_arguments", "run"]
 
+_MODES = ("train", "apply")
+
+_ZH_DESCRIPTION = """\
+A Chinese BPE tool in two modes (founding document 002; docs/seeds.md).
+
+train  Cuts each line of --train_text at ASCII ',' into clauses (ASCII spaces and '。'
+       removed; '，' is not a separator), marks each clause's last character with </w>, then
+       merges the most frequent pair of symbols (equal counts: the greater pair, in code point
+       order) at most --vocab_size times: --vocab_size counts merge steps. Training stops
+       early when the best pair occurs fewer than --min_frequency times; it then prints
+       已达到下限 ("reached the lower bound"). The merges, "a b" one per line in order, are the
+       vocabulary file (--save_vocab).
+apply  Reads the units of --vocab_filename: each line without its spaces and </w>, kept if it
+       has one or two characters, all Chinese (U+4E00..U+9FA5), none of them 的. Each line of
+       --test_text loses its spaces, tabs and U+3000, then the units are applied in file
+       order, each taking (left to right, no overlaps) characters that no earlier unit took.
+       Each line's units, joined by single spaces, go to --answer_filename: one line per line.
+
+The mode is the first argument or --mode. Every flag also has a dashed spelling
+(--train-text for --train_text)."""
+
 _ZH_EPILOG = """\
 examples:
-  ciyuan zh-bpe train --train_text smalltrain.txt --save_vocab vocab.txt --vocab_size 1000
-  ciyuan zh-bpe apply --test_text smalltest.txt --vocab_filename vocab.txt --answer_filename answer.txt"""
-
+  ciyuan zh-bpe train --train_text smalltrain.txt --save_vocab 1000.txt
+  ciyuan zh-bpe apply --test_text smalltest.txt --vocab_filename 1000.txt --answer_filename answer.txt
+  ciyuan zh-bpe --mode train --train_text train.txt --save_vocab 10000.txt --vocab_size 10000
+  ciyuan zh-bpe --mode apply --test_text test.txt --vocab_filename 10000.txt > answer.txt"""
 
 COMMANDS: Dict[str, Command] = {
     "zh-bpe": Command(
-        "Chinese BPE: learn units from Chinese text (train) and cut text into them (apply)",
-        "A small Chinese BPE tool. Spaces are removed and the text is cut into clauses at sentence "
-        "punctuation (， , 。 ...); BPE learns units inside the clauses.",
+        "Chinese BPE tool (document 002): train merges on clauses, apply them as units",
+        _ZH_DESCRIPTION,
         _ZH_EPILOG),
 }
 
+# Each mode's flags (their dests); the first two of each mode are required.
+_TRAIN_FLAGS = ("train_text", "save_vocab", "vocab_size", "min_frequency")
+_APPLY_FLAGS = ("test_text", "vocab_filename", "answer_filename")
+_DEFAULTS = {"vocab_size": 1000, "min_frequency": 2}  # set after the mode is known
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest
+
 
 def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
-    """The two modes of ``zh-bpe`` and their options."""
-    modes = p.add_subparsers(dest="mode", metavar="MODE", required=True)
-    t = modes.add_parser("train", help="learn the units; writes the vocabulary (and its merges beside it)")
-    t.add_argument("--train_text", "--train-text", required=True, metavar="FILE", help="the training text")
-    t.add_argument("--save_vocab", "--save-vocab", required=True, metavar="FILE",
-                   help="one unit per line; the merges go to FILE.merges")
-    t.add_argument("--vocab_size", "--vocab-size", type=int, default=1000, metavar="N",
-                   help="default 1000 (characters included)")
-    t.add_argument("--min_frequency", "--min-frequency", type=int, default=2, metavar="K", help="default 2")
-    a = modes.add_parser("apply", help="cut a text into the learned units, separated by spaces")
-    a.add_argument("--test_text", "--test-text", required=True, metavar="FILE", help="the text to cut")
-    a.add_argument("--vocab_filename", "--vocab-filename", required=True, metavar="FILE",
-                   help="a vocabulary written by train (FILE.merges beside it; without it units are "
-                        "taken greedily, longest first)")
-    a.add_argument("--answer_filename", "--answer-filename", required=True, metavar="FILE",
-                   help="where the cut text goes")
+    """The modes and options of ``zh-bpe``."""
+    p.add_argument("mode_arg", nargs="?", choices=_MODES, metavar="MODE", help="train or apply")
+    p.add_argument("--mode", choices=_MODES, help="the mode, as the tool's README gives it (instead of MODE)")
+
+    def both(group: argparse._ActionsContainer, dest: str, **how: Any) -> None:
+        group.add_argument(_flag(dest), _flag(dest).replace("_", "-"), dest=dest, **how)
+
+    t = p.add_argument_group("train")
+    both(t, "train_text", metavar="FILE", help="the training text (UTF-8; required)")
+    both(t, "save_vocab", metavar="FILE", help="where the vocabulary (the merges) goes (required)")
+    both(t, "vocab_size", type=int, metavar="N",
+         help="the most merge steps (default 1000; the vocabulary file has at most N lines)")
+    both(t, "min_frequency", type=int, metavar="K",
+         help="stop when the most frequent pair occurs fewer than K times (default 2)")
+    a = p.add_argument_group("apply")
+    both(a, "test_text", metavar="FILE", help="the text to cut into units (UTF-8; required)")
+    both(a, "vocab_filename", metavar="FILE", help="a vocabulary written by train (required)")
+    both(a, "answer_filename", metavar="FILE", help="where the answer goes (default: standard output)")
+    add_errors_argument(p, help="invalid UTF-8 in an input file: stop with an error naming the file and byte "
+                                "(strict, default) or read the bad bytes as U+FFFD (replace)")
+
+
+def _mode(args: argparse.Namespace) -> str:
+    """The mode, from MODE or --mode; the error names what is wrong."""
+    from ciyuan.errors import InvalidInputError
+
+    if args.mode_arg and args.mode and args.mode_arg != args.mode:
+        raise InvalidInputError(f"two modes given: {args.mode_arg} and --mode {args.mode}")
+    mode: Optional[str] = args.mode_arg or args.mode
+    if mode is None:
+        raise InvalidInputError("give a mode: `ciyuan zh-bpe train ...` or `ciyuan zh-bpe apply ...` "
+                                "(or --mode train / --mode apply)")
+    own, other = (_TRAIN_FLAGS, _APPLY_FLAGS) if mode == "train" else (_APPLY_FLAGS, _TRAIN_FLAGS)
+    stray = [_flag(d) for d in other if getattr(args, d) is not None]
+    if stray:
+        raise InvalidInputError(f"{', '.join(stray)}: not an option of {mode}")
+    missing: List[str] = [_flag(d) + " FILE" for d in own[:2] if getattr(args, d) is None]
+    if missing:
+        raise InvalidInputError(f"{mode} needs {' and '.join(missing)}")
+    for dest, default in _DEFAULTS.items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
+    return mode
 
 
 def run(args: argparse.Namespace) -> None:
     """Run ``zh-bpe train`` or ``zh-bpe apply`` (errors are ciyuan errors, reported by the caller)."""
-    if args.mode == "train":
+    if _mode(args) == "train":
         _zh_train(args)
     else:
         _zh_apply(args)
 
 
-_SPACES = str.maketrans("", "", " \t\u3000\r")
-
-
-def _zh_text(path: str) -> str:
-    """The file's text with spaces removed (the sample corpora put a space between characters)."""
-    from ciyuan._io import read_utf8
-
-    return read_utf8(path).translate(_SPACES)
-
-
 def _zh_train(args: argparse.Namespace) -> None:
-    from ciyuan._io import atomic_write_text
-    from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
-    from ciyuan.pre_tokenizers import ZhSentence
-    from ciyuan.trainers import BpeTrainer
+    from ciyuan.textbook.zh_bpe import LOWER_BOUND_MESSAGE, zh_bpe_train
 
-    trainer = BpeTrainer(args.vocab_size, min_frequency=args.min_frequency)
-    model = trainer.train(_zh_text(args.train_text).split("\n"), ZhSentence())
-    vocab = "".join(line + "\n" for line in vocab_lines(model))
-    merges = "".join(line + "\n" for line in merges_lines(model))
-    atomic_write_text(args.save_vocab, vocab)
-    atomic_write_text(args.save_vocab + ".merges", merges)
-    print(f"ciyuan zh-bpe: {model.vocab_size} units ({len(model.merges)} merges) -> {args.save_vocab}",
-          file=sys.stderr)
+    result = zh_bpe_train(args.train_text, args.save_vocab, args.vocab_size, args.min_frequency,
+                          errors=args.errors)
+    if result.stop == "min_frequency":
+        print(LOWER_BOUND_MESSAGE)  # what the tool prints
+    why = {
+        "vocab_size": f"--vocab_size {args.vocab_size} merge steps done",
+        "min_frequency": f"the most frequent pair occurs fewer than --min_frequency {args.min_frequency} times "
+                         "(reached the lower bound)",
+        "no_pair": "no pair left to merge",
+    }[result.stop]
+    n = len(result.merges)
+    print(f"ciyuan zh-bpe train: {n:,} merge{'s' if n != 1 else ''} from {result.clauses:,} distinct clauses "
+          f"({result.total:,} in all) -> {args.save_vocab}; stopped: {why}", file=sys.stderr)
 
 
 def _zh_apply(args: argparse.Namespace) -> None:
-    from pathlib import Path
+    from ciyuan.textbook.zh_bpe import zh_bpe_apply
 
-    from ciyuan._io import atomic_write_text
-    from ciyuan.formats.vocab_merges import load_merges_txt, load_vocab_txt
-    from ciyuan.models import BPE
-    from ciyuan.pre_tokenizers import ZhSentence
-    from ciyuan.tokenizer import Tokenizer
-
-    vocab = load_vocab_txt(args.vocab_filename)
-    merges_path = Path(args.vocab_filename + ".merges")
-    if merges_path.exists():
-        model = BPE(vocab, load_merges_txt(merges_path))
-    else:
-        model = BPE(vocab, encode_mode="longest_match")
-    tok = Tokenizer(model, pre_tokenizer=None)
-    splitter = ZhSentence()
-    known = {t for t in vocab if len(t) == 1}
-    cache: Dict[str, List[str]] = {}
-
-    def units(piece: str) -> List[str]:
-        if piece not in cache:
-            out: List[str] = []
-            run = ""
-            for c in piece + "\0":
-                if c in known:
-                    run += c
-                    continue
-                if run:
-                    out.extend(tok.encode(run).tokens)
-                    run = ""
-                if c != "\0":
-                    out.append(c)  # a character never seen in training is a unit of its own
-            cache[piece] = out
-        return cache[piece]
-
-    lines = []
-    for line in _zh_text(args.test_text).split("\n"):
-        lines.append(" ".join(u for s, e in splitter.split(line) for u in units(line[s:e])))
-    if lines and lines[-1] == "":
-        lines.pop()
-    atomic_write_text(args.answer_filename, "".join(line + "\n" for line in lines))
-    print(f"ciyuan zh-bpe: wrote {len(lines)} lines -> {args.answer_filename}", file=sys.stderr)
+    to_stdout = args.answer_filename in (None, "-")
+    answer = zh_bpe_apply(args.test_text, args.vocab_filename, None if to_stdout else args.answer_filename,
+                          errors=args.errors)
+    if to_stdout:
+        sys.stdout.buffer.write(answer.text.encode("utf-8"))
+        sys.stdout.buffer.flush()
+    where = "standard output" if to_stdout else args.answer_filename
+    print(f"ciyuan zh-bpe apply: {len(answer.units):,} units from {args.vocab_filename}; "
+          f"{answer.lines:,} lines -> {where}", file=sys.stderr)

@@ -11,7 +11,8 @@ document's code (an evident defect, fixed as the document's text intends).
   ``merge_vocab``, ``learn_bpe`` (the native merge loop), ``bpe`` / ``run_bpe`` (the printed
   run), ``build_dict_from_vocab``, ``subword_tokenize``, ``tokenize``,
   ``tokenize_word_by_substrings``, ``detokenize``.
-- ``zh_bpe`` (document 002): the Chinese BPE tool behind ``ciyuan zh-bpe``.
+- ``zh_bpe`` (document 002): the Chinese BPE tool behind ``ciyuan zh-bpe``: ``zh_bpe_train``,
+  ``zh_bpe_apply``, ``get_vocabulary_from_txt``, ``learn_zh_merges``, ``ZhBpeSegmenter``, ...
 - ``levels`` (document 003): ``word_level``, ``char_level`` and their printed form
   (``format_split``, ``print_word_level``, ``print_char_level``); WordPiece's
   ``wordpiece_split`` and ``wordpiece_score``.
@@ -54,6 +55,19 @@ from ciyuan.textbook.sennrich import (
     tokenize,
     tokenize_word_by_substrings,
 )
+from ciyuan.textbook.zh_bpe import (
+    ZhBpeAnswer,
+    ZhBpeSegmenter,
+    ZhBpeTraining,
+    get_vocabulary_from_txt,
+    is_all_chinese,
+    learn_zh_merges,
+    read_zh_units,
+    zh_bpe_apply,
+    zh_bpe_train,
+    zh_clauses,
+    zh_units,
+)
 
 __all__ = [
     # 000
@@ -62,6 +76,9 @@ __all__ = [
     "build_vocab", "get_stats", "merge_vocab", "learn_bpe", "bpe", "run_bpe", "build_dict_from_vocab",
     "format_top_subwords", "subword_tokenize", "tokenize", "tokenize_word_by_substrings", "sort_by_length",
     "detokenize",
+    # 002
+    "zh_bpe_train", "zh_bpe_apply", "get_vocabulary_from_txt", "zh_clauses", "learn_zh_merges", "ZhBpeTraining",
+    "is_all_chinese", "zh_units", "read_zh_units", "ZhBpeSegmenter", "ZhBpeAnswer",
     # 003
     "word_level", "char_level", "format_split", "print_word_level", "print_char_level", "wordpiece_split",
     "wordpiece_score", "MergeTableBPE", "BBPE", "MergeTable", "split_word", "format_word_split", "word_counts",
