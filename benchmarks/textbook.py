@@ -3,13 +3,19 @@ plain-Python algorithms (``ciyuan.reference``), side by side.
 
 One function per document; ``--only`` runs one of them, the default runs all.
 
-    python benchmarks/textbook.py [--rounds 3] [--only 002] [--zh-kb 300] [--markdown FILE]
+    python benchmarks/textbook.py [--rounds 3] [--only 000|002] [--en-vocab 600 2000] [--zh-kb 300]
+                                  [--markdown FILE]
 
 Every timed run is a fresh worker process (its own peak RSS); rounds alternate the two sides
 (ciyuan first, then Python first, ...) so that the drift of a shared machine falls on both
 alike. Printed: the median time of each side, the median of the per-round ratios (Python's time
 over ciyuan's: > 1 means ciyuan is faster), and the median peak RSS. The two sides' outputs are
 checked to be identical, byte for byte.
+
+Document 000 (``BPETokenizer``): ``fit`` on the lines of the first 1 MB of tinyshakespeare.txt
+(with each --en-vocab) and ``tokenize`` of the same text, against ``ciyuan.reference.textbook_bpe``
+(the document's algorithm: every pair recounted at each step), words counted the same way on
+both sides (Python's ``re``).
 
 Document 002 (the Chinese BPE tool): ``ciyuan zh-bpe train --vocab_size 10000`` (the document's
 real run, which took it about an hour) and ``ciyuan zh-bpe apply`` (an hour and a half) on
@@ -46,6 +52,90 @@ ZH_STEPS = 10000  # --vocab_size of the document's real run
 
 def digest(path: Path) -> str:
     return hashlib.sha1(path.read_bytes()).hexdigest()[:12]
+
+
+# -- document 000: BPETokenizer ---------------------------------------------------------------------------
+
+EN_CORPUS = SHARED_DATA / "corpora" / "en" / "tinyshakespeare.txt"
+EN_BYTES = 1_000_000
+
+
+def worker_000(args: List[str]) -> dict:
+    """One timed run: ``SIDE VOCAB_SIZE TEXT OUT``: fit on TEXT's lines (vocab.txt to OUT), then
+    tokenize the whole TEXT; the tokens' digest goes with the vocabulary's."""
+    side, vocab_size, text, out = args
+    lines = Path(text).read_text(encoding="utf-8").split("\n")
+    if side == "ciyuan":
+        from ciyuan.textbook import BPETokenizer
+
+        start = time.perf_counter()
+        bpe = BPETokenizer(int(vocab_size))
+        bpe.fit(lines, max_steps=10000, out_fn=out)
+        fit_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        tokens = bpe.tokenize("\n".join(lines))
+    else:
+        from collections import Counter
+
+        from ciyuan.reference import textbook_bpe as ref
+        from ciyuan.textbook import wordpunct_tokenize  # the document's basic tokenizer (Python's re)
+
+        start = time.perf_counter()
+        counts: Counter = Counter()
+        for line in lines:
+            counts.update(wordpunct_tokenize(line.lower()))
+        vocab, _ = ref.fit(counts.items(), int(vocab_size), 10000)
+        Path(out).write_text("\n".join(vocab), encoding="utf-8")
+        fit_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        tokens = ref.tokenize(wordpunct_tokenize("\n".join(lines).lower()), vocab)
+    tokenize_seconds = time.perf_counter() - start
+    token_digest = hashlib.sha1("\x00".join(tokens).encode("utf-8")).hexdigest()[:12]
+    return {"fit": fit_seconds, "tokenize": tokenize_seconds, "rss_mb": peak_rss_mb(),
+            "digest": digest(Path(out)) + "/" + token_digest, "tokens": len(tokens),
+            "vocab": Path(out).read_text(encoding="utf-8").count("\n") + 1}
+
+
+def bench_000(args: argparse.Namespace) -> List[str]:
+    """BPETokenizer.fit + tokenize vs the plain-Python algorithm on 1 MB of English."""
+    if not EN_CORPUS.exists():
+        print(f"skip 000: {EN_CORPUS} not found", file=sys.stderr)
+        return []
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ciyuan-bench-000-") as d:
+        text = Path(d) / "en.txt"
+        text.write_text(read_prefix(EN_CORPUS, EN_BYTES), encoding="utf-8")
+        for vocab_size in args.en_vocab:
+            runs: Dict[str, List[dict]] = {"ciyuan": [], "python": []}
+            for r in range(args.rounds):
+                for side in ("ciyuan", "python") if r % 2 == 0 else ("python", "ciyuan"):
+                    out = Path(d) / f"vocab.{side}.txt"
+                    result = json.loads(run_worker(Path(__file__), ["000", side, str(vocab_size), str(text), str(out)],
+                                                   {}))
+                    runs[side].append(result)
+                    print(f"000 vocab_size {vocab_size}, {side}: fit {result['fit']:.3f} s, tokenize "
+                          f"{result['tokenize']:.3f} s, {result['rss_mb']:.0f} MB", file=sys.stderr, flush=True)
+            c, p = runs["ciyuan"], runs["python"]
+            if len({x["digest"] for x in c + p}) != 1:
+                raise RuntimeError(f"000 vocab_size {vocab_size}: ciyuan's and Python's vocab.txt or tokens differ")
+            for step in ("fit", "tokenize"):
+                ratio = statistics.median(b[step] / a[step] for a, b in zip(c, p))
+                what = f"{c[0]['vocab']:,} lines of vocab.txt" if step == "fit" else f"{c[0]['tokens']:,} tokens"
+                rows.append(f"| vocab_size {vocab_size} | {step} ({what}) "
+                            f"| {statistics.median(x[step] for x in c):.3f} s "
+                            f"| {statistics.median(x['rss_mb'] for x in c):.0f} MB "
+                            f"| {statistics.median(x[step] for x in p):.2f} s "
+                            f"| {statistics.median(x['rss_mb'] for x in p):.0f} MB | {ratio:,.0f}x |")
+    return [
+        f"Document 000, `BPETokenizer`: `fit` (max_steps 10000) and `tokenize` on the first {EN_BYTES / 1e6:.0f} MB "
+        f"of tinyshakespeare.txt vs the plain-Python algorithm (ciyuan.reference.textbook_bpe: a full recount "
+        f"per step); {machine()}. Median of {args.rounds} rounds (fresh processes, alternating); vocab.txt and "
+        f"tokens identical. Peak RSS is the process's (fit and tokenize).",
+        "",
+        "| run | step | ciyuan | ciyuan peak RSS | plain Python | Python peak RSS | Python / ciyuan |",
+        "|---|---|---:|---:|---:|---:|---:|",
+        *rows,
+    ]
 
 
 # -- document 002: the Chinese BPE tool ----------------------------------------------------------------
@@ -148,8 +238,8 @@ def _bench_002(args: argparse.Namespace, tmp: Path) -> List[str]:
 
 # -- the documents --------------------------------------------------------------------------------------
 
-DOCUMENTS: Dict[str, Callable[[argparse.Namespace], List[str]]] = {"002": bench_002}
-WORKERS: Dict[str, Callable[[List[str]], dict]] = {"002": worker_002}
+DOCUMENTS: Dict[str, Callable[[argparse.Namespace], List[str]]] = {"000": bench_000, "002": bench_002}
+WORKERS: Dict[str, Callable[[List[str]], dict]] = {"000": worker_000, "002": worker_002}
 
 
 def main() -> None:
@@ -157,6 +247,8 @@ def main() -> None:
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     ap.add_argument("--only", choices=sorted(DOCUMENTS), help="one document (default: all)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--en-vocab", type=int, nargs="+", default=[600, 2000], metavar="N",
+                    help="document 000: the vocab_size values to fit (default 600 2000)")
     ap.add_argument("--zh-kb", type=int, default=300, help="document 002: the slice both sides run on (KB)")
     ap.add_argument("--zh-no-whole-python", action="store_true",
                     help="document 002: skip Python's apply on the whole corpus (about 90 s a round)")

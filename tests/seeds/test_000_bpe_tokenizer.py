@@ -152,6 +152,17 @@ def test_generated_corpora_match_the_reference(sentences, vocab_size, max_steps,
     check_against_reference(sentences, vocab_size, max_steps, tmp_path_factory.mktemp("v"))
 
 
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet="aAb_0 .,'-\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x00é", max_size=60))
+def test_tokenize_of_ascii_text_in_one_native_call_is_the_documents(text):
+    # Plain ASCII text is cut natively (WordPunct) in one call: the same words as Python's re,
+    # including the ASCII separators \x1c-\x1f that only Python counts as whitespace.
+    bpe = fitted(1000, 8, ["ab a_b 0a b.b, a-a ab'"])
+    expected = reference.tokenize(wordpunct_tokenize(text.lower()), bpe.vocab)
+    assert bpe.tokenize(text) == expected
+    assert bpe.encode(text) == [bpe.vocab.index(t) for t in expected]
+
+
 def test_shakespeare_slice_matches_the_reference(tmp_path):
     text = read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 20_000)
     check_against_reference(text.split("\n"), 300, 400, tmp_path)

@@ -46,6 +46,7 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, 
 from ciyuan._io import PathLike, atomic_write_text
 from ciyuan.errors import InvalidInputError, UnknownIdError, check_count
 from ciyuan.models import BPE
+from ciyuan.pre_tokenizers import WordPunct
 from ciyuan.tokenizer import Tokenizer
 from ciyuan.trainers import BpeTrainer
 from ciyuan.trainers.corpus import count_words
@@ -53,6 +54,8 @@ from ciyuan.trainers.corpus import count_words
 __all__ = ["BPETokenizer", "wordpunct_tokenize"]
 
 _WORDPUNCT = re.compile(r"\w+|[^\w\s]+")
+# ASCII characters Python's \s matches but the native scanner's whitespace does not.
+_ODD_ASCII_SPACE = re.compile("[\x1c-\x1f]")
 
 
 def wordpunct_tokenize(text: str) -> List[str]:
@@ -95,7 +98,7 @@ class BPETokenizer:
         self.vocab: List[str] = []
         self.merges: List[Tuple[str, str]] = []
         self._ids: Dict[str, int] = {}  # token -> its first line
-        self._encoders: Dict[str, Tokenizer] = {}  # add_post -> the native longest-match encoder
+        self._encoders: Dict[Tuple[str, bool], Tokenizer] = {}  # the native longest-match encoders
 
     # -- training -------------------------------------------------------------------------------
 
@@ -148,30 +151,38 @@ class BPETokenizer:
 
     # -- encoding -------------------------------------------------------------------------------
 
-    def _words(self, text: str) -> List[str]:
+    def _ids_of(self, text: str, add_post: str) -> List[int]:
+        """The token ids of ``text``, the words' ids one after another."""
         if not self._ids:
             raise InvalidInputError("this BPETokenizer has no vocabulary yet: call fit() first")
-        return list(self.basic_tokenizer(text.lower() if self.lowercase else text))
+        if self.lowercase:
+            text = text.lower()
+        if self.basic_tokenizer is wordpunct_tokenize and text.isascii() and not _ODD_ASCII_SPACE.search(text):
+            # Plain ASCII: the native WordPunct scanner cuts exactly what Python's re does, so the
+            # whole text goes to the core in one call.
+            return self._encoder(add_post, whole_text=True).encode_ids(text, disallowed_special=())
+        words = list(self.basic_tokenizer(text))
+        ids = self._encoder(add_post).encode_batch_ids(words, threads=1, disallowed_special=())
+        return [i for word in ids for i in word]
 
-    def _encoder(self, add_post: str) -> Tokenizer:
-        if add_post not in self._encoders:
+    def _encoder(self, add_post: str, whole_text: bool = False) -> Tokenizer:
+        """The native longest-match encoder: of words, or (``whole_text``) of ASCII text it cuts
+        into words itself."""
+        key = (add_post, whole_text)
+        if key not in self._encoders:
             model = BPE(self._ids, end_of_word_symbol=add_post, unk_token=self.special[0], encode_mode="longest_match")
-            self._encoders[add_post] = Tokenizer(model, pre_tokenizer=None)
-        return self._encoders[add_post]
+            self._encoders[key] = Tokenizer(model, pre_tokenizer=WordPunct() if whole_text else None)
+        return self._encoders[key]
 
     def tokenize(self, text: str, add_post: Optional[str] = "</w>") -> List[str]:
         """The tokens of ``text``: each word's characters and ``add_post`` cut into the longest
         runs found in the vocabulary, left to right; a unit in no run is ``<UNK>``."""
-        words = self._words(text)
-        ids = self._encoder(add_post or "").encode_batch_ids(words, threads=1, disallowed_special=())
         vocab = self.vocab
-        return [vocab[i] for word in ids for i in word]
+        return [vocab[i] for i in self._ids_of(text, add_post or "")]
 
     def encode(self, text: str) -> List[int]:
         """The ids of :meth:`tokenize`'s tokens (a token's id is its line in the vocabulary)."""
-        words = self._words(text)
-        ids = self._encoder("</w>").encode_batch_ids(words, threads=1, disallowed_special=())
-        return [i for word in ids for i in word]
+        return self._ids_of(text, "</w>")
 
     def decode(self, token_ids: Sequence[Union[int, Sequence[int]]]) -> Union[str, List[str]]:
         """The text of ids: the tokens joined, each ``</w>`` a space. A list of id lists (the
