@@ -37,8 +37,9 @@ SPECIAL = ("<UNK>", "<PAD>", "<END>", "<MASK>")
 Word = Tuple[str, ...]
 
 
-def merge_symbols(word: Word, pair: Tuple[str, str]) -> Word:
-    """``word`` with every ``pair`` of adjacent whole symbols joined, left to right."""
+def merge_symbols(word: Sequence[str], pair: Tuple[str, str]) -> Word:
+    """``word`` with every ``pair`` of adjacent whole symbols joined, left to right ("a a a" ->
+    "aa a")."""
     out: List[str] = []
     i = 0
     while i < len(word):

@@ -36,6 +36,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from ciyuan.reference.textbook_bpe import merge_symbols
+
 __all__ = [
     "END_OF_WORD",
     "clause_counts",
@@ -70,22 +72,8 @@ def clause_counts(text: str) -> Counter:
     return counts
 
 
-def _symbols(clause: str) -> List[str]:
-    return [*clause[:-1], clause[-1] + END_OF_WORD]
-
-
-def _merge(word: List[str], pair: Pair) -> List[str]:
-    """``word`` with every occurrence of ``pair`` merged, left to right ("a a a" -> "aa a")."""
-    out: List[str] = []
-    i = 0
-    while i < len(word):
-        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
-            out.append(word[i] + word[i + 1])
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return out
+def _symbols(clause: str) -> Tuple[str, ...]:
+    return (*clause[:-1], clause[-1] + END_OF_WORD)
 
 
 def _stop(best_count: int, min_frequency: int) -> Optional[str]:
@@ -114,7 +102,7 @@ def train_merges(clauses: Mapping[str, int], vocab_size: int = 1000,
         if best is None or why:
             return merges, why or "no_pair"
         merges.append(best)
-        words = [_merge(w, best) for w in words]
+        words = [merge_symbols(w, best) for w in words]
     return merges, "vocab_size"
 
 
@@ -142,7 +130,7 @@ def train_merges_incremental(clauses: Mapping[str, int], vocab_size: int = 1000,
         touched: Set[Pair] = set()
         for w in where.pop(best):
             old, n = words[w], counts[w]
-            new = _merge(old, best)
+            new = merge_symbols(old, best)
             for pair in zip(old, old[1:]):
                 pairs[pair] -= n
                 touched.add(pair)

@@ -41,7 +41,6 @@ Example:
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Collection, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from ciyuan.errors import InvalidInputError, check_count
@@ -50,6 +49,7 @@ from ciyuan.pre_tokenizers import WhitespaceSplit
 from ciyuan.reference import segment as reference_segment
 from ciyuan.reference.wordpiece import fmm_word
 from ciyuan.segment import Dictionary, Segmenter
+from ciyuan.textbook.merge_table import word_counts
 from ciyuan.tokenizer import Tokenizer
 from ciyuan.trainers import WordPieceTrainer
 
@@ -166,16 +166,9 @@ class WordPieceVocabulary(NamedTuple):
 
 
 def _count_words(corpus: Corpus) -> Dict[str, int]:
-    """``{word: count}`` of a corpus: a mapping as given, texts split on whitespace."""
-    if isinstance(corpus, Mapping):
-        return dict(corpus)
-    texts = [corpus] if isinstance(corpus, str) else corpus
-    counts: Counter = Counter()
-    for text in texts:
-        if not isinstance(text, str):
-            raise InvalidInputError(f"corpus texts must be str, got {type(text).__name__}")
-        counts.update(text.split())  # str.split(): the whitespace wordpiece_encode splits on
-    return dict(counts)
+    """``{word: count}`` of a corpus: a mapping as given, texts split on whitespace (``str.split``,
+    the whitespace wordpiece_encode splits on)."""
+    return dict(corpus) if isinstance(corpus, Mapping) else word_counts(corpus)
 
 
 def train_wordpiece_pmi(
