@@ -65,9 +65,32 @@ def train_on_own_sources() -> None:
     assert tok.decode(enc.ids) == line
 
 
+def founding_documents(data: Optional[Path]) -> None:
+    """A worked example of three founding documents (ciyuan.textbook; docs/seeds.md has all)."""
+    from ciyuan import textbook
+
+    print("\n== the founding documents (ciyuan.textbook; every example: docs/seeds.md)")
+    bpe = textbook.BPETokenizer(vocab_size=1000)
+    bpe.fit(["low " * 5 + "lower " * 2 + "newest " * 6 + "widest " * 3], max_steps=3, out_fn=None)
+    print(f"   000 BPETokenizer.fit: merges {bpe.merges}; tokenize('lowest') -> {bpe.tokenize('lowest')}")
+    words = {"大模型", "学习", "模型", "我要", "要"}
+    print(f"   004 forward_max_matching: {'/'.join(textbook.forward_max_matching('我要学习大模型', words))}")
+    sample = data / "zh-bpe-sample" if data is not None else None
+    if sample is None or not (sample / "smalltrain.txt").exists():
+        return
+    start = time.perf_counter()
+    training = textbook.zh_bpe_train(sample / "smalltrain.txt", None)
+    units = textbook.zh_units(f"{a} {b}" for a, b in training.merges)
+    first = (sample / "smalltest.txt").read_text(encoding="utf-8").split("\n")[0]
+    line = textbook.ZhBpeSegmenter(units).segment_text(first)
+    print(f"   002 zh-bpe train on its sample: {len(training.merges)} merges ({training.stop}) in "
+          f"{time.perf_counter() - start:.2f} s; apply -> {line[:60]}...")
+
+
 def main() -> int:
     train_on_own_sources()
     data = find_shared_data()
+    founding_documents(data)
     if data is None:
         print("\nciyuan demo: ../shared/data (tokenizer files and corpora) was not found, so the "
               "cl100k_base / o200k_base part is skipped; set CIYUAN_SHARED_DATA to its path.")
