@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator, Union
 
 from ciyuan._text import decode_utf8
+from ciyuan.errors import InvalidInputError
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_output", "read_utf8"]
 
@@ -20,7 +21,11 @@ PathLike = Union[str, "os.PathLike[str]"]
 def atomic_output(path: PathLike) -> Iterator[BinaryIO]:
     """A binary file to stream into; it replaces ``path`` only if the block finishes."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    except OSError as e:  # the folder is missing or not writable: name the path asked for
+        raise InvalidInputError(f"cannot write {path}: {e.strerror}; check that its folder exists and is "
+                                "writable") from None
     try:
         with os.fdopen(fd, "wb") as f:
             yield f

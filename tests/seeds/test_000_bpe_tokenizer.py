@@ -100,6 +100,15 @@ def test_the_end_of_word_marker_can_be_merged_away():
     assert bpe.tokenize("a") == ["<UNK>", "<UNK>"]  # "a", then the lone marker
 
 
+def test_lone_surrogates_read_as_replacement_characters(tmp_path):
+    # vocab.txt is UTF-8, where a lone surrogate has no form: it is read as U+FFFD, in training
+    # and in tokenizing alike (the document's code would fail writing the file).
+    bpe = BPETokenizer(1000)
+    bpe.fit(["a\ud800 b"], max_steps=0, out_fn=tmp_path / "v.txt")
+    assert "\ufffd" in bpe.vocab and (tmp_path / "v.txt").read_text(encoding="utf-8").count("\ufffd") == 1
+    assert bpe.tokenize("\ud800") == ["\ufffd", "</w>"]
+
+
 def test_wordpunct_and_options():
     assert wordpunct_tokenize("Don't stop-me now...") == ["Don", "'", "t", "stop", "-", "me", "now", "..."]
     bpe = BPETokenizer(50, lowercase=False, basic_tokenizer=str.split)
@@ -119,6 +128,10 @@ def test_errors():
         BPETokenizer(-1)
     with pytest.raises(InvalidInputError, match="empty"):
         BPETokenizer().fit([], out_fn=None)
+    with pytest.raises(InvalidInputError, match="not NoneType"):
+        BPETokenizer().fit(None, out_fn=None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="cannot write"):
+        BPETokenizer().fit(["a"], out_fn="/nonexistent-folder/vocab.txt")
     bpe = fitted(1000, 3)
     with pytest.raises(UnknownIdError):
         bpe.decode([10_000])

@@ -244,6 +244,13 @@ def test_partly_merged_vocabulary_continues_step_by_step():
     assert merges[25:] == rest and final2 == final
 
 
+def test_lone_surrogates_stay_symbols_as_in_the_per_step_functions():
+    # The core reads a lone surrogate as U+FFFD; such a vocabulary is learned step by step.
+    vocab = tb.build_vocab(["a\ud800 a\ud800 b"])
+    merges, final = tb.learn_bpe(vocab, 3)
+    assert merges[0] == ("a", "\ud800") and final == {"a\ud800</w>": 2, "b</w>": 1}
+
+
 # -- the native merge loop against the per-step functions and the reference ------------------------
 
 SYMBOLS = st.sampled_from(list("aabbbc<>/wé字") + ["😀"])

@@ -198,6 +198,9 @@ def test_units_merge_in_training_order_never_twice():
     assert ZhBpeSegmenter(["甲乙", "甲"]).segment("甲乙甲") == ["甲乙", "甲"]
     with pytest.raises(InvalidInputError):
         ZhBpeSegmenter(["中国人"])
+    # A lone surrogate (no UTF-8 form) reads as U+FFFD.
+    assert ZhBpeSegmenter(["中国"]).segment("中国\ud800人") == ["中国", "\ufffd", "人"]
+    assert ZhBpeSegmenter(["中国"]).segment_text("中国\udfff") == "中国 \ufffd\n"
 
 
 def test_answer_lines(tmp_path):

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ciyuan.normalizers import BertNormalizer
-from ciyuan.pre_tokenizers import BertPreTokenizer
+from ciyuan.pre_tokenizers import BertPreTokenizer, WhitespaceSplit
 from ciyuan.trainers import WordPieceTrainer
+from ciyuan.trainers.corpus import count_words
 from tests.conftest import read_prefix, shared
 
 TEXTS = [
@@ -62,3 +63,11 @@ def test_files_are_counted_line_by_line(tmp_path):
     normalizer = BertNormalizer(lowercase=True)
     counter = WordPieceTrainer(100, lowercase=True).count_words(path, BertPreTokenizer(), normalizer)
     assert native_counts(counter) == python_counts(text.split("\n"), normalizer)
+
+
+def test_lone_surrogates_read_as_replacement_characters():
+    # Pre-counted words are read as texts are: a lone surrogate (no UTF-8 form) is U+FFFD.
+    expected = [("a\ufffdb".encode(), 3)]
+    high, low = "a" + chr(0xD800) + "b", "a" + chr(0xDFFF) + "b"
+    assert count_words({high: 2, low: 1}).words() == expected
+    assert count_words(["a\ud800b a\ud800b a\ud800b"], WhitespaceSplit()).words() == expected

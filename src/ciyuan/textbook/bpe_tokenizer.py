@@ -141,6 +141,9 @@ class BPETokenizer:
             for w, n in corpus.items():
                 words[w.lower() if self.lowercase else w] += n
             return dict(words)
+        if not isinstance(corpus, Iterable):
+            raise InvalidInputError(f"the corpus must be sentences (a list of str) or {{word: count}}, "
+                                    f"not {type(corpus).__name__}")
         sentences = [corpus] if isinstance(corpus, str) else corpus
         counter: Counter = Counter()
         for s in sentences:

@@ -108,6 +108,14 @@ def merge_vocab(pair: Pair, v_in: Mapping[str, int]) -> Dict[str, int]:
     return out
 
 
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _initial_words(vocab: Mapping[str, int]) -> Optional[Dict[str, int]]:
     """``{word: count}`` if every key of ``vocab`` is a word's first split (single characters,
     then ``</w>``, one space apart) with a positive integer count; else None."""
@@ -116,6 +124,8 @@ def _initial_words(vocab: Mapping[str, int]) -> Optional[Dict[str, int]]:
         if not isinstance(key, str):
             raise InvalidInputError(f"vocabulary keys must be str, got {key!r}")
         symbols = key.split(" ")
+        if not key.isascii() and _has_surrogate(key):
+            return None  # the core reads lone surrogates as U+FFFD; the Python steps keep them
         if (isinstance(n, bool) or not isinstance(n, int) or n <= 0 or len(symbols) < 2
                 or symbols[-1] != END_OF_WORD or any(len(s) != 1 or s.isspace() for s in symbols[:-1])):
             return None

@@ -41,6 +41,7 @@ from collections import Counter
 from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
+from ciyuan._text import replace_surrogates
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.models import BPE
 from ciyuan.tokenizer import Tokenizer
@@ -285,8 +286,8 @@ class ZhBpeSegmenter:
         return self._encoder.encode_batch_ids(lines)
 
     def segment_lines(self, lines: Sequence[str]) -> List[List[str]]:
-        """The units of each line, as given (nothing removed)."""
-        lines = list(lines)
+        """The units of each line, as given (nothing removed; a lone surrogate reads as U+FFFD)."""
+        lines = [replace_surrogates(line) for line in lines]
         ids = self._ids(lines, set("".join(lines)))
         names = self._tokens  # after _ids: it may have rebuilt the model
         return [[names[i] for i in line] for line in ids]
@@ -298,6 +299,7 @@ class ZhBpeSegmenter:
     def segment_text(self, text: str) -> str:
         """The tool's answer for a test text: each line (``\\n``, ``\\r\\n`` or ``\\r``) without its
         spaces, tabs and U+3000, cut into units joined by single spaces, one line per line."""
+        text = replace_surrogates(text)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if not text:

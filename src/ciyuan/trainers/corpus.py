@@ -158,7 +158,7 @@ def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: O
                 raise InvalidInputError(f"pre-counted words must be str keys, got {word!r}")
             if isinstance(n, bool) or not isinstance(n, int) or n < 0:
                 raise InvalidInputError(f"the count of {word!r} must be a non-negative integer, got {n!r}")
-            key = prepare(word)
+            key = replace_surrogates(prepare(word))  # as texts are read: a lone surrogate is U+FFFD
             words[key] = words.get(key, 0) + n
         counter.add_words(list(words), list(words.values()))
         return counts
