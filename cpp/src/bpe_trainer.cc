@@ -112,7 +112,7 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
           return char_id_.find(cp);
         });
       }
-      if (marker_id_ != kNone && (syms_.size() > start || cfg_.live_vocab)) syms_.push_back(marker_id_);
+      if (marker_id_ != kNone && (syms_.size() > start || live_mode_)) syms_.push_back(marker_id_);
       push_word(start, static_cast<int64_t>(std::min<uint64_t>(counts[w], INT64_MAX)));
     }
     if (first_mode_) {  // the words' places in the word order (kFirstSeenMoved changes them)
@@ -120,7 +120,7 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
       for (uint32_t w = 0; w < words_.size(); ++w) order_[w] = w;
       next_order_ = words_.size();
     }
-    if (cfg_.live_vocab) {
+    if (live_mode_) {
       for (const WordInfo& info : words_)
         for (uint32_t i = 0; i < info.len; ++i) add_use(syms_[info.off + i], info.count);
     }
@@ -128,7 +128,7 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
 
   // ---- document 000's vocabulary (live_vocab): the symbols the words still use
   void on_new_token() {
-    if (cfg_.live_vocab) token_uses_.push_back(0);
+    if (live_mode_) token_uses_.push_back(0);
   }
 
   void add_use(uint32_t t, int64_t count) {
@@ -144,22 +144,22 @@ struct BpeTrainer : train_detail::MergeTrainer<BpeTrainer, BpeTrainerConfig, Ent
     add_use(merged, count);
   }
 
-  bool vocab_may_shrink() const { return cfg_.live_vocab; }
+  bool vocab_may_shrink() const { return live_mode_; }
 
   // Document 000 compares the vocabulary with vocab_size after each merge, not before the first.
   uint64_t vocab_now() const {
-    if (!cfg_.live_vocab) return tokens_.size();
+    if (!live_mode_) return tokens_.size();
     return result_.merges.empty() ? 0 : static_cast<uint64_t>(live_symbols_);
   }
 
   uint64_t merge_limit() const {
-    return cfg_.live_vocab ? cfg_.max_merges : train_detail::merge_budget(cfg_.vocab_size, cfg_.max_merges, tokens_.size());
+    return live_mode_ ? cfg_.max_merges : train_detail::merge_budget(cfg_.vocab_size, cfg_.max_merges, tokens_.size());
   }
 
   // The symbols in use, most used first; ties to the one met first reading the words in their
   // order (and each word from the left), as document 000 lists its vocabulary.
   void finish() {
-    if (!cfg_.live_vocab) return;
+    if (!live_mode_) return;
     std::vector<uint32_t> by_order(words_.size());
     for (uint32_t w = 0; w < words_.size(); ++w) by_order[w] = w;
     if (moved_mode_)  // otherwise the words never move

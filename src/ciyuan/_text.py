@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ciyuan.errors import InvalidInputError
 
-__all__ = ["utf8_error", "decode_utf8", "replace_surrogates", "replace_surrogates_in_place"]
+__all__ = ["utf8_error", "decode_utf8", "is_utf8_encodable", "replace_surrogates", "replace_surrogates_in_place"]
 
 
 def utf8_error(source: object, data: bytes, start: int, *, offset: int = 0, first_line: int = 1) -> InvalidInputError:
@@ -48,14 +48,21 @@ def decode_utf8(data: bytes, source: str, errors: str = "strict") -> str:
         raise utf8_error(source, data, e.start) from None
 
 
+def is_utf8_encodable(text: str) -> bool:
+    """Whether ``text`` has a UTF-8 form (holds no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def replace_surrogates(text: str) -> str:
     """``text`` with lone surrogates as U+FFFD, as tiktoken reads them (a ``str`` holding a
     surrogate *pair* gets the character the pair encodes). Text without any is returned as is."""
-    try:
-        text.encode("utf-8")
+    if is_utf8_encodable(text):
         return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def replace_surrogates_in_place(text: str) -> str:

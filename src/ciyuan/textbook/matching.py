@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 from typing import Collection, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
+from ciyuan._text import is_utf8_encodable
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.models import WordPiece
 from ciyuan.pre_tokenizers import WhitespaceSplit
@@ -86,17 +87,9 @@ def _words(dictionary: WordSource) -> Union[Dictionary, Set[str]]:
         if not isinstance(w, str):
             raise InvalidInputError(f"dictionary words must be str, got {w!r}")
     words.discard("")  # never matched: the document tries lengths 1..max_len
-    if any(_SPACE.search(w) for w in words) or not _encodable("".join(words)):
+    if any(_SPACE.search(w) for w in words) or not is_utf8_encodable("".join(words)):
         return words  # the native segmenter cannot hold these: plain Python
     return Dictionary(words)
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _max_matching(sentence: str, dictionary: WordSource, max_len: int, method: str) -> List[str]:
@@ -104,7 +97,7 @@ def _max_matching(sentence: str, dictionary: WordSource, max_len: int, method: s
         raise InvalidInputError(f"the sentence must be a str, not {type(sentence).__name__}")
     check_count(max_len, "max_len", least=1)
     words = _words(dictionary)
-    if not isinstance(words, Dictionary) or not _encodable(sentence):
+    if not isinstance(words, Dictionary) or not is_utf8_encodable(sentence):
         plain = reference_segment.fmm if method == "fmm" else reference_segment.bmm
         return plain(sentence, words if not isinstance(words, Dictionary) else set(words), max_len)
     seg = Segmenter(words, method, baseline=True, max_word_len=max_len)
@@ -253,7 +246,7 @@ def wordpiece_encode(text: str, vocab: Iterable[str], *, prefix: str = "##",
     words = text.split()
     if not words:
         return []
-    if not tokens or not _encodable(text) or not _encodable("".join(tokens)):
+    if not tokens or not is_utf8_encodable(text) or not is_utf8_encodable("".join(tokens)):
         # Nothing the native model can hold: the same rule in plain Python.
         return [t for w in words for t in _fmm_or_unk(w, token_set, prefix, unk_token)]
     miss = _no_match_token(token_set)

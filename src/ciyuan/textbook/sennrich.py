@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Collection, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ciyuan._text import is_utf8_encodable
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.textbook.merge_table import END_OF_WORD, MergeTable, learn_merges, merge_pair, word_counts
 from ciyuan.trainers import BpeTrainer
@@ -108,14 +109,6 @@ def merge_vocab(pair: Pair, v_in: Mapping[str, int]) -> Dict[str, int]:
     return out
 
 
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def _initial_words(vocab: Mapping[str, int]) -> Optional[Dict[str, int]]:
     """``{word: count}`` if every key of ``vocab`` is a word's first split (single characters,
     then ``</w>``, one space apart) with a positive integer count; else None."""
@@ -124,7 +117,7 @@ def _initial_words(vocab: Mapping[str, int]) -> Optional[Dict[str, int]]:
         if not isinstance(key, str):
             raise InvalidInputError(f"vocabulary keys must be str, got {key!r}")
         symbols = key.split(" ")
-        if not key.isascii() and _has_surrogate(key):
+        if not is_utf8_encodable(key):
             return None  # the core reads lone surrogates as U+FFFD; the Python steps keep them
         if (isinstance(n, bool) or not isinstance(n, int) or n <= 0 or len(symbols) < 2
                 or symbols[-1] != END_OF_WORD or any(len(s) != 1 or s.isspace() for s in symbols[:-1])):
