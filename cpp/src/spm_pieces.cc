@@ -136,6 +136,23 @@ SpmPieces::SpmPieces(std::vector<std::string> pieces, std::vector<float> scores,
         throw Error(ErrorKind::kModel, "byte fallback needs the 256 byte pieces <0x00>..<0xFF> typed BYTE; " +
                                            byte_piece_name(b) + " is missing");
   }
+  bmp_ids_.assign(0x10000, unk_id_ >= 0 ? static_cast<uint32_t>(unk_id_) : kNone);
+  bmp_in_longer_.assign(0x10000, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::string& p = pieces_[i];
+    uint32_t cp;
+    const size_t first = utf8::decode(p.data(), p.data() + p.size(), &cp);
+    if (first == p.size()) {
+      if (cp < 0x10000) bmp_ids_[cp] = i;
+      continue;
+    }
+    if (matchable_.find(p) == BytesMap::kMissing) continue;
+    for (size_t at = 0; at < p.size();) {
+      const size_t len = utf8::decode(p.data() + at, p.data() + p.size(), &cp);
+      if (cp < 0x10000) bmp_in_longer_[cp] = 1;
+      at += len;
+    }
+  }
   word_break_ = !space_inside_first ? WordBreak::kBeforeSpace : !space_inside_last ? WordBreak::kAfterSpace : WordBreak::kNone;
   trie_empty_ = !build_trie(pieces_, matchable, trie_);
   has_user_defined_ = build_trie(pieces_, user, user_trie_);

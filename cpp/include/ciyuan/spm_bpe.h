@@ -50,7 +50,8 @@ class SpmBpeModel final : public TokenModel {
                    SpmWordCache* cache, double dropout, Rng* rng) const;
   void merge_word(const char* text, uint32_t start, uint32_t end, size_t first, std::vector<Token>& out,
                   double dropout, Rng* rng) const;
-  void emit_symbol(const char* text, uint32_t s, uint32_t e, size_t first, std::vector<Token>& out) const;
+  // Appends a final symbol text[s, e) that is the piece `id` (kNone: no piece).
+  void emit_symbol(const char* text, uint32_t s, uint32_t e, uint32_t id, size_t first, std::vector<Token>& out) const;
 
   SpmPieces table_;
   uint32_t instance_;

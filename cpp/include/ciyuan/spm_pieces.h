@@ -102,6 +102,11 @@ class SpmPieces {
     return id != kNone ? id : (unk_id_ >= 0 ? static_cast<uint32_t>(unk_id_) : kNone);
   }
 
+  // For a character below U+10000: the piece it is alone (symbol_id's answer), and whether
+  // any longer matchable piece holds it (if not, no merge can involve it).
+  uint32_t bmp_symbol_id(uint32_t cp) const { return bmp_ids_[cp]; }
+  bool bmp_in_longer_piece(uint32_t cp) const { return bmp_in_longer_[cp] != 0; }
+
   [[noreturn]] static void no_unknown(const char* p, size_t n);
 
  private:
@@ -117,6 +122,8 @@ class SpmPieces {
   BytesMap matchable_, all_;
   DoubleArrayTrie trie_;
   bool trie_empty_ = true;
+  std::vector<uint32_t> bmp_ids_;        // by code point < 0x10000
+  std::vector<uint8_t> bmp_in_longer_;   // by code point < 0x10000
   DoubleArrayTrie user_trie_;  // USER_DEFINED pieces only
   bool has_user_defined_ = false;
 };
@@ -168,7 +175,8 @@ struct SpmWordCache {
     uint32_t ids[4];
     float extra;
   };
-  static constexpr size_t kSlots = 8192;
+  static constexpr int kSlotBits = 14;
+  static constexpr size_t kSlots = size_t{1} << kSlotBits;
   static constexpr size_t kMaxBytes = 16;
   static constexpr size_t kMaxPieces = 4;
   Entry entries[kSlots];
@@ -179,7 +187,7 @@ struct SpmWordCache {
     const uint64_t k0 = load_upto8(w, n < 8 ? n : 8);
     const uint64_t k1 = n > 8 ? load_upto8(w + 8, n - 8) : 0;
     const uint32_t check = (instance << 5) | static_cast<uint32_t>(n);
-    Entry& e = entries[((k0 ^ (k1 * 0xD6E8FEB86659FD93ULL) ^ (n << 3)) * 0x9E3779B97F4A7C15ULL) >> 51];
+    Entry& e = entries[((k0 ^ (k1 * 0xD6E8FEB86659FD93ULL) ^ (n << 3)) * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits)];
     *hit = e.check == check && e.key[0] == k0 && e.key[1] == k1;
     if (!*hit) {
       e.key[0] = k0;
