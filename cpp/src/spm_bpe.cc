@@ -153,12 +153,7 @@ void SpmBpeModel::encode_span(std::string_view text, uint32_t start, uint32_t en
     bool hit;
     SpmWordCache::Entry& entry = cache->slot(t + s, n, instance_, &hit);
     if (hit) {
-      uint32_t from = s;
-      for (uint32_t i = 0; i + 1 < entry.count; ++i) {
-        out.push_back(Token{entry.ids[i], from, s + entry.ends[i]});
-        from = s + entry.ends[i];
-      }
-      out.push_back(Token{entry.ids[entry.count - 1], from, e});
+      SpmWordCache::replay(entry, s, e, out);
       return;
     }
     const size_t k = out.size();

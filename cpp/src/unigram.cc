@@ -61,6 +61,29 @@ UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> s
   instance_ = SpmWordCache::new_instance();
 }
 
+// Calls visit(start, end, id, score) for each node of the lattice of t[from, to), by start and
+// then end: the NORMAL and USER_DEFINED pieces starting at each character, and an unknown node
+// (kUnkNode) of one character where no piece of exactly that character starts.
+template <class Visit>
+void UnigramModel::each_node(const char* t, uint32_t from, uint32_t to, Visit&& visit) const {
+  const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
+  for (uint32_t s = from; s < to;) {
+    const uint32_t mblen = char_len(t, s, to);
+    bool single = false;
+    int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
+    for (uint32_t k = s; node >= 0 && k < to; ++k) {
+      node = DoubleArrayTrie::child_of(nodes, node, byte_label(t[k]));
+      if (node < 0) break;
+      const int32_t id = nodes[node].value;
+      if (id < 0 || !in_lattice_[static_cast<size_t>(id)]) continue;
+      visit(s, k + 1, id, lattice_score_[static_cast<size_t>(id)]);
+      single |= k + 1 - s == mblen;
+    }
+    if (!single) visit(s, s + mblen, kUnkNode, unk_score_);
+    s += mblen;
+  }
+}
+
 float UnigramModel::viterbi(const char* w, uint32_t n, float total, Path& path) const {
   struct Cell {
     float score;
@@ -70,29 +93,11 @@ float UnigramModel::viterbi(const char* w, uint32_t n, float total, Path& path) 
   thread_local std::vector<Cell> cells;
   cells.assign(n + 1, Cell{0.f, -1, 0});
   cells[0] = Cell{total, 0, 0};
-  const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
-  for (uint32_t s = 0; s < n;) {
-    const float base = cells[s].score;
-    const uint32_t mblen = char_len(w, s, n);
-    bool single = false;
-    int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
-    for (uint32_t k = s; node >= 0 && k < n; ++k) {
-      node = DoubleArrayTrie::child_of(nodes, node, byte_label(w[k]));
-      if (node < 0) break;
-      const int32_t id = nodes[node].value;
-      if (id < 0 || !in_lattice_[static_cast<size_t>(id)]) continue;
-      const float cand = lattice_score_[static_cast<size_t>(id)] + base;
-      Cell& c = cells[k + 1];
-      if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(s), id};
-      single |= k + 1 - s == mblen;
-    }
-    if (!single) {
-      Cell& c = cells[s + mblen];
-      const float cand = unk_score_ + base;
-      if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(s), kUnkNode};
-    }
-    s += mblen;
-  }
+  each_node(w, 0, n, [&](uint32_t s, uint32_t e, int32_t id, float score) {
+    const float cand = score + cells[s].score;
+    Cell& c = cells[e];
+    if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(s), id};
+  });
   path.clear();
   for (uint32_t e = n; e > 0; e = static_cast<uint32_t>(cells[e].start)) path.emplace_back(e, cells[e].id);
   return cells[n].score;
@@ -120,23 +125,9 @@ double UnigramModel::viterbi_margin(const char* w, uint32_t n, Path& path) const
       c.second = cand;
     }
   };
-  const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
-  for (uint32_t s = 0; s < n;) {
-    const double base = cells[s].best;
-    const uint32_t mblen = char_len(w, s, n);
-    bool single = false;
-    int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
-    for (uint32_t k = s; node >= 0 && k < n; ++k) {
-      node = DoubleArrayTrie::child_of(nodes, node, byte_label(w[k]));
-      if (node < 0) break;
-      const int32_t id = nodes[node].value;
-      if (id < 0 || !in_lattice_[static_cast<size_t>(id)]) continue;
-      offer(cells[k + 1], base + lattice_score_[static_cast<size_t>(id)], s, id);
-      single |= k + 1 - s == mblen;
-    }
-    if (!single) offer(cells[s + mblen], base + unk_score_, s, kUnkNode);
-    s += mblen;
-  }
+  each_node(w, 0, n, [&](uint32_t s, uint32_t e, int32_t id, float score) {
+    offer(cells[e], cells[s].best + score, s, id);
+  });
   path.clear();
   double margin = kInf;
   for (uint32_t e = n; e > 0; e = static_cast<uint32_t>(cells[e].start)) {
@@ -182,12 +173,7 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
     if (hit) {
       const float after = replay(entry.ids, entry.count);
       if (safe(entry.extra, after)) {
-        uint32_t s = start;
-        for (uint32_t i = 0; i + 1 < entry.count; ++i) {
-          out.push_back(Token{entry.ids[i], s, start + entry.ends[i]});
-          s = start + entry.ends[i];
-        }
-        out.push_back(Token{entry.ids[entry.count - 1], s, end});
+        SpmWordCache::replay(entry, start, end, out);
         total = after;
         return;
       }
@@ -257,23 +243,8 @@ void UnigramModel::encode_bert(const BertFrontEnd& bert, std::string_view text, 
 
 void UnigramModel::lattice(std::string_view text, uint32_t start, uint32_t end, std::vector<Edge>& edges) const {
   edges.clear();
-  const char* t = text.data();
-  const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
-  for (uint32_t s = start; s < end;) {
-    const uint32_t mblen = char_len(t, s, end);
-    bool single = false;
-    int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
-    for (uint32_t k = s; node >= 0 && k < end; ++k) {
-      node = DoubleArrayTrie::child_of(nodes, node, byte_label(t[k]));
-      if (node < 0) break;
-      const int32_t id = nodes[node].value;
-      if (id < 0 || !in_lattice_[static_cast<size_t>(id)]) continue;
-      edges.push_back(Edge{s, k + 1, id, lattice_score_[static_cast<size_t>(id)]});
-      single |= k + 1 - s == mblen;
-    }
-    if (!single) edges.push_back(Edge{s, s + mblen, kUnkNode, unk_score_});
-    s += mblen;
-  }
+  each_node(text.data(), start, end,
+            [&](uint32_t s, uint32_t e, int32_t id, float score) { edges.push_back(Edge{s, e, id, score}); });
 }
 
 void UnigramModel::emit_path(std::string_view text, const std::vector<Edge>& path, std::vector<Token>& out) const {

@@ -49,3 +49,9 @@ def models(draw: Any) -> Tuple[List[Tuple[str, float, int]], bool]:
     fallback = draw(st.booleans())
     pieces = BASE + list(zip(texts, scores, kinds)) + (BYTES if fallback else [])
     return pieces, fallback
+
+
+def build(cls: Any, drawn: Tuple[List[Tuple[str, float, int]], bool]) -> Any:
+    """A ciyuan model class (Unigram, SentencePieceBPE) over a table ``models()`` drew."""
+    pieces, fallback = drawn
+    return cls([(p, s) for p, s, _ in pieces], unk_id=0, byte_fallback=fallback, types=[t for _, _, t in pieces])

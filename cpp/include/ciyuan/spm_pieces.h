@@ -199,6 +199,15 @@ struct SpmWordCache {
   }
   // Marks an entry filled by the caller after slot() missed.
   void fill(Entry& e) { e.check = pending_check_; }
+  // Appends the tokens of a hit for the word [start, end).
+  static void replay(const Entry& e, uint32_t start, uint32_t end, std::vector<Token>& out) {
+    uint32_t from = start;
+    for (uint32_t i = 0; i + 1 < e.count; ++i) {
+      out.push_back(Token{e.ids[i], from, start + e.ends[i]});
+      from = start + e.ends[i];
+    }
+    out.push_back(Token{e.ids[e.count - 1], from, end});
+  }
 
   // The calling thread's cache (one per thread, shared by all SentencePiece models).
   static SpmWordCache* of_thread();

@@ -70,6 +70,8 @@ class UnigramModel final : public TokenModel {
   void lattice(std::string_view text, uint32_t start, uint32_t end, std::vector<Edge>& edges) const;
 
  private:
+  template <class Visit>
+  void each_node(const char* t, uint32_t from, uint32_t to, Visit&& visit) const;
   // Float Viterbi over w[0, n) from `total`, SentencePiece's arithmetic; the path goes to `path`
   // as (end, id) pairs, last piece first.
   float viterbi(const char* w, uint32_t n, float total, std::vector<std::pair<uint32_t, int32_t>>& path) const;

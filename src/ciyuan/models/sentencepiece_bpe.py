@@ -9,8 +9,6 @@ SentencePiece; the plain-Python twin is :func:`ciyuan.reference.unigram.spm_bpe_
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
-
 from ciyuan import _core
 from ciyuan.models.base import MODELS
 from ciyuan.models.pieces import SentencePieceModel
@@ -31,7 +29,3 @@ class SentencePieceBPE(SentencePieceModel):
 
     type_name = "SentencePieceBPE"
     _native_class = _core.SpmBpeModel
-
-    def __init__(self, pieces: Sequence[Tuple[str, float]], *, unk_id: Optional[int] = None,
-                 byte_fallback: bool = False, types: Optional[Sequence[int]] = None) -> None:
-        super().__init__(pieces, unk_id=unk_id, byte_fallback=byte_fallback, types=types)
