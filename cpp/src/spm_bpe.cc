@@ -50,8 +50,7 @@ inline double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x
 
 SpmBpeModel::SpmBpeModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
                          SpmModelConfig config)
-    : table_(std::move(pieces), std::move(scores), std::move(types), config),
-      instance_(SpmWordCache::new_instance()) {}
+    : SpmModel(std::move(pieces), std::move(scores), std::move(types), config) {}
 
 void SpmBpeModel::emit_symbol(const char* text, uint32_t s, uint32_t e, uint32_t id, size_t first,
                               std::vector<Token>& out) const {

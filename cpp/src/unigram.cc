@@ -42,7 +42,7 @@ size_t pick(const std::vector<double>& weights, Rng& rng) {
 
 UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
                            SpmModelConfig config)
-    : table_(std::move(pieces), std::move(scores), std::move(types), config) {
+    : SpmModel(std::move(pieces), std::move(scores), std::move(types), config) {
   const size_t n = table_.size();
   lattice_score_.assign(n, 0.f);
   in_lattice_.assign(n, 0);
@@ -58,7 +58,6 @@ UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> s
     }
   }
   unk_score_ = table_.min_score() - 10.0f;
-  instance_ = SpmWordCache::new_instance();
 }
 
 // Calls visit(start, end, id, score) for each node of the lattice of t[from, to), by start and

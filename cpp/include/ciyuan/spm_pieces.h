@@ -218,4 +218,24 @@ struct SpmWordCache {
   uint32_t pending_check_;
 };
 
+// What the two SentencePiece models share: the piece table and the TokenModel accessors over
+// it (UnigramModel in unigram.h, SpmBpeModel in spm_bpe.h).
+class SpmModel : public TokenModel {
+ public:
+  const SpmPieces& table() const { return table_; }
+  size_t id_limit() const override { return table_.size(); }
+  const std::string* id_bytes(uint32_t id) const override { return table_.id_bytes(id); }
+  size_t expected_tokens(size_t bytes) const override { return bytes / 3 + 16; }
+  size_t vocab_size() const { return table_.size(); }
+
+ protected:
+  SpmModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
+           SpmModelConfig config)
+      : table_(std::move(pieces), std::move(scores), std::move(types), config),
+        instance_(SpmWordCache::new_instance()) {}
+
+  SpmPieces table_;
+  uint32_t instance_;  // tells models apart in the per-thread word cache
+};
+
 }  // namespace ciyuan

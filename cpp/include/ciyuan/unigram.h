@@ -34,12 +34,10 @@
 
 namespace ciyuan {
 
-class UnigramModel final : public TokenModel {
+class UnigramModel final : public SpmModel {
  public:
   UnigramModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
                SpmModelConfig config);
-
-  const SpmPieces& table() const { return table_; }
 
   // Appends the Viterbi tokens of text[start, end) with spans relative to `text`; `total` is
   // the running path score before it (updated), as one Viterbi over a longer text has it.
@@ -48,15 +46,11 @@ class UnigramModel final : public TokenModel {
   void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const override;
   void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
                    std::vector<Token>& out) const override;
-  size_t id_limit() const override { return table_.size(); }
-  const std::string* id_bytes(uint32_t id) const override { return table_.id_bytes(id); }
-  size_t expected_tokens(size_t bytes) const override { return bytes / 3 + 16; }
   void sample_pieces(std::string_view text, const Span* pieces, size_t n, const SampleOptions& options, Rng& rng,
                      std::vector<Token>& out) const override;
   void nbest_piece(std::string_view text, Span piece, size_t k, std::vector<std::vector<Token>>& paths,
                    std::vector<float>& scores) const override;
 
-  size_t vocab_size() const { return table_.size(); }
   float unk_score() const { return unk_score_; }
 
   // One edge of the lattice: the piece `id` (kUnkNode: an unknown character) over [start, end).
@@ -86,11 +80,9 @@ class UnigramModel final : public TokenModel {
   void emit_path(std::string_view text, const std::vector<Edge>& path, std::vector<Token>& out) const;
   float piece_score(int32_t id) const { return id == kUnkNode ? unk_score_ : lattice_score_[static_cast<size_t>(id)]; }
 
-  SpmPieces table_;
   std::vector<float> lattice_score_;  // per id: its score in the lattice
   std::vector<uint8_t> in_lattice_;   // per id: 1 for NORMAL and USER_DEFINED
   float unk_score_;
-  uint32_t instance_;
 };
 
 }  // namespace ciyuan
