@@ -194,3 +194,15 @@ def test_nbest_matches_the_reference(drawn, text):
     byte_ref = [([(p, len(text[:s].encode()), len(text[:e].encode())) for p, s, e in path], score)
                 for path, score in want]
     assert groups(by_text) == groups(byte_ref)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["▁ab", "▁abc", "▁ba", "▁c", "▁abcab", "▁bcb"]), min_size=50, max_size=400),
+       st.lists(st.sampled_from([-1.0, -2.0, -3.0, -1.0000001, -2.0000002, -0.9999999]), min_size=8, max_size=8))
+def test_long_texts_with_near_ties_match_the_float_viterbi(words, scores):
+    # Equal and nearly equal sums (within float rounding of a large running total): the cached
+    # word segmentations must still be exactly what one float32 Viterbi over the text decides.
+    pieces = ["▁a", "b", "▁ab", "c", "bc", "▁", "a", "▁b"]
+    m = Unigram([("<unk>", 0.0)] + list(zip(pieces, scores)), unk_id=0)
+    text = "".join(words)
+    assert tokens(m, text) == ref.viterbi(text, table_of(m))
