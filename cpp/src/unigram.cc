@@ -15,12 +15,6 @@ namespace {
 
 using Path = std::vector<std::pair<uint32_t, int32_t>>;  // (end, id), last piece first
 
-inline uint32_t byte_label(char c) { return static_cast<uint32_t>(static_cast<unsigned char>(c)) + 1; }
-
-inline uint32_t char_len(const char* w, uint32_t s, uint32_t n) {
-  return std::min<uint32_t>(static_cast<uint32_t>(utf8::lead_length(static_cast<unsigned char>(w[s]))), n - s);
-}
-
 // A uniform double in [0, 1) from the generator (the same on every platform).
 inline double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
@@ -45,16 +39,13 @@ UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> s
     : SpmModel(std::move(pieces), std::move(scores), std::move(types), config) {
   const size_t n = table_.size();
   lattice_score_.assign(n, 0.f);
-  in_lattice_.assign(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
     const PieceType t = table_.type(i);
     if (t == PieceType::kNormal) {
       lattice_score_[i] = table_.score(i);
-      in_lattice_[i] = 1;
     } else if (t == PieceType::kUserDefined) {
       // Observed: 0.1 per byte less 0.1, whatever the piece's score.
       lattice_score_[i] = static_cast<float>(0.1 * static_cast<double>(table_.piece(i).size()) - 0.1);
-      in_lattice_[i] = 1;
     }
   }
   unk_score_ = table_.min_score() - 10.0f;
@@ -65,21 +56,33 @@ UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> s
 // (kUnkNode) of one character where no piece of exactly that character starts.
 template <class Visit>
 void UnigramModel::each_node(const char* t, uint32_t from, uint32_t to, Visit&& visit) const {
+  // The characters' trie labels and byte offsets, once; then one walk per start.
+  thread_local std::vector<uint32_t> codes, offsets;
+  codes.clear();
+  offsets.clear();
+  for (uint32_t at = from; at < to;) {
+    const unsigned char b = static_cast<unsigned char>(t[at]);
+    uint32_t cp = b, len = 1;
+    if (b >= 0x80) len = std::min<uint32_t>(static_cast<uint32_t>(utf8::decode(t + at, t + to, &cp)), to - at);
+    codes.push_back(table_.char_code(cp));
+    offsets.push_back(at);
+    at += len;
+  }
+  offsets.push_back(to);
+  const size_t chars = codes.size();
   const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
-  for (uint32_t s = from; s < to;) {
-    const uint32_t mblen = char_len(t, s, to);
+  for (size_t i = 0; i < chars; ++i) {
     bool single = false;
     int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
-    for (uint32_t k = s; node >= 0 && k < to; ++k) {
-      node = DoubleArrayTrie::child_of(nodes, node, byte_label(t[k]));
+    for (size_t j = i; node >= 0 && j < chars && codes[j]; ++j) {
+      node = DoubleArrayTrie::child_of(nodes, node, codes[j]);
       if (node < 0) break;
       const int32_t id = nodes[node].value;
-      if (id < 0 || !in_lattice_[static_cast<size_t>(id)]) continue;
-      visit(s, k + 1, id, lattice_score_[static_cast<size_t>(id)]);
-      single |= k + 1 - s == mblen;
+      if (id < 0) continue;
+      visit(offsets[i], offsets[j + 1], id, lattice_score_[static_cast<size_t>(id)]);
+      single |= j == i;
     }
-    if (!single) visit(s, s + mblen, kUnkNode, unk_score_);
-    s += mblen;
+    if (!single) visit(offsets[i], offsets[i + 1], kUnkNode, unk_score_);
   }
 }
 

@@ -1,6 +1,6 @@
 // The typed piece table of the SentencePiece models (Unigram and SentencePiece BPE): pieces
 // (UTF-8), float scores, types, the unknown piece, the byte pieces <0x00>..<0xFF> of byte
-// fallback, and a byte trie over the pieces that may be matched from text.
+// fallback, and a trie (over characters) of the pieces the Unigram lattice matches from text.
 //
 // Which pieces match text: NORMAL, USER_DEFINED and UNUSED (the models skip UNUSED where
 // SentencePiece does); CONTROL, UNKNOWN and BYTE pieces are never matched, their text may
@@ -9,13 +9,14 @@
 // byte fallback without all 256 byte pieces (each a clear ModelError).
 //
 // Cost: building is O(total piece bytes); a lookup is one hash probe, a common-prefix walk
-// one trie step per byte.
+// one trie step per character.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ciyuan/encoder.h"
@@ -73,9 +74,17 @@ class SpmPieces {
   size_t user_defined_prefix(const char* p, size_t n) const;
   bool has_user_defined() const { return has_user_defined_; }
 
-  // The trie of the matchable pieces: labels are bytes + 1; values are ids.
+  // The trie of the lattice pieces (NORMAL, USER_DEFINED): labels are character codes
+  // (char_code), values ids. One step per character: a CJK character is one likely cache miss
+  // instead of three.
   const DoubleArrayTrie& trie() const { return trie_; }
   bool trie_empty() const { return trie_empty_; }
+  // The trie label of a character, 0 for a character in no lattice piece.
+  uint32_t char_code(uint32_t cp) const {
+    if (cp < 0x10000 && bmp_codes_[cp] != kFarCode) return bmp_codes_[cp];
+    const auto it = far_codes_.find(cp);
+    return it == far_codes_.end() ? 0 : it->second;
+  }
 
   // Appends the tokens of an unknown character or symbol text[s, e): the unknown piece - one
   // token with the unknown token before it if that one ends at s and is at `first` or later
@@ -122,6 +131,12 @@ class SpmPieces {
   BytesMap matchable_, all_;
   DoubleArrayTrie trie_;
   bool trie_empty_ = true;
+  // Character codes: 16 bits by code point below U+10000 (128 KB: the table's cache lines are
+  // what a CJK text touches), kFarCode sending the lookup to far_codes_ (code points above
+  // U+FFFF, and codes past 16 bits in a model of more than 65534 distinct characters).
+  static constexpr uint16_t kFarCode = 0xFFFF;
+  std::vector<uint16_t> bmp_codes_;
+  std::unordered_map<uint32_t, uint32_t> far_codes_;
   std::vector<uint32_t> bmp_ids_;        // by code point < 0x10000
   std::vector<uint8_t> bmp_in_longer_;   // by code point < 0x10000
   DoubleArrayTrie user_trie_;  // USER_DEFINED pieces only

@@ -3,7 +3,7 @@
 //
 // The lattice, as SentencePiece builds it: from each character, every NORMAL or USER_DEFINED
 // piece the text starts with (a walk down the byte trie); UNUSED, CONTROL, UNKNOWN and BYTE
-// pieces never enter. A NORMAL piece scores its score; a USER_DEFINED piece 0.1 * (its length
+// pieces never enter (the lattice trie, over characters, holds only the first two kinds). A NORMAL piece scores its score; a USER_DEFINED piece 0.1 * (its length
 // in bytes) - 0.1, whatever its score field. Where no piece of exactly one character starts,
 // an unknown node of one character scores (lowest NORMAL score) - 10. Viterbi accumulates in
 // float from left to right; a candidate replaces a node's best only when strictly greater, so
@@ -80,8 +80,7 @@ class UnigramModel final : public SpmModel {
   void emit_path(std::string_view text, const std::vector<Edge>& path, std::vector<Token>& out) const;
   float piece_score(int32_t id) const { return id == kUnkNode ? unk_score_ : lattice_score_[static_cast<size_t>(id)]; }
 
-  std::vector<float> lattice_score_;  // per id: its score in the lattice
-  std::vector<uint8_t> in_lattice_;   // per id: 1 for NORMAL and USER_DEFINED
+  std::vector<float> lattice_score_;  // per id: its score in the lattice (NORMAL, USER_DEFINED)
   float unk_score_;
 };
 
