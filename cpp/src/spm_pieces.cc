@@ -122,8 +122,8 @@ SpmPieces::SpmPieces(std::vector<std::string> pieces, std::vector<float> scores,
         break;  // decodes to nothing
       case PieceType::kByte: {
         unsigned b = 0;
-        bool ok = p.size() == 6 && p.compare(0, 3, "<0x") == 0 && p[5] == '>' && std::isxdigit(static_cast<unsigned char>(p[3])) &&
-                  std::isxdigit(static_cast<unsigned char>(p[4]));
+        const bool ok = p.size() == 6 && p.compare(0, 3, "<0x") == 0 && p[5] == '>' &&
+                        std::isxdigit(static_cast<unsigned char>(p[3])) && std::isxdigit(static_cast<unsigned char>(p[4]));
         if (ok) b = static_cast<unsigned>(std::strtoul(p.substr(3, 2).c_str(), nullptr, 16));
         if (!ok || byte_piece_name(b) != p)
           throw Error(ErrorKind::kModel, "piece " + std::to_string(i) + " " + shown(p) +
@@ -160,7 +160,9 @@ SpmPieces::SpmPieces(std::vector<std::string> pieces, std::vector<float> scores,
       at += len;
     }
   }
-  word_break_ = !space_inside_first ? WordBreak::kBeforeSpace : !space_inside_last ? WordBreak::kAfterSpace : WordBreak::kNone;
+  word_break_ = !space_inside_first  ? WordBreak::kBeforeSpace
+                : !space_inside_last ? WordBreak::kAfterSpace
+                                     : WordBreak::kNone;
   // The lattice trie: NORMAL and USER_DEFINED pieces over character codes (1.. in code point
   // order, so the pieces' byte order is their label order).
   std::vector<uint32_t> lattice, cps;

@@ -2,21 +2,21 @@
 // already `▁`) is cut into the pieces whose scores (log probabilities) sum highest.
 //
 // The lattice, as SentencePiece builds it: from each character, every NORMAL or USER_DEFINED
-// piece the text starts with (a walk down the byte trie); UNUSED, CONTROL, UNKNOWN and BYTE
-// pieces never enter (the lattice trie, over characters, holds only the first two kinds). A NORMAL piece scores its score; a USER_DEFINED piece 0.1 * (its length
-// in bytes) - 0.1, whatever its score field. Where no piece of exactly one character starts,
-// an unknown node of one character scores (lowest NORMAL score) - 10. Viterbi accumulates in
-// float from left to right; a candidate replaces a node's best only when strictly greater, so
-// on ties the candidate whose last piece starts first (the longest last piece) wins.
-// Consecutive unknown characters come out as one unknown token; with byte fallback an unknown
-// character is its UTF-8 bytes' <0xXX> pieces instead.
+// piece the text starts with (a walk down the trie of those pieces, one step per character);
+// UNUSED, CONTROL, UNKNOWN and BYTE pieces never enter. A NORMAL piece scores its score; a
+// USER_DEFINED piece 0.1 * (its length in bytes) - 0.1, whatever its score field. Where no
+// piece of exactly one character starts, an unknown node of one character scores (lowest
+// NORMAL score) - 10. Viterbi accumulates in float from left to right; a candidate replaces a
+// node's best only when strictly greater, so on ties the candidate whose last piece starts
+// first (the longest last piece) wins. Consecutive unknown characters come out as one unknown
+// token; with byte fallback an unknown character is its UTF-8 bytes' <0xXX> pieces instead.
 //
 // Speed: when every segmentation breaks at known places (spm_pieces.h: WordBreak), each word
 // is its own small Viterbi, and words of up to 16 bytes are cached per thread with the
 // smallest score margin of their decisions; a cached word is reused only when that margin is
 // far above float rounding at the running total, so the result is always what one float
-// Viterbi over the whole text gives. Cost: O(n * L) trie steps for n bytes (L the longest
-// piece), O(1) per cached word; no allocation per token.
+// Viterbi over the whole text gives. Cost: O(n * L) trie steps for n characters (L the
+// longest piece in characters), O(1) per cached word; no allocation per token.
 //
 // n-best: the k best paths by a k-best list per position (O(n * L * k log k)); sampling:
 // forward-filtering backward-sampling over all paths with scores scaled by alpha
