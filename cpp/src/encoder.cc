@@ -72,9 +72,12 @@ void encode_sentencepiece(const TokenModel& model, const SpmNormalizer& spm, std
   const size_t first = out.size();
   model.encode_pieces(normalized, &piece, 1, out);
   const uint32_t base = static_cast<uint32_t>(start);
+  // Byte-fallback tokens of one character share its span: as sentencepiece, all but the last
+  // get the empty span at its start.
   for (size_t k = first; k < out.size(); ++k) {
+    const bool split = k + 1 < out.size() && out[k + 1].start == out[k].start && out[k + 1].end == out[k].end;
     out[k].start = base + orig[out[k].start];
-    out[k].end = base + orig[out[k].end];
+    out[k].end = split ? out[k].start : base + orig[out[k].end];
   }
   // Keep no huge buffers alive in the thread after a long text.
   if (normalized.capacity() > (size_t{1} << 22)) {
