@@ -70,7 +70,8 @@ def fresh_tokenizer(**normalizer):
               ("a", -3.5), ("c", -4.0), ("<u>", 0.0)]
     model = Unigram(pieces, unk_id=0, types=[2, 3, 3, 1, 1, 1, 1, 1, 1, 4])
     norm = SentencePieceNormalizer("nmt_nfkc", user_defined_symbols=["<u>"], **normalizer)
-    decoder = SentencePiece(add_dummy_prefix=norm.add_dummy_prefix, remove_extra_whitespaces=norm.remove_extra_whitespaces)
+    decoder = SentencePiece(add_dummy_prefix=norm.add_dummy_prefix,
+                            remove_extra_whitespaces=norm.remove_extra_whitespaces)
     return Tokenizer(model, normalizer=norm, decoder=decoder)
 
 

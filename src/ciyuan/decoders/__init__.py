@@ -13,7 +13,8 @@ from ciyuan.decoders.sentencepiece import SentencePiece
 from ciyuan.decoders.word_level import CharLevel, WordLevel
 from ciyuan.decoders.wordpiece import WordPiece
 
-__all__ = ["ByteLevel", "BPESuffix", "WordPiece", "WordLevel", "CharLevel", "SentencePiece", "Decoder", "DECODERS", "from_dict"]
+__all__ = ["ByteLevel", "BPESuffix", "WordPiece", "WordLevel", "CharLevel", "SentencePiece", "Decoder", "DECODERS",
+           "from_dict"]
 
 #: Rebuild a decoder from its ``to_dict()`` form.
 from_dict = DECODERS.from_dict

@@ -21,7 +21,7 @@ import struct
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
 
 from ciyuan._io import PathLike, atomic_write_bytes
 from ciyuan.decoders.base import DECODERS
@@ -102,8 +102,8 @@ def _check_pieces(proto: Any, where: str) -> int:
                    f"is id {unk}")
     if spec.byte_fallback:
         for b in range(256):
-            i = seen.get(f"<0x{b:02X}>")
-            if i is None or proto.pieces[i].type != _BYTE:
+            at = seen.get(f"<0x{b:02X}>")
+            if at is None or proto.pieces[at].type != _BYTE:
                 raise fail(f"byte_fallback is on but the byte piece <0x{b:02X}> is missing")
     return unk
 
@@ -125,7 +125,7 @@ def proto_parts(proto: Any, where: str = "<ModelProto>") -> Dict[str, Any]:
     if proto.HasField("denormalizer_spec") and proto.denormalizer_spec.precompiled_charsmap:
         raise FileFormatError(where, None, "denormalization rules (denormalizer_spec) are not supported")
     try:
-        model_class = MODELS.get(type_name)
+        model_class: Any = MODELS.get(type_name)
         model = model_class([(p.piece, p.score) for p in proto.pieces], unk_id=unk, byte_fallback=spec.byte_fallback,
                             types=[p.type for p in proto.pieces])
         normalizer = SentencePieceNormalizer(

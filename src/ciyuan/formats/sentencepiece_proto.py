@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Tuple
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory  # type: ignore[import-untyped]
 
 __all__ = ["ModelProto", "TrainerSpec", "NormalizerSpec", "SelfTestData", "PIECE_TYPES", "MODEL_TYPES"]
 
@@ -111,7 +111,8 @@ _MODEL: Sequence[Field] = (
 )
 
 
-def _message(proto: descriptor_pb2.DescriptorProto, name: str, fields: Sequence[Field]) -> descriptor_pb2.DescriptorProto:
+def _message(proto: descriptor_pb2.DescriptorProto, name: str,
+             fields: Sequence[Field]) -> descriptor_pb2.DescriptorProto:
     proto.name = name
     for number, field_name, kind, label, default, type_name in fields:
         f = proto.field.add(name=field_name, number=number, label=label, type=_TYPES[kind])
