@@ -1,0 +1,109 @@
+"""SentencePieceNormalizer: the native normalizer against the plain-Python reference (whitespace
+options, user-defined symbols, alignment), the Python normalize() against the native front end,
+sentencepiece's own normalizer, serialization and bad options."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ciyuan import _core
+from ciyuan.errors import ModelError
+from ciyuan.normalizers import NormalizedString, SentencePieceNormalizer, from_dict
+from ciyuan.normalizers.spm_charsmap import build_charsmap
+from ciyuan.reference import spm_normalize as ref
+
+spm = pytest.importorskip("sentencepiece")
+
+RULES = {"Ａ": "A", "\t": " ", "\x01": "", "ﬁ": "fi", "e\u0301": "é", "ab": "X", "…": "...", "\u3000": " ",
+         "s": " s "}
+CHARSMAP = build_charsmap(RULES)
+
+TEXT = st.lists(st.one_of(st.sampled_from(list(" \t\x01\u3000▁aAbeｅs\u0301ﬁ…😀") + ["ab", "<u>", "<u", "ab "]),
+                          st.characters(blacklist_categories=("Cs",))), max_size=25).map("".join)
+FLAGS = st.fixed_dictionaries({name: st.booleans() for name in (
+    "add_dummy_prefix", "remove_extra_whitespaces", "escape_whitespaces", "treat_whitespace_as_suffix")})
+USER = st.lists(st.sampled_from(["<u>", "ab", "▁a", "😀", "e\u0301", " "]), max_size=3, unique=True)
+
+
+def spans_of(orig, text):
+    """Per normalized character: (orig[k], orig[k + 1]) (what the Python normalize gives)."""
+    return [(orig[k], orig[k + 1]) for k in range(len(text))]
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, FLAGS, USER)
+def test_native_is_the_reference(text, flags, user):
+    n = SentencePieceNormalizer("identity", charsmap=CHARSMAP, user_defined_symbols=user, **flags)
+    want, orig = ref.normalize(text, RULES, suffix=flags["treat_whitespace_as_suffix"], user_defined_symbols=user,
+                               add_dummy_prefix=flags["add_dummy_prefix"],
+                               remove_extra_whitespaces=flags["remove_extra_whitespaces"],
+                               escape_whitespaces=flags["escape_whitespaces"])
+    got = n.normalize(NormalizedString.from_str(text))
+    assert got.text == want
+    assert (got.spans or []) == spans_of(orig, want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, FLAGS)
+def test_as_sentencepiece_normalizes(text, flags):
+    flags.pop("treat_whitespace_as_suffix")
+    ours = SentencePieceNormalizer("nmt_nfkc", **flags)
+    theirs = spm.SentencePieceNormalizer(rule_name="nmt_nfkc", **flags)
+    assert ours.normalize_str(text) == theirs.normalize(text)
+
+
+def test_alignment_maps_tokens_to_the_original():
+    got = SentencePieceNormalizer().normalize(NormalizedString.from_str("  Ａb\t\tc "))
+    assert got.text == "▁Ab▁c"
+    # The dummy prefix sits at the start of the first kept character; a collapsed run of
+    # spaces maps to the whole run.
+    assert got.spans == [(2, 2), (2, 3), (3, 4), (4, 6), (6, 7)]
+    assert got.original_span(0, 3) == (2, 4)
+    assert got.original_span(3, 5) == (4, 7)
+
+
+def test_normalize_keeps_an_earlier_alignment():
+    first = NormalizedString("xxAB", "AB", [(0, 2), (2, 3)])
+    got = SentencePieceNormalizer().normalize(first)
+    assert got.text == "▁AB" and got.original == "xxAB"
+    assert got.original_span(0, 3) == (0, 3)
+
+
+def test_only_spaces_normalize_to_nothing():
+    assert SentencePieceNormalizer().normalize(NormalizedString.from_str(" \t \u3000")).text == ""
+
+
+def test_round_trips_through_to_dict():
+    for n in (SentencePieceNormalizer(), SentencePieceNormalizer("nfkc_cf", treat_whitespace_as_suffix=True),
+              SentencePieceNormalizer("identity", charsmap=CHARSMAP, user_defined_symbols=["<u>"])):
+        back = from_dict(n.to_dict())
+        assert back == n and back.precompiled_charsmap == n.precompiled_charsmap
+    assert "bytes" in repr(SentencePieceNormalizer(charsmap=CHARSMAP))
+
+
+def test_front_end_and_options():
+    n = SentencePieceNormalizer("identity", add_dummy_prefix=False, user_defined_symbols=["<u>"])
+    o = n.native_options(split_by_whitespace=False)
+    assert (o.add_dummy_prefix, o.split_by_whitespace, o.user_defined_symbols) == (False, False, ["<u>"])
+    assert o.charsmap == b""
+    fe = _core.FrontEnd.sentencepiece(o)
+    assert fe.kind == _core.FrontEndKind.SENTENCEPIECE and fe.sentencepiece_options.user_defined_symbols == ["<u>"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"rule": "nfc"}, "unknown SentencePiece normalization rule"),
+    ({"charsmap": "abc"}, "charsmap must be bytes"),
+    ({"charsmap": b"\x05\x00\x00\x00abc"}, "corrupt"),
+    ({"add_dummy_prefix": 1}, "add_dummy_prefix must be True or False"),
+    ({"user_defined_symbols": "ab"}, "user_defined_symbols"),
+    ({"user_defined_symbols": [""]}, "user_defined_symbols"),
+])
+def test_bad_options_are_model_errors(kwargs, message):
+    with pytest.raises(ModelError, match=message):
+        SentencePieceNormalizer(**kwargs)
+
+
+def test_lone_surrogates_read_as_replacement():
+    assert SentencePieceNormalizer("identity").normalize_str("a\ud800b") == "▁a\ufffdb"

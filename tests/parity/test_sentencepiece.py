@@ -1,0 +1,81 @@
+"""Whole SentencePiece pipelines from the shared .model files against sentencepiece: ids,
+pieces, offsets (sentencepiece's byte begin/end as characters) and decoded text, on real
+corpora (a fast subset; whole corpora are slow) and on generated text (whitespace runs,
+control characters, emoji, unassigned code points)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ciyuan import Tokenizer
+from tests.conftest import read_prefix, shared
+
+spm = pytest.importorskip("sentencepiece")
+
+MODELS = ["llama2", "albert", "spm-test", "spm-test-ja"]
+CORPORA = [("en", "tinyshakespeare.txt", None), ("zh", "jinyong_16novels.txt", 2 << 20),
+           ("multi", "wagahaiwa.ja.txt", None), ("multi", "udhr_sample.txt", None), ("multi", "emoji.txt", None)]
+
+
+@functools.lru_cache(maxsize=None)
+def pair(name):
+    path = shared("tokenizers", "sentencepiece", f"{name}.model")
+    return Tokenizer.from_file(path), spm.SentencePieceProcessor(model_file=str(path))
+
+
+def lines_of(folder, file, limit):
+    path = shared("corpora", folder, file)
+    text = read_prefix(path, limit) if limit else path.read_text(encoding="utf-8")
+    return text.splitlines()
+
+
+def check(tok, sp, text):
+    ref = sp.encode_as_proto(text)
+    enc = tok.encode(text)
+    assert enc.ids == [p.id for p in ref.pieces], text
+    # sentencepiece's piece of an unknown token is the text it covers; ciyuan's token is the
+    # unknown piece itself (sentencepiece's id_to_piece).
+    assert enc.tokens == [sp.id_to_piece(p.id) for p in ref.pieces], text
+    data = text.encode("utf-8")
+    chars = [len(data[:p.begin].decode("utf-8")) for p in ref.pieces], \
+        [len(data[:p.end].decode("utf-8")) for p in ref.pieces]
+    assert enc.offsets == list(zip(*chars)), text
+    assert tok.decode(enc.ids) == sp.decode(enc.ids), text
+
+
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("folder, file, limit", CORPORA)
+def test_first_lines_as_sentencepiece(name, folder, file, limit):
+    tok, sp = pair(name)
+    for line in lines_of(folder, file, limit or 1 << 20)[:300]:
+        check(tok, sp, line)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("folder, file, limit", CORPORA)
+def test_whole_corpora_as_sentencepiece(name, folder, file, limit):
+    tok, sp = pair(name)
+    lines = lines_of(folder, file, limit)
+    assert tok.encode_batch_ids(lines) == sp.encode(lines)
+    for line in lines[::7]:
+        check(tok, sp, line)
+
+
+PIECES = st.one_of(
+    st.sampled_from([" ", "  ", "\t", "\n", "\u3000", "\x00", "\x01", "\x7f", "\u200b", "\ufeff", "▁", "\ufffd",
+                     "😀", "👍🏽", "\u0378", "\U000e0001", "\U0010fffd", "K\u0301", "ﬁ", "Ａ", "～", "<s>", "<unk>"]),
+    st.characters(blacklist_categories=("Cs",)),
+    st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7e), max_size=6))
+TEXT = st.lists(PIECES, max_size=20).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, st.sampled_from(MODELS))
+def test_generated_text_as_sentencepiece(text, name):
+    tok, sp = pair(name)
+    check(tok, sp, text)
