@@ -644,6 +644,10 @@ UnigramTrainerResult train_unigram(const std::vector<std::string_view>& words, c
   check_config(config);
   Prepared prep = prepare(words, counts, config, words_done);
   if (prep.required.empty()) throw Error(ErrorKind::kInvalidInput, "the corpus has no characters to train on");
+  if (config.vocab_size < prep.required.size())
+    throw Error(ErrorKind::kInvalidInput,
+                "vocab_size leaves room for " + std::to_string(config.vocab_size) + " pieces, fewer than the " +
+                    std::to_string(prep.required.size()) + " required characters: raise it or lower character_coverage");
   if (config.model_type == UnigramModelType::kBpe) return train_bpe_type(prep, config, progress);
   UnigramTrainerResult result;
   const Units& units = prep.units;
@@ -685,6 +689,7 @@ UnigramTrainerResult train_unigram(const std::vector<std::string_view>& words, c
     if (pieces.size() <= desired) break;
     const uint64_t target = std::max<uint64_t>(desired, static_cast<uint64_t>(config.shrinking_factor * static_cast<double>(pieces.size())));
     std::vector<uint32_t> keep = prune_pieces(units, pieces, target, config.threads);
+    if (keep.size() == pieces.size()) break;  // nothing left to prune (e.g. characters only)
     pieces = pieces.subset(keep);
     pieces.build_trie();
   }
