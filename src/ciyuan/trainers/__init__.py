@@ -19,7 +19,8 @@ from ciyuan.trainers.word_level import CharLevelTrainer, WordLevelTrainer
 from ciyuan.trainers.wordpiece import WordPieceTrainer
 
 __all__ = ["BpeTrainer", "CharLevelTrainer", "Pipeline", "SentencePieceBPETrainer", "TRAINERS", "Trainer",
-           "TrainingReport", "TrainingSource", "UnigramTrainer", "WordCounts", "WordLevelTrainer", "WordPieceTrainer", "from_dict"]
+           "TrainingReport", "TrainingSource", "UnigramTrainer", "WordCounts", "WordLevelTrainer",
+           "WordPieceTrainer", "from_dict"]
 
 #: Rebuild a trainer from its ``to_dict`` form.
 from_dict = TRAINERS.from_dict

@@ -41,7 +41,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError, check_count
@@ -173,12 +173,12 @@ class UnigramTrainer(Trainer):
 
     # -- the vocabulary's fixed part ------------------------------------------------------------
 
-    def _meta(self) -> List[Optional[tuple]]:
-        """(piece, type) for the ids the meta pieces take, None for the free ids below them;
-        then the user symbols and byte pieces fill the free ids in order."""
+    def _meta(self) -> List[Tuple[str, int]]:
+        """(piece, type) of the first ids: the meta pieces at their ids, the user symbols and
+        byte pieces filling the other ids in order."""
         if self.unk_id < 0:
             raise InvalidInputError("unk_id must be set (SentencePiece models need an unknown piece)")
-        fixed = {}
+        fixed: Dict[int, Tuple[str, int]] = {}
         for name, piece, kind, token_id in (("unk", self.unk_piece, UNKNOWN, self.unk_id),
                                             ("bos", self.bos_piece, CONTROL, self.bos_id),
                                             ("eos", self.eos_piece, CONTROL, self.eos_id),
@@ -190,7 +190,7 @@ class UnigramTrainer(Trainer):
             if token_id in fixed:
                 raise InvalidInputError(f"{name}_id {token_id} is taken by another meta piece")
             fixed[token_id] = (piece, kind)
-        extra: List[tuple] = [(s, USER_DEFINED) for s in self.user_defined_symbols]
+        extra: List[Tuple[str, int]] = [(s, USER_DEFINED) for s in self.user_defined_symbols]
         if self.byte_fallback:
             extra += [(f"<0x{b:02X}>", BYTE) for b in range(256)]
         size = len(fixed) + len(extra)
@@ -199,9 +199,8 @@ class UnigramTrainer(Trainer):
         texts = [p for p, _ in fixed.values()] + [p for p, _ in extra]
         if len(set(texts)) != len(texts):
             raise InvalidInputError("a user-defined symbol repeats a meta or byte piece")
-        slots: List[Optional[tuple]] = [fixed.get(i) for i in range(size)]
         it = iter(extra)
-        return [s if s is not None else next(it) for s in slots]
+        return [fixed[i] if i in fixed else next(it) for i in range(size)]
 
     # -- counting -------------------------------------------------------------------------------
 
@@ -253,16 +252,18 @@ class UnigramTrainer(Trainer):
     def _whitespace_words(self, source: TrainingSource) -> Dict[str, int]:
         counts: Dict[str, int] = {}
         suffix = self.treat_whitespace_as_suffix
+        def add(texts: Iterable[str]) -> None:
+            for text in texts:
+                for word in text.split():
+                    w = word + "\u2581" if suffix else "\u2581" + word
+                    counts[w] = counts.get(w, 0) + 1
+
         for kind, item in iterate_source(source):
-            texts = open(item, encoding="utf-8", errors="replace") if kind == "file" else item
-            try:
-                for text in texts:
-                    for word in text.split():
-                        w = word + "\u2581" if suffix else "\u2581" + word
-                        counts[w] = counts.get(w, 0) + 1
-            finally:
-                if kind == "file":
-                    texts.close()
+            if kind == "file":
+                with open(item, encoding="utf-8", errors="replace") as f:
+                    add(f)
+            else:
+                add(item)
         return counts
 
     # -- training -------------------------------------------------------------------------------
