@@ -409,36 +409,52 @@ std::vector<std::pair<size_t, size_t>> seed_substrings(const Units& units, uint3
                                                        std::vector<uint32_t>* text_out) {
   std::vector<uint32_t>& text = *text_out;
   text.clear();
-  std::vector<uint64_t> weight;
   text.reserve(units.codes.size() + units.size());
+  std::vector<size_t> unit_start;  // text position of each unit, and the end
   for (size_t u = 0; u < units.size(); ++u) {
+    unit_start.push_back(text.size());
     text.insert(text.end(), units.begin(u), units.begin(u) + units.length(u));
     text.push_back(0);
   }
+  unit_start.push_back(text.size());
   const size_t n = text.size();
-  // Each position's unit count (0 for the separators).
-  weight.assign(n, 0);
-  for (size_t u = 0, pos = 0; u < units.size(); ++u) {
-    for (size_t i = 0; i < units.length(u); ++i) weight[pos + i] = units.counts[u];
-    pos += units.length(u) + 1;
-  }
+  std::vector<uint32_t> unit_of(n);  // each position's unit
+  for (size_t u = 0; u < units.size(); ++u)
+    std::fill(unit_of.begin() + static_cast<std::ptrdiff_t>(unit_start[u]),
+              unit_of.begin() + static_cast<std::ptrdiff_t>(unit_start[u + 1]), static_cast<uint32_t>(u));
+  auto weight = [&](size_t pos) -> uint64_t { return text[pos] == 0 ? 0 : units.counts[unit_of[pos]]; };
   const uint32_t depth = max_len + 1;  // exact for every interval no deeper than max_len
   std::vector<uint32_t> sa = suffix_array(text, alphabet, depth);
   std::vector<uint32_t> lcp = lcp_array(text, sa, 0, depth);
   std::vector<uint64_t> prefix(n + 1, 0);  // prefix sums of weights in sa order
-  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + weight[sa[i]];
-  // Candidates: (count x length, sa index of an occurrence, length).
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + weight(sa[i]);
+  // Candidates: (count x length, sa index of an occurrence, length); the seed_size best are
+  // kept in a heap whose top is the worst of them, so memory stays O(seed_size).
   struct Candidate {
     uint64_t score;
     size_t at;
     uint32_t len;
   };
+  auto better = [](const Candidate& a, const Candidate& b) {
+    return a.score != b.score ? a.score > b.score : a.at != b.at ? a.at < b.at : a.len < b.len;
+  };
   std::vector<Candidate> cands;
+  auto offer = [&](const Candidate& c) {
+    if (seed_size == 0) return;
+    if (cands.size() < seed_size) {
+      cands.push_back(c);
+      std::push_heap(cands.begin(), cands.end(), better);
+    } else if (better(c, cands.front())) {
+      std::pop_heap(cands.begin(), cands.end(), better);
+      cands.back() = c;
+      std::push_heap(cands.begin(), cands.end(), better);
+    }
+  };
   // Internal nodes: the LCP intervals, bottom-up with a stack of (depth, left bound).
   std::vector<std::pair<uint32_t, size_t>> stack{{0, 0}};
   auto report = [&](uint32_t d, size_t lb, size_t rb) {
     if (d < 2 || d > max_len) return;
-    cands.push_back({(prefix[rb + 1] - prefix[lb]) * d, lb, d});
+    offer({(prefix[rb + 1] - prefix[lb]) * d, lb, d});
   };
   for (size_t i = 1; i <= n; ++i) {
     const uint32_t h = i < n ? lcp[i] : 0;
@@ -451,21 +467,16 @@ std::vector<std::pair<size_t, size_t>> seed_substrings(const Units& units, uint3
     }
     if (h > stack.back().first) stack.emplace_back(h, lb);
   }
+  std::vector<uint64_t>().swap(prefix);
   // Leaves: a suffix of a unit counted twice or more, when longer than what it shares.
-  std::vector<uint32_t> to_sep(n, 0);  // symbols up to the next separator
-  for (size_t i = n; i-- > 0;) to_sep[i] = text[i] == 0 ? 0 : (i + 1 < n ? to_sep[i + 1] : 0) + 1;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t len = to_sep[sa[i]];
-    if (len < 2 || len > max_len || weight[sa[i]] < 2) continue;
+    const size_t pos = sa[i];
+    if (text[pos] == 0) continue;
+    const uint64_t w = weight(pos);
+    const size_t len = unit_start[unit_of[pos] + 1] - 1 - pos;  // symbols up to the separator
+    if (len < 2 || len > max_len || w < 2) continue;
     const uint32_t shared = std::max(lcp[i], i + 1 < n ? lcp[i + 1] : 0u);
-    if (len > shared) cands.push_back({weight[sa[i]] * len, i, len});
-  }
-  auto better = [](const Candidate& a, const Candidate& b) {
-    return a.score != b.score ? a.score > b.score : a.at != b.at ? a.at < b.at : a.len < b.len;
-  };
-  if (cands.size() > seed_size) {
-    std::nth_element(cands.begin(), cands.begin() + static_cast<std::ptrdiff_t>(seed_size), cands.end(), better);
-    cands.resize(seed_size);
+    if (len > shared) offer({w * len, i, static_cast<uint32_t>(len)});
   }
   std::sort(cands.begin(), cands.end(), better);
   std::vector<std::pair<size_t, size_t>> out;  // (text position, length)
