@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,14 @@ if kind == "ciyuan":
     from ciyuan import Tokenizer
     from ciyuan.normalizers import SentencePieceNormalizer
     from ciyuan.trainers import UnigramTrainer
-    normalizer = SentencePieceNormalizer()  # builds the nmt_nfkc charsmap: timed apart
+    if extra.pop("charsmap_from", None):  # nmt_nfkc's map as sentencepiece stored it, not built here
+        from sentencepiece import sentencepiece_model_pb2 as pb
+        proto = pb.ModelProto()
+        with open(out.replace("ciyuan.model", "sentencepiece.model"), "rb") as f:
+            proto.ParseFromString(f.read())
+        normalizer = SentencePieceNormalizer(charsmap=proto.normalizer_spec.precompiled_charsmap)
+    else:
+        normalizer = SentencePieceNormalizer()  # builds the nmt_nfkc charsmap: timed apart
     built = time.perf_counter()
     tok = Tokenizer.train(train, UnigramTrainer(vocab, model_type=model_type, threads=threads, **extra),
                           normalizer=normalizer)
@@ -49,14 +55,17 @@ print(json.dumps({"seconds": time.perf_counter() - start}))
 
 
 def run(kind: str, train: str, out: str, args: argparse.Namespace, extra: dict) -> dict:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    proc = subprocess.run([sys.executable, "-c", CHILD, kind, train, out, str(args.vocab_size), args.model_type,
-                           str(args.threads), json.dumps(extra)], capture_output=True, text=True)
+    """One trainer in its own process; its peak RSS from wait4's resource usage."""
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, kind, train, out, str(args.vocab_size), args.model_type,
+                             str(args.threads), json.dumps(extra)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    stdout, stderr = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        return {"error": proc.stderr.strip().splitlines()[-1]}
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["peak_rss_mb"] = rss / 1024 if rss > before else None  # None: not above an earlier child's peak
+        return {"error": stderr.strip().splitlines()[-1]}
+    result = json.loads(stdout.strip().splitlines()[-1])
+    result["peak_rss_mb"] = usage.ru_maxrss / 1024
     return result
 
 
@@ -70,6 +79,8 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--spm-option", action="append", default=[], metavar="K=V",
                    help="an extra sentencepiece trainer option (e.g. hard_vocab_limit=false)")
+    p.add_argument("--prebuilt-charsmap", action="store_true",
+                   help="ciyuan reads nmt_nfkc's charsmap from sentencepiece's model instead of building it")
     args = p.parse_args()
     with open(args.corpus, "rb") as f:
         text = f.read(args.bytes).decode("utf-8", "ignore")
@@ -81,11 +92,10 @@ def main() -> None:
         f.write("\n".join(train) + "\n")
     spm_extra = dict(o.split("=", 1) for o in args.spm_option)
     results = {}
-    # sentencepiece first: ru_maxrss of children is a maximum over all of them, so the smaller
-    # (ciyuan's) must come second to be seen... report both orders' caveat in the output.
     for kind in ("sentencepiece", "ciyuan"):
         results[kind] = run(kind, train_path, os.path.join(tmp, f"{kind}.model"), args,
-                            spm_extra if kind == "sentencepiece" else {})
+                            spm_extra if kind == "sentencepiece" else
+                            ({"charsmap_from": True} if args.prebuilt_charsmap else {}))
     import sentencepiece as spm
 
     from ciyuan import Tokenizer
