@@ -561,7 +561,11 @@ Prepared prepare(const std::vector<std::string_view>& words, const std::vector<u
         continue;
       }
       if (c == kSpace) {
-        if (suffix) {  // "▁" ends a unit
+        if (suffix) {  // "▁" ends a unit (not one ending in a digit, with split_digits)
+          if (config.split_digits && prev != 0 && is_digit(prev)) {
+            builder.add(unit, counts[w]);
+            unit.clear();
+          }
           unit.push_back(code);
           builder.add(unit, counts[w]);
         } else {       // "▁" starts one, and the next character joins it whatever its script
@@ -572,15 +576,21 @@ Prepared prepare(const std::vector<std::string_view>& words, const std::vector<u
         prev = 0;
         continue;
       }
+      if (config.split_digits && is_digit(c) && !unit.empty() && prev == 0) {
+        builder.add(unit, counts[w]);  // a digit never joins the "▁" before it either
+        unit.clear();
+      }
       if (prev != 0) {
         bool cut;
         if (config.split_digits && (is_digit(c) || is_digit(prev))) {
           cut = true;
         } else {
-          const int a = script_of(prev), b = script_of(c);
-          const bool na = a == kNumber, nb = b == kNumber;
-          if (na != nb) cut = config.split_by_number;
-          else cut = !na && config.split_by_unicode_script && a != b;
+          // Digits are "common" script (they join punctuation: "3.5", "1,000"); without
+          // split_by_number they join any script.
+          int a = script_of(prev), b = script_of(c);
+          if (a == kNumber) a = config.split_by_number ? kCommon : b;
+          if (b == kNumber) b = config.split_by_number ? kCommon : a;
+          cut = config.split_by_unicode_script && a != b;
         }
         if (cut) {
           builder.add(unit, counts[w]);

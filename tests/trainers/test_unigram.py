@@ -27,6 +27,7 @@ def corpus(n: int = 400, seed: int = 1) -> list:
         words = [rng.choice(stems) + rng.choice(ends) for _ in range(rng.randint(1, 8))]
         if rng.random() < 0.3:
             words.append(str(rng.randint(0, 99999)))
+            words.append(f"{rng.randint(0, 9)}.{rng.randint(0, 9)}")
         lines.append(" ".join(words))
     return lines
 
@@ -71,9 +72,12 @@ def test_character_coverage_drops_rare_characters():
 def test_split_digits_and_numbers():
     lines = corpus()
     split = learn(UnigramTrainer(vocab_size=120, split_digits=True), lines)
-    assert not any(sum(c.isdigit() for c in p) > 1 for p in split.pieces)
+    assert not any(any(c.isdigit() for c in p) and len(p) > 1 for p in split.pieces)  # "▁1" neither
     plain = learn(UnigramTrainer(vocab_size=120), lines)
     assert not any(any(c.isdigit() for c in p) and any(c.isalpha() for c in p) for p in plain.pieces)
+    assert any(any(c.isdigit() for c in p) and "." in p for p in plain.pieces)  # digits are "common" script
+    mixed = learn(UnigramTrainer(vocab_size=160, split_by_number=False), [line + " low1 low1" for line in lines])
+    assert any(any(c.isdigit() for c in p) and any(c.isalpha() for c in p) for p in mixed.pieces)
 
 
 def test_pieces_keep_to_one_script_and_whitespace_at_the_start():

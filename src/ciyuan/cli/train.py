@@ -89,6 +89,8 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     u.add_argument("--split-digits", action="store_true", help="every digit is a piece of its own")
     u.add_argument("--split-by-unicode-script", action=argparse.BooleanOptionalAction, default=True,
                    help="no piece mixes Unicode scripts (default: yes)")
+    u.add_argument("--split-by-number", action=argparse.BooleanOptionalAction, default=True,
+                   help="digits do not join letters (default: yes)")
     u.add_argument("--treat-whitespace-as-suffix", action="store_true", help="'▁' ends words instead of starting them")
     u.add_argument("--max-piece-length", type=int, default=16, metavar="N", help="longest piece in characters")
     u.add_argument("--seed-size", type=int, default=1_000_000, metavar="N", help="seed pieces (unigram)")
@@ -156,6 +158,7 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
             args.vocab_size, model_type="unigram" if args.model == "unigram" else "bpe",
             character_coverage=args.character_coverage, byte_fallback=args.byte_fallback,
             split_digits=args.split_digits, split_by_unicode_script=args.split_by_unicode_script,
+            split_by_number=args.split_by_number,
             treat_whitespace_as_suffix=args.treat_whitespace_as_suffix, max_piece_length=args.max_piece_length,
             seed_size=args.seed_size, shrinking_factor=args.shrinking_factor,
             num_sub_iterations=args.num_sub_iterations,

@@ -15,9 +15,10 @@ trains on whitespace words, so the counts lose nothing):
 4. the final ``vocab_size`` pieces (meta pieces, user symbols and byte pieces included, as
    SentencePiece counts them): the required characters and the best pieces by score.
 
-No piece crosses a Unicode script boundary (``split_by_unicode_script``), mixes digits with
-other characters (``split_by_number``), holds two digits (``split_digits``), or holds ``▁``
-except at its start (at its end with ``treat_whitespace_as_suffix``). Deterministic on any
+No piece crosses a Unicode script boundary (``split_by_unicode_script``; digits count as
+"common" script like punctuation, so ``"3.5"`` may be a piece, but ``"a1"`` not - unless
+``split_by_number=False``, which lets digits join any script), holds a digit and anything else
+(``split_digits``), or holds ``▁`` except at its start (at its end with ``treat_whitespace_as_suffix``). Deterministic on any
 thread count: the E-step and pruning run over fixed chunks of words, added in chunk order.
 
 ``model_type="bpe"`` trains SentencePiece's BPE instead: the merged pieces in merge order
@@ -57,6 +58,11 @@ __all__ = ["UnigramTrainer", "SentencePieceBPETrainer", "TrainedPieces"]
 
 # SentencePiece's piece types (ModelProto numbering), as ciyuan.models.PieceType numbers them.
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+#: The options ``to_dict`` records, in the constructor's order.
+_OPTIONS = ("vocab_size", "model_type", "character_coverage", "max_piece_length", "seed_size", "shrinking_factor",
+            "num_sub_iterations", "split_digits", "split_by_unicode_script", "split_by_number",
+            "treat_whitespace_as_suffix", "byte_fallback", "user_defined_symbols", "unk_piece", "bos_piece",
+            "eos_piece", "pad_piece", "unk_id", "bos_id", "eos_id", "pad_id", "input_sentence_size", "seed")
 _MODEL_TYPES = {"unigram": _core.UnigramModelType.UNIGRAM, "bpe": _core.UnigramModelType.BPE}
 
 
@@ -88,7 +94,7 @@ class UnigramTrainer(Trainer):
         num_sub_iterations: EM steps per round.
         split_digits: every digit is a piece of its own.
         split_by_unicode_script: no piece mixes Unicode scripts.
-        split_by_number: no piece mixes digits and other characters.
+        split_by_number: digits do not join letters (False: they join any script).
         treat_whitespace_as_suffix: ``▁`` ends words instead of starting them.
         byte_fallback: add the 256 ``<0x00>``.. ``<0xFF>`` pieces; unknown characters encode as bytes.
         user_defined_symbols: pieces always kept whole and never part of another piece.
@@ -344,27 +350,11 @@ class UnigramTrainer(Trainer):
     # -- serialization --------------------------------------------------------------------------
 
     def to_dict(self) -> Dict[str, Any]:
-        return {
-            "type": self.type_name,
-            "vocab_size": self.vocab_size,
-            "model_type": self.model_type,
-            "character_coverage": self.character_coverage,
-            "max_piece_length": self.max_piece_length,
-            "seed_size": self.seed_size,
-            "shrinking_factor": self.shrinking_factor,
-            "num_sub_iterations": self.num_sub_iterations,
-            "split_digits": self.split_digits,
-            "split_by_unicode_script": self.split_by_unicode_script,
-            "split_by_number": self.split_by_number,
-            "treat_whitespace_as_suffix": self.treat_whitespace_as_suffix,
-            "byte_fallback": self.byte_fallback,
-            "user_defined_symbols": list(self.user_defined_symbols),
-            "unk_piece": self.unk_piece, "bos_piece": self.bos_piece,
-            "eos_piece": self.eos_piece, "pad_piece": self.pad_piece,
-            "unk_id": self.unk_id, "bos_id": self.bos_id, "eos_id": self.eos_id, "pad_id": self.pad_id,
-            "input_sentence_size": self.input_sentence_size,
-            "seed": self.seed,
-        }
+        data: Dict[str, Any] = {"type": self.type_name}
+        for name in _OPTIONS:
+            value = getattr(self, name)
+            data[name] = list(value) if isinstance(value, list) else value
+        return data
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(vocab_size={self.vocab_size}, model_type={self.model_type!r})"
