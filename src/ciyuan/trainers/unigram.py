@@ -18,8 +18,9 @@ trains on whitespace words, so the counts lose nothing):
 No piece crosses a Unicode script boundary (``split_by_unicode_script``; digits count as
 "common" script like punctuation, so ``"3.5"`` may be a piece, but ``"a1"`` not - unless
 ``split_by_number=False``, which lets digits join any script), holds a digit and anything else
-(``split_digits``), or holds ``▁`` except at its start (at its end with ``treat_whitespace_as_suffix``). Deterministic on any
-thread count: the E-step and pruning run over fixed chunks of words, added in chunk order.
+(``split_digits``), or holds ``▁`` except at its start (at its end with
+``treat_whitespace_as_suffix``). Deterministic on any thread count: the E-step and pruning run
+over fixed chunks of words, added in chunk order.
 
 ``model_type="bpe"`` trains SentencePiece's BPE instead: the merged pieces in merge order
 (score minus the merge index), then the required characters (continuing the scores), as
