@@ -2,13 +2,13 @@
 
 The oracle the native trainer (``cpp/src/unigram_trainer.cc``) is tested against, on whole
 words (no cutting into script units). Words are texts with counts; pieces are texts with
-log-probability scores. (Helper A1's ``reference/unigram.py`` holds the encode half; this is
-the training half, to be appended there as "# --- training (EM, pruning) ---" on merging.)
+log-probability scores. ``reference/unigram.py`` holds the encode half (Viterbi, n-best,
+sampling); this is the training half.
 
 Example:
     >>> words = {"▁ab": 3, "▁abc": 1}
-    >>> sorted(seeds(words))[:2]
-    [('ab', 8), ('abc', 3)]
+    >>> sorted(seeds(words).items())  # "abc" occurs once; "▁a" is always followed by "b"
+    [('ab', 8), ('▁ab', 12)]
 """
 
 from __future__ import annotations
