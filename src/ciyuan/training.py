@@ -47,13 +47,22 @@ Tok = TypeVar("Tok", bound="Tokenizer")
 DEFAULT = "default"
 
 
-def default_pipeline(trainer: Trainer) -> Tuple[Optional["Normalizer"], Any]:
-    """(normalizer, pre-tokenizer) a new tokenizer trained by ``trainer`` uses by default."""
+def default_pipeline(trainer: Trainer, with_normalizer: bool = True) -> Tuple[Optional["Normalizer"], Any]:
+    """(normalizer, pre-tokenizer) a new tokenizer trained by ``trainer`` uses by default
+    (``with_normalizer=False``: the caller has its own, and SentencePiece's, costly to build,
+    is not made)."""
     kind = trainer.default_pipeline()
     if kind is Pipeline.BERT:  # BERT's: clean-up, CJK characters apart, punctuation apart
         return BertNormalizer(lowercase=trainer.lowercase), pre_tokenizers.BertPreTokenizer()
     if kind is Pipeline.LINES:
         return None, None
+    if kind is Pipeline.SENTENCEPIECE:  # the normalizer cuts the words; none before it is merged
+        spm_normalizer = getattr(normalizers, "SentencePieceNormalizer", None)
+        if spm_normalizer is None or not with_normalizer:
+            return None, None
+        options = {name: getattr(trainer, name) for name in ("treat_whitespace_as_suffix", "user_defined_symbols")
+                   if hasattr(trainer, name)}
+        return spm_normalizer(**options), None
     if kind is Pipeline.BYTES:
         return None, pre_tokenizers.Split("gpt2")
     return None, pre_tokenizers.WordPunct()
@@ -65,7 +74,7 @@ def train_tokenizer(cls: Type[Tok], source: TrainingSource, trainer: Optional[Tr
     """A new ``cls`` with a model ``trainer`` learns from ``source`` (see :meth:`Tokenizer.train`)."""
     trainer = _checked(trainer)
     if _is_default(pre_tokenizer):
-        default_normalizer, pre_tokenizer = default_pipeline(trainer)
+        default_normalizer, pre_tokenizer = default_pipeline(trainer, with_normalizer=normalizer is None)
         normalizer = normalizer if normalizer is not None else default_normalizer
     model, parts = _train(source, trainer, pre_tokenizer, normalizer, None, decoder, errors)
     return cls(model, **parts)

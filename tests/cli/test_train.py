@@ -96,3 +96,42 @@ def test_cli_train_errors_leave_no_output(tmp_path, capsys):
                  "--merges", str(tmp_path / "m.txt"), str(lines)]) == 1
     assert "line break" in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "m.txt").exists()
+
+
+def _unigram_corpus(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(["low lower lowest newer newest 12 345 talking walked"] * 50) + "\n", encoding="utf-8")
+    return path
+
+
+def test_train_unigram_model_file_loads_in_sentencepiece(tmp_path, capsys):
+    import sentencepiece as spm
+
+    out = tmp_path / "x.model"
+    assert main(["train", "--model", "unigram", "--split-digits", "--byte-fallback",
+                 "--vocab-size", "300", "--output", str(out), str(_unigram_corpus(tmp_path))]) == 0
+    assert "training Unigram" in capsys.readouterr().err
+    sp = spm.SentencePieceProcessor(model_file=str(out))
+    tok = Tokenizer.from_file(str(out))
+    assert sp.get_piece_size() == tok.vocab_size and sp.is_byte(3)
+    for text in ("lowest newer 12", "walked 9 talking", "ünknown"):
+        assert tok.encode(text).ids == sp.encode(text)
+
+
+def test_train_sentencepiece_bpe_json(tmp_path):
+    out = tmp_path / "x.json"
+    assert main(["train", "--model", "sentencepiece-bpe", "--vocab-size", "40", "--no-progress",
+                 "--output", str(out), str(_unigram_corpus(tmp_path))]) == 0
+    tok = Tokenizer.from_file(str(out))
+    assert type(tok.model).__name__ == "SentencePieceBPE"
+    assert tok.encode("lowest").tokens[0].startswith("\u2581")
+
+
+def test_train_unigram_errors(tmp_path):
+    out = tmp_path / "x.model"
+    corpus = str(_unigram_corpus(tmp_path))
+    assert main(["train", "--model", "unigram", "--output", str(out), corpus]) == 1  # no --vocab-size
+    assert main(["train", "--model", "unigram", "--vocab-size", "5", "--output", str(out), corpus]) == 1
+    assert main(["train", "--model", "unigram", "--vocab-size", "50", "--character-coverage", "2",
+                 "--output", str(out), corpus]) == 1
+    assert not out.exists()

@@ -19,7 +19,7 @@ __all__ = ["COMMANDS", "add_arguments", "run"]
 
 _PRE_TOKENIZERS = ("bytelevel", "gpt2", "cl100k_base", "o200k_base", "wordpunct", "whitespace", "zh-sentence", "bert",
                    "none")
-_MODELS = ("bpe", "wordpiece", "wordlevel", "charlevel")
+_MODELS = ("bpe", "wordpiece", "wordlevel", "charlevel", "unigram", "sentencepiece-bpe")
 
 _TRAIN_EPILOG = """\
 examples:
@@ -82,7 +82,27 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit-alphabet", type=int, default=None, metavar="N", help="keep the N most frequent characters")
     p.add_argument("--max-token-length", type=int, default=None, metavar="N",
                    help="longest token, in characters or bytes")
-    p.add_argument("--output", "-o", required=True, metavar="FILE", help="the tokenizer, as ciyuan JSON")
+    u = p.add_argument_group("unigram and sentencepiece-bpe (SentencePiece's trainer flags)")
+    u.add_argument("--character-coverage", type=float, default=0.9995, metavar="C",
+                   help="share of the characters the alphabet covers (default 0.9995)")
+    u.add_argument("--byte-fallback", action="store_true", help="add the 256 byte pieces <0x00>..<0xFF>")
+    u.add_argument("--split-digits", action="store_true", help="every digit is a piece of its own")
+    u.add_argument("--split-by-unicode-script", action=argparse.BooleanOptionalAction, default=True,
+                   help="no piece mixes Unicode scripts (default: yes)")
+    u.add_argument("--split-by-number", action=argparse.BooleanOptionalAction, default=True,
+                   help="digits do not join letters (default: yes)")
+    u.add_argument("--treat-whitespace-as-suffix", action="store_true", help="'▁' ends words instead of starting them")
+    u.add_argument("--max-piece-length", type=int, default=16, metavar="N", help="longest piece in characters")
+    u.add_argument("--seed-size", type=int, default=1_000_000, metavar="N", help="seed pieces (unigram)")
+    u.add_argument("--shrinking-factor", type=float, default=0.75, metavar="F",
+                   help="share of pieces each pruning round keeps (unigram)")
+    u.add_argument("--num-sub-iterations", type=int, default=2, metavar="N", help="EM steps per round (unigram)")
+    u.add_argument("--user-defined-symbols", default="", metavar="LIST", help="comma-separated pieces kept whole")
+    u.add_argument("--input-sentence-size", type=int, default=0, metavar="N",
+                   help="train on N lines sampled with --seed (default: all)")
+    u.add_argument("--seed", type=int, default=0, metavar="S", help="the sampling seed")
+    p.add_argument("--output", "-o", required=True, metavar="FILE",
+                   help="the tokenizer, as ciyuan JSON (a name ending in .model: SentencePiece's format)")
     p.add_argument("--merges", metavar="FILE",
                    help="bpe: also write merges.txt ('left right' per line, in merge order)")
     p.add_argument("--vocab", metavar="FILE", help="also write vocab.txt (one token per line; ids are line numbers)")
@@ -129,6 +149,22 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
                             ("--tie-break", args.tie_break != "hf")):
             if value:
                 raise InvalidInputError(f"{flag} applies to --model bpe, not {args.model}")
+    if args.model in ("unigram", "sentencepiece-bpe"):
+        from ciyuan.trainers import UnigramTrainer
+
+        if args.vocab_size is None:
+            raise InvalidInputError("give --vocab-size N")
+        return UnigramTrainer(
+            args.vocab_size, model_type="unigram" if args.model == "unigram" else "bpe",
+            character_coverage=args.character_coverage, byte_fallback=args.byte_fallback,
+            split_digits=args.split_digits, split_by_unicode_script=args.split_by_unicode_script,
+            split_by_number=args.split_by_number,
+            treat_whitespace_as_suffix=args.treat_whitespace_as_suffix, max_piece_length=args.max_piece_length,
+            seed_size=args.seed_size, shrinking_factor=args.shrinking_factor,
+            num_sub_iterations=args.num_sub_iterations,
+            user_defined_symbols=[s for s in args.user_defined_symbols.split(",") if s],
+            input_sentence_size=args.input_sentence_size, seed=args.seed, show_progress=args.show_progress,
+            threads=args.threads)
     if args.model in ("wordlevel", "charlevel"):
         if args.vocab_size is None:
             raise InvalidInputError("give --vocab-size N")
@@ -172,6 +208,10 @@ def _train(args: argparse.Namespace) -> None:
     # Render every output before writing any, so that a failure leaves no partial set.
     import json
 
+    if args.output.endswith(".model"):  # SentencePiece's protobuf format, written by the tokenizer
+        tok.save(args.output)
+        print(f"ciyuan train: {tok.vocab_size} pieces; wrote {args.output}", file=sys.stderr)
+        return
     outputs: List[Tuple[str, str]] = [(args.output, json.dumps(tok.to_dict(), ensure_ascii=False))]
     if args.merges:
         assert isinstance(tok.model, BPE), "--merges is for --model bpe (checked by _trainer)"

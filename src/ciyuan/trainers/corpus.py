@@ -56,6 +56,7 @@ _CHUNK_BYTES = 4 << 20
 _BATCH_TEXTS = 8192
 
 Config = TypeVar("Config")
+Result = TypeVar("Result")
 
 
 class WordCounts:
@@ -81,9 +82,10 @@ class WordCounts:
         """``(UTF-8 word, count)`` in the order the words were first seen."""
         return self._native.words()
 
-    def learn(self, train: Callable[..., "_core.MergeResult"], config: Config, *,
-              progress: Optional["ProgressBar"] = None, consume: bool = False) -> "_core.MergeResult":
-        """Run a native trainer (``_core.train_bpe``, ``_core.train_wordpiece``) on these words.
+    def learn(self, train: Callable[..., Result], config: Config, *,
+              progress: Optional["ProgressBar"] = None, consume: bool = False) -> Result:
+        """Run a native trainer (``_core.train_bpe``, ``_core.train_wordpiece``, ``_core.train_unigram``)
+        on these words.
 
         With ``consume=True`` the words are freed as soon as the trainer has copied them.
         """
