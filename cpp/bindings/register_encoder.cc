@@ -28,6 +28,7 @@ using ciyuan::FrontEndKind;
 using ciyuan::PreTokPattern;
 using ciyuan::Span;
 using ciyuan::Token;
+using ciyuan::TokenSink;
 using ciyuan_bindings::EncodingData;
 using ciyuan_bindings::GcPause;
 using ciyuan_bindings::char_offsets;
@@ -79,6 +80,33 @@ std::vector<std::vector<T>> encode_batch(const Encoder& self, nb::handle texts, 
     self.encode_batch_ids(batch.views, pol, threads, results);
   }
   return results;
+}
+
+// A sampled batch (see encode_batch above).
+template <class T>
+std::vector<std::vector<T>> encode_sampled_batch(const Encoder& self, nb::handle texts, nb::bytes policy,
+                                                 const ciyuan::SampleOptions& options, uint64_t seed, int threads) {
+  BatchTexts batch(texts);
+  auto pol = policy_from(policy);
+  std::vector<std::vector<T>> results;
+  nb::gil_scoped_release release;
+  if constexpr (std::is_same_v<T, Token>) {
+    self.encode_sampled_batch(batch.views, pol, options, seed, threads, results);
+  } else {
+    self.encode_sampled_batch_ids(batch.views, pol, options, seed, threads, results);
+  }
+  return results;
+}
+
+// The n best segmentations as a list of (EncodingData, score).
+nb::list nbest_list(std::vector<std::vector<Token>>& paths, const std::vector<float>& scores) {
+  nb::list out;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    auto* data = new EncodingData();
+    data->tokens = std::move(paths[i]);
+    out.append(nb::make_tuple(nb::cast(data, nb::rv_policy::take_ownership), scores[i]));
+  }
+  return out;
 }
 
 // A new EncodingData filled by fill(tokens) with the GIL released.
@@ -228,6 +256,24 @@ void register_encoder(nb::module_& m) {
   register_encoding_data(m);
   register_front_end(m);
 
+  nb::class_<ciyuan::SampleOptions>(m, "SampleOptions",
+                                    "How a segmentation is sampled (subword regularization); see Tokenizer.encode.")
+      .def(nb::init<>())
+      .def(
+          "__init__",
+          [](ciyuan::SampleOptions* self, float alpha, int32_t nbest_size) {
+            new (self) ciyuan::SampleOptions{alpha, nbest_size};
+          },
+          nb::kw_only(), nb::arg("alpha"), nb::arg("nbest_size") = -1)
+      .def_rw("alpha", &ciyuan::SampleOptions::alpha,
+              "Unigram: smoothing (inverse temperature); BPE: dropout probability")
+      .def_rw("nbest_size", &ciyuan::SampleOptions::nbest_size,
+              "Unigram: 1 = Viterbi, <= 0 = all segmentations, k > 1 = one of the k best; BPE: ignored")
+      .def("__repr__", [](const ciyuan::SampleOptions& o) {
+        return "SampleOptions(alpha=" + std::string(nb::repr(nb::cast(o.alpha)).c_str()) +
+               ", nbest_size=" + std::to_string(o.nbest_size) + ")";
+      });
+
   nb::class_<Encoder>(m, "Encoder", "Special tokens -> front end -> model, over whole texts and batches.")
       .def(
           "__init__",
@@ -295,6 +341,96 @@ void register_encoder(nb::module_& m) {
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"), nb::arg("head") = std::vector<uint32_t>(),
           nb::arg("tail") = std::vector<uint32_t>(),
           "Ids of each text, with `head` and `tail` (a template's special tokens) around them.")
+      .def(
+          "encode_sampled",
+          [](const Encoder& self, nb::handle text, nb::bytes policy, const ciyuan::SampleOptions& options,
+             uint64_t seed) {
+            std::string_view utf8 = utf8_view(text);
+            auto pol = policy_from(policy);
+            return encoding_data([&](std::vector<Token>& out) { self.encode_sampled(utf8, pol, options, seed, out); });
+          },
+          nb::arg("text"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"), nb::rv_policy::take_ownership,
+          "encode, each piece's segmentation sampled (the generator of batch item 0 for `seed`).")
+      .def(
+          "encode_sampled_ids",
+          [](const Encoder& self, nb::handle text, nb::bytes policy, const ciyuan::SampleOptions& options,
+             uint64_t seed) {
+            std::string_view utf8 = utf8_view(text);
+            auto pol = policy_from(policy);
+            std::vector<uint32_t> ids;
+            {
+              nb::gil_scoped_release release;
+              TokenSink sink(ids);
+              self.encode_sampled(utf8, pol, options, seed, sink);
+            }
+            return id_list(ids);
+          },
+          nb::arg("text"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"))
+      .def(
+          "encode_sampled_batch",
+          [](const Encoder& self, nb::handle texts, nb::bytes policy, const ciyuan::SampleOptions& options,
+             uint64_t seed, int threads) {
+            auto results = encode_sampled_batch<Token>(self, texts, policy, options, seed, threads);
+            GcPause pause;
+            nb::list out;
+            for (auto& r : results) {
+              auto* data = new EncodingData();
+              data->tokens = std::move(r);
+              out.append(nb::cast(data, nb::rv_policy::take_ownership));
+            }
+            return out;
+          },
+          nb::arg("texts"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"), nb::arg("threads"),
+          "Text i is sampled with the generator of (seed, i): the thread count never changes a result.")
+      .def(
+          "encode_sampled_batch_ids",
+          [](const Encoder& self, nb::handle texts, nb::bytes policy, const ciyuan::SampleOptions& options,
+             uint64_t seed, int threads, const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
+            auto results = encode_sampled_batch<uint32_t>(self, texts, policy, options, seed, threads);
+            GcPause pause;
+            nb::list out;
+            for (auto& r : results) out.append(wrapped_id_list(head, r, tail));
+            return out;
+          },
+          nb::arg("texts"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"), nb::arg("threads"),
+          nb::arg("head") = std::vector<uint32_t>(), nb::arg("tail") = std::vector<uint32_t>())
+      .def(
+          "encode_spans_sampled",
+          [](const Encoder& self, nb::handle text, std::vector<Span> spans, const ciyuan::SampleOptions& options,
+             uint64_t seed) {
+            std::string_view utf8 = utf8_view(text);
+            return encoding_data(
+                [&](std::vector<Token>& out) { self.encode_spans_sampled(utf8, spans, options, seed, out); });
+          },
+          nb::arg("text"), nb::arg("spans"), nb::arg("options"), nb::arg("seed"), nb::rv_policy::take_ownership)
+      .def(
+          "encode_nbest",
+          [](const Encoder& self, nb::handle text, nb::bytes policy, size_t k) {
+            std::string_view utf8 = utf8_view(text);
+            auto pol = policy_from(policy);
+            std::vector<std::vector<Token>> paths;
+            std::vector<float> scores;
+            {
+              nb::gil_scoped_release release;
+              self.encode_nbest(utf8, pol, k, paths, scores);
+            }
+            return nbest_list(paths, scores);
+          },
+          nb::arg("text"), nb::arg("policy"), nb::arg("k"),
+          "The k best segmentations of a text that is one piece: [(EncodingData, score)], best first.")
+      .def(
+          "nbest_span",
+          [](const Encoder& self, nb::handle text, Span span, size_t k) {
+            std::string_view utf8 = utf8_view(text);
+            std::vector<std::vector<Token>> paths;
+            std::vector<float> scores;
+            {
+              nb::gil_scoped_release release;
+              self.nbest_span(utf8, span, k, paths, scores);
+            }
+            return nbest_list(paths, scores);
+          },
+          nb::arg("text"), nb::arg("span"), nb::arg("k"), "encode_nbest of the one piece text[span] (byte span).")
       .def(
           "decode_bytes",
           [](const Encoder& self, const std::vector<uint32_t>& ids) {
