@@ -274,6 +274,13 @@ void register_encoder(nb::module_& m) {
                ", nbest_size=" + std::to_string(o.nbest_size) + ")";
       });
 
+  nb::class_<ciyuan::Rng>(m, "SampleRng",
+                          "The random generator of text `index` of a batch sampled with `seed` (a single text is "
+                          "text 0): what encode_sampled_batch uses for that text.")
+      .def(
+          "__init__", [](ciyuan::Rng* self, uint64_t seed, uint64_t index) { new (self) ciyuan::Rng(ciyuan::sample_rng(seed, index)); },
+          nb::arg("seed"), nb::arg("index") = 0);
+
   nb::class_<Encoder>(m, "Encoder", "Special tokens -> front end -> model, over whole texts and batches.")
       .def(
           "__init__",
@@ -344,28 +351,31 @@ void register_encoder(nb::module_& m) {
       .def(
           "encode_sampled",
           [](const Encoder& self, nb::handle text, nb::bytes policy, const ciyuan::SampleOptions& options,
-             uint64_t seed) {
+             ciyuan::Rng& rng) {
             std::string_view utf8 = utf8_view(text);
             auto pol = policy_from(policy);
-            return encoding_data([&](std::vector<Token>& out) { self.encode_sampled(utf8, pol, options, seed, out); });
+            return encoding_data([&](std::vector<Token>& out) {
+              TokenSink sink(out);
+              self.encode_sampled(utf8, pol, options, rng, sink);
+            });
           },
-          nb::arg("text"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"), nb::rv_policy::take_ownership,
-          "encode, each piece's segmentation sampled (the generator of batch item 0 for `seed`).")
+          nb::arg("text"), nb::arg("policy"), nb::arg("options"), nb::arg("rng"), nb::rv_policy::take_ownership,
+          "encode, each piece's segmentation sampled with `rng`.")
       .def(
           "encode_sampled_ids",
           [](const Encoder& self, nb::handle text, nb::bytes policy, const ciyuan::SampleOptions& options,
-             uint64_t seed) {
+             ciyuan::Rng& rng) {
             std::string_view utf8 = utf8_view(text);
             auto pol = policy_from(policy);
             std::vector<uint32_t> ids;
             {
               nb::gil_scoped_release release;
               TokenSink sink(ids);
-              self.encode_sampled(utf8, pol, options, seed, sink);
+              self.encode_sampled(utf8, pol, options, rng, sink);
             }
             return id_list(ids);
           },
-          nb::arg("text"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"))
+          nb::arg("text"), nb::arg("policy"), nb::arg("options"), nb::arg("rng"))
       .def(
           "encode_sampled_batch",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, const ciyuan::SampleOptions& options,
@@ -397,12 +407,12 @@ void register_encoder(nb::module_& m) {
       .def(
           "encode_spans_sampled",
           [](const Encoder& self, nb::handle text, std::vector<Span> spans, const ciyuan::SampleOptions& options,
-             uint64_t seed) {
+             ciyuan::Rng& rng) {
             std::string_view utf8 = utf8_view(text);
             return encoding_data(
-                [&](std::vector<Token>& out) { self.encode_spans_sampled(utf8, spans, options, seed, out); });
+                [&](std::vector<Token>& out) { self.encode_spans_sampled(utf8, spans, options, rng, out); });
           },
-          nb::arg("text"), nb::arg("spans"), nb::arg("options"), nb::arg("seed"), nb::rv_policy::take_ownership)
+          nb::arg("text"), nb::arg("spans"), nb::arg("options"), nb::arg("rng"), nb::rv_policy::take_ownership)
       .def(
           "encode_nbest",
           [](const Encoder& self, nb::handle text, nb::bytes policy, size_t k) {

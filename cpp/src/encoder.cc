@@ -170,6 +170,11 @@ void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& po
 void Encoder::encode_sampled(std::string_view text, const std::vector<SpecialPolicy>& policy,
                              const SampleOptions& options, uint64_t seed, TokenSink& out) const {
   Rng rng = sample_rng(seed, 0);
+  encode_sampled(text, policy, options, rng, out);
+}
+
+void Encoder::encode_sampled(std::string_view text, const std::vector<SpecialPolicy>& policy,
+                             const SampleOptions& options, Rng& rng, TokenSink& out) const {
   encode_with(text, policy, out, SampleCall{*model_, options, rng});
 }
 
@@ -190,9 +195,8 @@ void Encoder::encode_spans(std::string_view text, const std::vector<Span>& spans
 }
 
 void Encoder::encode_spans_sampled(std::string_view text, const std::vector<Span>& spans, const SampleOptions& options,
-                                   uint64_t seed, std::vector<Token>& out) const {
+                                   Rng& rng, std::vector<Token>& out) const {
   check_spans(text, spans);
-  Rng rng = sample_rng(seed, 0);
   if (!spans.empty()) model_->sample_pieces(text, spans.data(), spans.size(), options, rng, out);
 }
 

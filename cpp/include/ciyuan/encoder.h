@@ -241,6 +241,9 @@ class Encoder {
     TokenSink sink(out);
     encode_sampled(text, policy, options, seed, sink);
   }
+  // The same with the caller's generator (e.g. sample_rng(seed, i) for text i of a batch).
+  void encode_sampled(std::string_view text, const std::vector<SpecialPolicy>& policy, const SampleOptions& options,
+                      Rng& rng, TokenSink& out) const;
   // Batches: text i is sampled with sample_rng(seed, i), so the thread count never changes a result.
   void encode_sampled_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
                             const SampleOptions& options, uint64_t seed, int threads,
@@ -248,9 +251,9 @@ class Encoder {
   void encode_sampled_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
                                 const SampleOptions& options, uint64_t seed, int threads,
                                 std::vector<std::vector<uint32_t>>& out) const;
-  // encode_spans, sampled with sample_rng(seed, 0).
+  // encode_spans, sampled with `rng` (the caller's: one generator for all the pieces of a text).
   void encode_spans_sampled(std::string_view text, const std::vector<Span>& spans, const SampleOptions& options,
-                            uint64_t seed, std::vector<Token>& out) const;
+                            Rng& rng, std::vector<Token>& out) const;
   // The k best segmentations of `text`, best first, with their scores (TokenModel::nbest_piece).
   // The text must make one piece (the front end cuts it no further) and hold no special token
   // that `policy` allows; otherwise ModelError. An empty text has one empty segmentation.
