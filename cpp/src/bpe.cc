@@ -372,10 +372,13 @@ void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool f
   syms.resize(k);
 }
 
-// BPE-dropout (see bpe.h): merge_large's heap and stale-entry checks, plus a draw for each live
-// candidate popped. Skipped candidates wait aside until the next merge, then go back on the heap;
-// when the heap runs dry with all of them aside, every pair was skipped in one step: done.
-// Expected pops per merge are about 1 / (1 - p), so the loop is O(n log n) for any p < 1.
+// BPE-dropout (see bpe.h): merge_large's heap of candidates, with a draw for every entry popped.
+// With probability p the entry is set aside; otherwise the entries set aside go back on the heap,
+// and the entry merges if it still applies (a popped entry may be outdated by an earlier merge of
+// a neighbour: it still draws, and when kept it still puts the set-aside entries back - Hugging
+// Face's queue does the same, and its distribution of segmentations is this one). The piece is
+// done when the heap is empty. Expected pops per kept entry are 1 / (1 - p), so the loop is
+// O(n log n) for any p < 1 (p = 1: every entry is set aside once).
 void BpeModel::merge_dropout(ThreadCache& cache, std::vector<Symbol>& syms, uint64_t threshold, Rng& rng) const {
   const size_t n = syms.size();
   if (n < 2) return;
@@ -402,14 +405,14 @@ void BpeModel::merge_dropout(ThreadCache& cache, std::vector<Symbol>& syms, uint
   while (!heap.empty()) {
     const Candidate c = heap.top();
     heap.pop();
-    const uint32_t right = next[c.left];
-    if (!alive[c.left] || right >= n || syms[c.left].id != c.left_id || syms[right].id != c.right_id) continue;
-    if ((rng() >> 11) < threshold) {  // dropped in this step
+    if ((rng() >> 11) < threshold) {  // skipped
       skipped.push_back(c);
       continue;
     }
     for (const Candidate& s : skipped) heap.push(s);
     skipped.clear();
+    const uint32_t right = next[c.left];
+    if (!alive[c.left] || right >= n || syms[c.left].id != c.left_id || syms[right].id != c.right_id) continue;
     syms[c.left].id = c.merged;
     syms[c.left].end = syms[right].end;
     alive[right] = 0;

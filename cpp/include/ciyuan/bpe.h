@@ -72,12 +72,11 @@ class BpeModel final : public TokenModel {
   void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
                    std::vector<Token>& out) const override;
   const std::string* id_bytes(uint32_t id) const override { return has_id(id) ? &tokens_[id] : nullptr; }
-  // BPE-dropout (Provilkov et al., 2019; Hugging Face's BPE(dropout=p)): options.alpha is the
-  // probability p that a merge is skipped. Each step goes through the pairs that can merge,
-  // best first, skipping each with probability p; the first one kept merges (the skipped ones
-  // stay candidates for the next step); when all are skipped the piece is done. p = 0 is plain
-  // encoding, p = 1 leaves the initial symbols (bytes or characters). The whole-piece shortcut
-  // (ignore_merges) and the piece cache are not used while sampling; plain encoding is untouched.
+  // BPE-dropout (Provilkov et al., 2019) with the distribution of Hugging Face's
+  // BPE(dropout=p): options.alpha is the probability p that a candidate merge is skipped when it
+  // comes up (see merge_dropout in bpe.cc). p = 0 is plain encoding, p = 1 leaves the initial
+  // symbols (bytes or characters). The whole-piece shortcut (ignore_merges) and the piece cache
+  // are not used while sampling, as in Hugging Face; plain encoding is untouched.
   void sample_pieces(std::string_view text, const Span* pieces, size_t n, const SampleOptions& options, Rng& rng,
                      std::vector<Token>& out) const override;
 
