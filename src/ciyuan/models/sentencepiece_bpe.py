@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple
 
 from ciyuan import _core
-from ciyuan.models.base import MODELS
+from ciyuan.models.base import MODELS, check_alpha
 from ciyuan.models.pieces import SentencePieceModel
 
 __all__ = ["SentencePieceBPE"]
@@ -35,3 +35,9 @@ class SentencePieceBPE(SentencePieceModel):
     def __init__(self, pieces: Sequence[Tuple[str, float]], *, unk_id: Optional[int] = None,
                  byte_fallback: bool = False, types: Optional[Sequence[int]] = None) -> None:
         super().__init__(pieces, unk_id=unk_id, byte_fallback=byte_fallback, types=types)
+
+    def sample_options(self, alpha: float, nbest_size: int) -> _core.SampleOptions:
+        """BPE-dropout as sentencepiece's: ``alpha`` is the probability (0 to 1) that a merge is
+        skipped; ``nbest_size`` does not apply."""
+        return _core.SampleOptions(alpha=check_alpha(alpha, at_most=1.0, what="alpha (the BPE-dropout probability)"),
+                                   nbest_size=-1)
