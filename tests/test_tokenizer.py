@@ -275,7 +275,7 @@ def small_bpe_tokenizer(**kwargs):
 def test_sampling_arguments_are_checked():
     tok = small_bpe_tokenizer()
     for alpha in (-0.1, 1.5, float("nan"), float("inf"), "0.1", True, None):
-        with pytest.raises(InvalidInputError, match=r"alpha \(the BPE-dropout probability\) must be a number between 0 and 1"):
+        with pytest.raises(InvalidInputError, match=r"alpha \(the BPE-dropout probability\) must be a number betw"):
             tok.encode("lower", sample=True, alpha=alpha)
     for nbest_size in (1.5, True, 1 << 40, "2"):
         with pytest.raises(InvalidInputError, match="nbest_size must be an integer"):
@@ -341,7 +341,8 @@ def test_unigram_samples_and_nbest_through_the_tokenizer():
     for seed, alpha, nbest_size in ((0, 0.1, -1), (5, 1.0, 0), (9, 0.5, 3), (2, 0.2, 1)):
         got = tok.encode(text, sample=True, alpha=alpha, nbest_size=nbest_size, seed=seed).ids
         assert got == [i for i, _, _ in model._native.sample(text, alpha, nbest_size, item_seed(seed, 0))]
-        batch = tok.encode_batch_ids([text, text], sample=True, alpha=alpha, nbest_size=nbest_size, seed=seed, threads=2)
+        batch = tok.encode_batch_ids([text, text], sample=True, alpha=alpha, nbest_size=nbest_size, seed=seed,
+                                     threads=2)
         assert batch[1] == [i for i, _, _ in model._native.sample(text, alpha, nbest_size, item_seed(seed, 1))]
     draws = {tuple(tok.encode_ids(text, sample=True, alpha=0.1)) for _ in range(30)}
     assert len(draws) > 1
@@ -367,7 +368,8 @@ def test_nbest_needs_one_piece_of_ordinary_text():
     assert [e.ids for e, _ in split.nbest("▁ab▁ab", 2)] == [e.ids for e, _ in uni.nbest("▁ab▁ab", 2)]  # one word
     with pytest.raises(ciyuan.ModelError, match="the pre-tokenizer cut this text into several"):
         split.nbest("▁ab ▁ab", 2)
-    python_split = unigram_tokenizer(normalizer=normalizers.Lowercase(), pre_tokenizer=ciyuan.pre_tokenizers.WhitespaceSplit())
+    python_split = unigram_tokenizer(normalizer=normalizers.Lowercase(),
+                                     pre_tokenizer=ciyuan.pre_tokenizers.WhitespaceSplit())
     with pytest.raises(ciyuan.ModelError, match="the pre-tokenizer cut this text into several"):
         python_split.nbest("▁ab ▁ab", 2)
     from ciyuan import decoders

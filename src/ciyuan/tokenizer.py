@@ -240,14 +240,15 @@ class Tokenizer:
         """How a call samples: the options ``sample=True`` asks for (checked by the model) or the
         model's own (BPE's ``dropout``), with the call's seed; None for plain encoding."""
         if sample:
-            if isinstance(nbest_size, bool) or not isinstance(nbest_size, int) or not -(1 << 31) <= nbest_size < 1 << 31:
+            is_int = isinstance(nbest_size, int) and not isinstance(nbest_size, bool)
+            if not is_int or not -(1 << 31) <= nbest_size < 1 << 31:
                 raise InvalidInputError(f"nbest_size must be an integer (1: no sampling, <= 0: sample from all "
                                         f"segmentations, k > 1: from the k best), not {nbest_size!r}")
             options = self.model.sample_options(alpha, nbest_size)
-        else:
+        elif self._always_sampling is not None:
             options = self._always_sampling
-            if options is None:
-                return None
+        else:
+            return None
         return _Sampling(options, _sample_seed(seed))
 
     def _encode_raw(self, text: str, policy: bytes, sampling: Optional[_Sampling] = None, index: int = 0) -> Encoding:
@@ -474,7 +475,7 @@ class Tokenizer:
         if not isinstance(text, str):
             raise TypeError(f"expected str, got {type(text).__name__}")
         text = replace_surrogates(text)
-        rng = sampling.rng(index) if sampling is not None else None
+        rng = sampling.rng(index) if sampling is not None else None  # one generator for all the text's pieces
         ids: List[int] = []
         offsets: List[Tuple[int, int]] = []
         for start, end, special, norm, spans in self._pieces_python(text, policy):
@@ -484,7 +485,7 @@ class Tokenizer:
                 continue
             if norm is None:
                 continue
-            if sampling is None:
+            if sampling is None or rng is None:
                 data = self._encoder.encode_spans(norm.text, spans)
             else:
                 data = self._encoder.encode_spans_sampled(norm.text, spans, sampling.options, rng)
@@ -532,13 +533,14 @@ class Tokenizer:
         if not isinstance(text, str):
             raise TypeError(f"expected str, got {type(text).__name__}")
         text = replace_surrogates(text)
-        pieces = []
+        pieces: List[Tuple[int, NormalizedString, Tuple[int, int]]] = []
         for start, _end, special, norm, spans in self._pieces_python(text, policy):
             if special is not None:
                 raise ModelError(f"n-best segmentations are of ordinary text, and this text holds the special "
                                  f"token {self._special_ids[special]!r}; encode its parts apart, or leave it out "
                                  "of allowed_special")
-            pieces.extend((start, norm, span) for span in spans)
+            if norm is not None:
+                pieces.extend((start, norm, span) for span in spans)
         if len(pieces) > 1:
             raise ModelError("n-best segmentations are of a text that is one piece, but the pre-tokenizer cut "
                              "this text into several; use a tokenizer without a pre-tokenizer (SentencePiece's), "

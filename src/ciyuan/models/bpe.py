@@ -99,7 +99,8 @@ class BPE(Model):
             except InvalidInputError as e:
                 raise ModelError(str(e)) from None
             if dropout and encode_mode == "longest_match":
-                raise ModelError("dropout skips merges, and encode_mode='longest_match' has none; use encode_mode='merges'")
+                raise ModelError("dropout skips merges, and encode_mode='longest_match' has none; "
+                                 "use encode_mode='merges'")
         if rank_by_token and merges:
             raise ModelError("rank_by_token models take their ranks from token ids: pass no merges")
         self.byte_level = bool(byte_level)

@@ -41,6 +41,8 @@ def _merge_loop(parts: list, rank_of, dropout: float = 0.0, rng: Optional[random
     """Merge adjacent parts (bytes or str), lowest rank first, the leftmost on ties; with
     ``dropout``, BPE-dropout drawing from ``rng``."""
     if dropout:
+        if rng is None:
+            raise ValueError("BPE-dropout needs a random.Random to draw from (rng=)")
         return _dropout_loop(parts, rank_of, dropout, rng)
     while len(parts) > 1:
         best, at = None, -1
