@@ -15,6 +15,7 @@ namespace {
 struct Symbol {
   uint32_t start, len;  // len 0: merged into the symbol on its left
   int32_t prev, next;   // -1 at the ends
+  uint32_t id;          // the piece it is (kNone: none)
   bool frozen;          // a user-defined piece: never merges
 };
 
@@ -22,7 +23,21 @@ struct Candidate {
   float score;
   int32_t left, right;
   uint32_t size;  // bytes of the merged symbol: a changed neighbour makes the entry stale
+  uint32_t id;    // the merged piece
 };
+
+// A thread's buffers (one thread-local lookup per word).
+struct Scratch {
+  std::vector<Symbol> syms;
+  std::vector<Candidate> heap;
+  // Unused pieces made by a merge -> the length of their left part (to take them apart again).
+  std::vector<std::pair<std::string, uint32_t>> unused_made;
+};
+
+__attribute__((noinline)) Scratch* thread_scratch() {
+  static thread_local Scratch scratch;
+  return &scratch;
+}
 
 // Heap order: the highest score on top, then the leftmost.
 inline bool below(const Candidate& a, const Candidate& b) {
@@ -35,11 +50,10 @@ inline double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x
 
 SpmBpeModel::SpmBpeModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
                          SpmModelConfig config)
-    : table_(std::move(pieces), std::move(scores), std::move(types), config),
-      instance_(SpmWordCache::new_instance()) {}
+    : SpmModel(std::move(pieces), std::move(scores), std::move(types), config) {}
 
-void SpmBpeModel::emit_symbol(const char* text, uint32_t s, uint32_t e, size_t first, std::vector<Token>& out) const {
-  const uint32_t id = table_.symbol_id(text + s, e - s);
+void SpmBpeModel::emit_symbol(const char* text, uint32_t s, uint32_t e, uint32_t id, size_t first,
+                              std::vector<Token>& out) const {
   if (id == SpmPieces::kNone || static_cast<int64_t>(id) == table_.unk_id()) {
     table_.unknown(text, s, e, first, out);
     return;
@@ -49,21 +63,29 @@ void SpmBpeModel::emit_symbol(const char* text, uint32_t s, uint32_t e, size_t f
 
 void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t first, std::vector<Token>& out,
                              double dropout, Rng* rng) const {
-  thread_local std::vector<Symbol> syms;
-  thread_local std::vector<Candidate> heap;
-  // Unused pieces made by a merge -> the length of their left part (to take them apart again).
-  thread_local std::vector<std::pair<std::string, uint32_t>> unused_made;
+  Scratch& scratch = *thread_scratch();
+  std::vector<Symbol>& syms = scratch.syms;
+  std::vector<Candidate>& heap = scratch.heap;
+  std::vector<std::pair<std::string, uint32_t>>& unused_made = scratch.unused_made;
   syms.clear();
   heap.clear();
   unused_made.clear();
   for (uint32_t pos = start; pos < end;) {
     const size_t user = table_.has_user_defined() ? table_.user_defined_prefix(t + pos, end - pos) : 0;
-    const uint32_t len = user ? static_cast<uint32_t>(user)
-                              : std::min<uint32_t>(static_cast<uint32_t>(utf8::lead_length(static_cast<unsigned char>(t[pos]))), end - pos);
     const int32_t i = static_cast<int32_t>(syms.size());
-    syms.push_back(Symbol{pos, len, i - 1, -1, user != 0});
+    if (user) {
+      syms.push_back(Symbol{pos, static_cast<uint32_t>(user), i - 1, -1, table_.symbol_id(t + pos, user), true});
+    } else {
+      uint32_t cp;
+      const uint32_t len = static_cast<uint32_t>(utf8::decode(t + pos, t + end, &cp));
+      // A character no longer piece holds never merges: frozen, no pair lookups.
+      if (cp < 0x10000)
+        syms.push_back(Symbol{pos, len, i - 1, -1, table_.bmp_symbol_id(cp), !table_.bmp_in_longer_piece(cp)});
+      else
+        syms.push_back(Symbol{pos, len, i - 1, -1, table_.symbol_id(t + pos, len), false});
+    }
     if (i > 0) syms[static_cast<size_t>(i - 1)].next = i;
-    pos += len;
+    pos += syms.back().len;
   }
   auto offer = [&](int32_t l, int32_t r) {
     if (l < 0 || r < 0) return;
@@ -74,7 +96,7 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
     const uint32_t id = table_.find_matchable(t + a.start, size);
     if (id == SpmPieces::kNone) return;
     if (table_.type(id) == PieceType::kUnused) unused_made.emplace_back(std::string(t + a.start, size), a.len);
-    heap.push_back(Candidate{table_.score(id), l, r, size});
+    heap.push_back(Candidate{table_.score(id), l, r, size, id});
     std::push_heap(heap.begin(), heap.end(), below);
   };
   for (size_t i = 1; i < syms.size(); ++i) offer(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
@@ -87,6 +109,7 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
     if (a.len == 0 || b.len == 0 || a.len + b.len != c.size) continue;  // stale
     if (dropout > 0 && uniform01(*rng) < dropout) continue;
     a.len += b.len;
+    a.id = c.id;
     a.next = b.next;
     if (b.next >= 0) syms[static_cast<size_t>(b.next)].prev = c.left;
     b.len = 0;
@@ -94,24 +117,26 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
     offer(c.left, a.next);
   }
   // Final symbols; an UNUSED piece goes back to its parts (the last split recorded for its text).
-  auto emit = [&](auto&& self, uint32_t s, uint32_t e) -> void {
-    const uint32_t id = table_.find_matchable(t + s, e - s);
+  auto emit = [&](auto&& self, uint32_t s, uint32_t e, uint32_t id) -> void {
     if (id != SpmPieces::kNone && table_.type(id) == PieceType::kUnused) {
       for (size_t k = unused_made.size(); k-- > 0;) {
         const auto& u = unused_made[k];
         if (u.first.size() == e - s && u.first.compare(0, u.first.size(), t + s, e - s) == 0) {
-          self(self, s, s + u.second);
-          self(self, s + u.second, e);
+          const uint32_t m = s + u.second;
+          self(self, s, m, table_.symbol_id(t + s, m - s));
+          self(self, m, e, table_.symbol_id(t + m, e - m));
           return;
         }
       }
       table_.unknown(t, s, e, first, out);  // an UNUSED character: unknown, as SentencePiece has it
       return;
     }
-    emit_symbol(t, s, e, first, out);
+    emit_symbol(t, s, e, id, first, out);
   };
-  for (int32_t i = syms.empty() ? -1 : 0; i >= 0; i = syms[static_cast<size_t>(i)].next)
-    emit(emit, syms[static_cast<size_t>(i)].start, syms[static_cast<size_t>(i)].start + syms[static_cast<size_t>(i)].len);
+  for (int32_t i = syms.empty() ? -1 : 0; i >= 0; i = syms[static_cast<size_t>(i)].next) {
+    const Symbol& y = syms[static_cast<size_t>(i)];
+    emit(emit, y.start, y.start + y.len, y.id);
+  }
 }
 
 void SpmBpeModel::encode_span(std::string_view text, uint32_t start, uint32_t end, size_t first,
@@ -127,12 +152,7 @@ void SpmBpeModel::encode_span(std::string_view text, uint32_t start, uint32_t en
     bool hit;
     SpmWordCache::Entry& entry = cache->slot(t + s, n, instance_, &hit);
     if (hit) {
-      uint32_t from = s;
-      for (uint32_t i = 0; i + 1 < entry.count; ++i) {
-        out.push_back(Token{entry.ids[i], from, s + entry.ends[i]});
-        from = s + entry.ends[i];
-      }
-      out.push_back(Token{entry.ids[entry.count - 1], from, e});
+      SpmWordCache::replay(entry, s, e, out);
       return;
     }
     const size_t k = out.size();

@@ -27,8 +27,11 @@ std::string byte_piece_name(unsigned b) {
   return name;
 }
 
-// A double-array trie over the bytes of the pieces `ids` (values: their ids).
-bool build_trie(const std::vector<std::string>& pieces, std::vector<uint32_t> ids, DoubleArrayTrie& trie) {
+// A double-array trie over the pieces `ids` (values: their ids), each a sequence of labels
+// (`labels_of(piece, out)` appends them; in an order that sorts like the pieces' bytes).
+template <class LabelsOf>
+bool build_trie(const std::vector<std::string>& pieces, std::vector<uint32_t> ids, uint32_t alphabet,
+                LabelsOf&& labels_of, DoubleArrayTrie& trie) {
   if (ids.empty()) return false;
   std::sort(ids.begin(), ids.end(), [&](uint32_t a, uint32_t b) { return pieces[a] < pieces[b]; });
   std::vector<uint32_t> labels;
@@ -36,14 +39,18 @@ bool build_trie(const std::vector<std::string>& pieces, std::vector<uint32_t> id
   std::vector<int32_t> values;
   for (uint32_t i : ids) {
     starts.push_back(labels.size());
-    for (unsigned char c : pieces[i]) labels.push_back(static_cast<uint32_t>(c) + 1);
+    labels_of(pieces[i], labels);
     values.push_back(static_cast<int32_t>(i));
   }
   starts.push_back(labels.size());
   std::vector<size_t> order(ids.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  trie.build(labels, starts, order, values, 257);
+  trie.build(labels, starts, order, values, alphabet);
   return true;
+}
+
+void byte_labels(const std::string& piece, std::vector<uint32_t>& out) {
+  for (unsigned char c : piece) out.push_back(static_cast<uint32_t>(c) + 1);
 }
 
 std::string shown(const std::string& piece) { return "'" + piece + "'"; }
@@ -115,8 +122,8 @@ SpmPieces::SpmPieces(std::vector<std::string> pieces, std::vector<float> scores,
         break;  // decodes to nothing
       case PieceType::kByte: {
         unsigned b = 0;
-        bool ok = p.size() == 6 && p.compare(0, 3, "<0x") == 0 && p[5] == '>' && std::isxdigit(static_cast<unsigned char>(p[3])) &&
-                  std::isxdigit(static_cast<unsigned char>(p[4]));
+        const bool ok = p.size() == 6 && p.compare(0, 3, "<0x") == 0 && p[5] == '>' &&
+                        std::isxdigit(static_cast<unsigned char>(p[3])) && std::isxdigit(static_cast<unsigned char>(p[4]));
         if (ok) b = static_cast<unsigned>(std::strtoul(p.substr(3, 2).c_str(), nullptr, 16));
         if (!ok || byte_piece_name(b) != p)
           throw Error(ErrorKind::kModel, "piece " + std::to_string(i) + " " + shown(p) +
@@ -136,9 +143,56 @@ SpmPieces::SpmPieces(std::vector<std::string> pieces, std::vector<float> scores,
         throw Error(ErrorKind::kModel, "byte fallback needs the 256 byte pieces <0x00>..<0xFF> typed BYTE; " +
                                            byte_piece_name(b) + " is missing");
   }
-  word_break_ = !space_inside_first ? WordBreak::kBeforeSpace : !space_inside_last ? WordBreak::kAfterSpace : WordBreak::kNone;
-  trie_empty_ = !build_trie(pieces_, matchable, trie_);
-  has_user_defined_ = build_trie(pieces_, user, user_trie_);
+  bmp_ids_.assign(0x10000, unk_id_ >= 0 ? static_cast<uint32_t>(unk_id_) : kNone);
+  bmp_in_longer_.assign(0x10000, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const std::string& p = pieces_[i];
+    uint32_t cp;
+    const size_t first = utf8::decode(p.data(), p.data() + p.size(), &cp);
+    if (first == p.size()) {
+      if (cp < 0x10000) bmp_ids_[cp] = i;
+      continue;
+    }
+    if (matchable_.find(p) == BytesMap::kMissing) continue;
+    for (size_t at = 0; at < p.size();) {
+      const size_t len = utf8::decode(p.data() + at, p.data() + p.size(), &cp);
+      if (cp < 0x10000) bmp_in_longer_[cp] = 1;
+      at += len;
+    }
+  }
+  word_break_ = !space_inside_first  ? WordBreak::kBeforeSpace
+                : !space_inside_last ? WordBreak::kAfterSpace
+                                     : WordBreak::kNone;
+  // The lattice trie: NORMAL and USER_DEFINED pieces over character codes (1.. in code point
+  // order, so the pieces' byte order is their label order).
+  std::vector<uint32_t> lattice, cps;
+  for (uint32_t i : matchable)
+    if (types_[i] != PieceType::kUnused) lattice.push_back(i);
+  for (uint32_t i : lattice) {
+    const std::string& p = pieces_[i];
+    for (size_t at = 0; at < p.size();) {
+      uint32_t cp;
+      at += utf8::decode(p.data() + at, p.data() + p.size(), &cp);
+      cps.push_back(cp);
+    }
+  }
+  std::sort(cps.begin(), cps.end());
+  cps.erase(std::unique(cps.begin(), cps.end()), cps.end());
+  bmp_codes_.assign(0x10000, 0);
+  for (size_t k = 0; k < cps.size(); ++k) {
+    const uint32_t code = static_cast<uint32_t>(k + 1);
+    if (cps[k] < 0x10000) bmp_codes_[cps[k]] = code < kFarCode ? static_cast<uint16_t>(code) : kFarCode;
+    if (cps[k] >= 0x10000 || code >= kFarCode) far_codes_.emplace(cps[k], code);
+  }
+  auto char_labels = [this](const std::string& piece, std::vector<uint32_t>& out) {
+    for (size_t at = 0; at < piece.size();) {
+      uint32_t cp;
+      at += utf8::decode(piece.data() + at, piece.data() + piece.size(), &cp);
+      out.push_back(char_code(cp));
+    }
+  };
+  trie_empty_ = !build_trie(pieces_, lattice, static_cast<uint32_t>(cps.size() + 1), char_labels, trie_);
+  has_user_defined_ = build_trie(pieces_, user, 257, byte_labels, user_trie_);
 }
 
 size_t SpmPieces::user_defined_prefix(const char* p, size_t n) const {

@@ -15,12 +15,6 @@ namespace {
 
 using Path = std::vector<std::pair<uint32_t, int32_t>>;  // (end, id), last piece first
 
-inline uint32_t byte_label(char c) { return static_cast<uint32_t>(static_cast<unsigned char>(c)) + 1; }
-
-inline uint32_t char_len(const char* w, uint32_t s, uint32_t n) {
-  return std::min<uint32_t>(static_cast<uint32_t>(utf8::lead_length(static_cast<unsigned char>(w[s]))), n - s);
-}
-
 // A uniform double in [0, 1) from the generator (the same on every platform).
 inline double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
@@ -42,23 +36,54 @@ size_t pick(const std::vector<double>& weights, Rng& rng) {
 
 UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
                            SpmModelConfig config)
-    : table_(std::move(pieces), std::move(scores), std::move(types), config) {
+    : SpmModel(std::move(pieces), std::move(scores), std::move(types), config) {
   const size_t n = table_.size();
   lattice_score_.assign(n, 0.f);
-  in_lattice_.assign(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
     const PieceType t = table_.type(i);
     if (t == PieceType::kNormal) {
       lattice_score_[i] = table_.score(i);
-      in_lattice_[i] = 1;
     } else if (t == PieceType::kUserDefined) {
       // Observed: 0.1 per byte less 0.1, whatever the piece's score.
       lattice_score_[i] = static_cast<float>(0.1 * static_cast<double>(table_.piece(i).size()) - 0.1);
-      in_lattice_[i] = 1;
     }
   }
   unk_score_ = table_.min_score() - 10.0f;
-  instance_ = SpmWordCache::new_instance();
+}
+
+// Calls visit(start, end, id, score) for each node of the lattice of t[from, to), by start and
+// then end: the NORMAL and USER_DEFINED pieces starting at each character, and an unknown node
+// (kUnkNode) of one character where no piece of exactly that character starts.
+template <class Visit>
+void UnigramModel::each_node(const char* t, uint32_t from, uint32_t to, Visit&& visit) const {
+  // The characters' trie labels and byte offsets, once; then one walk per start.
+  thread_local std::vector<uint32_t> codes, offsets;
+  codes.clear();
+  offsets.clear();
+  for (uint32_t at = from; at < to;) {
+    const unsigned char b = static_cast<unsigned char>(t[at]);
+    uint32_t cp = b, len = 1;
+    if (b >= 0x80) len = std::min<uint32_t>(static_cast<uint32_t>(utf8::decode(t + at, t + to, &cp)), to - at);
+    codes.push_back(table_.char_code(cp));
+    offsets.push_back(at);
+    at += len;
+  }
+  offsets.push_back(to);
+  const size_t chars = codes.size();
+  const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
+  for (size_t i = 0; i < chars; ++i) {
+    bool single = false;
+    int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
+    for (size_t j = i; node >= 0 && j < chars && codes[j]; ++j) {
+      node = DoubleArrayTrie::child_of(nodes, node, codes[j]);
+      if (node < 0) break;
+      const int32_t id = nodes[node].value;
+      if (id < 0) continue;
+      visit(offsets[i], offsets[j + 1], id, lattice_score_[static_cast<size_t>(id)]);
+      single |= j == i;
+    }
+    if (!single) visit(offsets[i], offsets[i + 1], kUnkNode, unk_score_);
+  }
 }
 
 float UnigramModel::viterbi(const char* w, uint32_t n, float total, Path& path) const {
@@ -70,29 +95,11 @@ float UnigramModel::viterbi(const char* w, uint32_t n, float total, Path& path) 
   thread_local std::vector<Cell> cells;
   cells.assign(n + 1, Cell{0.f, -1, 0});
   cells[0] = Cell{total, 0, 0};
-  const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
-  for (uint32_t s = 0; s < n;) {
-    const float base = cells[s].score;
-    const uint32_t mblen = char_len(w, s, n);
-    bool single = false;
-    int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
-    for (uint32_t k = s; node >= 0 && k < n; ++k) {
-      node = DoubleArrayTrie::child_of(nodes, node, byte_label(w[k]));
-      if (node < 0) break;
-      const int32_t id = nodes[node].value;
-      if (id < 0 || !in_lattice_[static_cast<size_t>(id)]) continue;
-      const float cand = lattice_score_[static_cast<size_t>(id)] + base;
-      Cell& c = cells[k + 1];
-      if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(s), id};
-      single |= k + 1 - s == mblen;
-    }
-    if (!single) {
-      Cell& c = cells[s + mblen];
-      const float cand = unk_score_ + base;
-      if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(s), kUnkNode};
-    }
-    s += mblen;
-  }
+  each_node(w, 0, n, [&](uint32_t s, uint32_t e, int32_t id, float score) {
+    const float cand = score + cells[s].score;
+    Cell& c = cells[e];
+    if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(s), id};
+  });
   path.clear();
   for (uint32_t e = n; e > 0; e = static_cast<uint32_t>(cells[e].start)) path.emplace_back(e, cells[e].id);
   return cells[n].score;
@@ -120,23 +127,9 @@ double UnigramModel::viterbi_margin(const char* w, uint32_t n, Path& path) const
       c.second = cand;
     }
   };
-  const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
-  for (uint32_t s = 0; s < n;) {
-    const double base = cells[s].best;
-    const uint32_t mblen = char_len(w, s, n);
-    bool single = false;
-    int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
-    for (uint32_t k = s; node >= 0 && k < n; ++k) {
-      node = DoubleArrayTrie::child_of(nodes, node, byte_label(w[k]));
-      if (node < 0) break;
-      const int32_t id = nodes[node].value;
-      if (id < 0 || !in_lattice_[static_cast<size_t>(id)]) continue;
-      offer(cells[k + 1], base + lattice_score_[static_cast<size_t>(id)], s, id);
-      single |= k + 1 - s == mblen;
-    }
-    if (!single) offer(cells[s + mblen], base + unk_score_, s, kUnkNode);
-    s += mblen;
-  }
+  each_node(w, 0, n, [&](uint32_t s, uint32_t e, int32_t id, float score) {
+    offer(cells[e], cells[s].best + score, s, id);
+  });
   path.clear();
   double margin = kInf;
   for (uint32_t e = n; e > 0; e = static_cast<uint32_t>(cells[e].start)) {
@@ -182,12 +175,7 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
     if (hit) {
       const float after = replay(entry.ids, entry.count);
       if (safe(entry.extra, after)) {
-        uint32_t s = start;
-        for (uint32_t i = 0; i + 1 < entry.count; ++i) {
-          out.push_back(Token{entry.ids[i], s, start + entry.ends[i]});
-          s = start + entry.ends[i];
-        }
-        out.push_back(Token{entry.ids[entry.count - 1], s, end});
+        SpmWordCache::replay(entry, start, end, out);
         total = after;
         return;
       }
@@ -257,23 +245,8 @@ void UnigramModel::encode_bert(const BertFrontEnd& bert, std::string_view text, 
 
 void UnigramModel::lattice(std::string_view text, uint32_t start, uint32_t end, std::vector<Edge>& edges) const {
   edges.clear();
-  const char* t = text.data();
-  const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
-  for (uint32_t s = start; s < end;) {
-    const uint32_t mblen = char_len(t, s, end);
-    bool single = false;
-    int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
-    for (uint32_t k = s; node >= 0 && k < end; ++k) {
-      node = DoubleArrayTrie::child_of(nodes, node, byte_label(t[k]));
-      if (node < 0) break;
-      const int32_t id = nodes[node].value;
-      if (id < 0 || !in_lattice_[static_cast<size_t>(id)]) continue;
-      edges.push_back(Edge{s, k + 1, id, lattice_score_[static_cast<size_t>(id)]});
-      single |= k + 1 - s == mblen;
-    }
-    if (!single) edges.push_back(Edge{s, s + mblen, kUnkNode, unk_score_});
-    s += mblen;
-  }
+  each_node(text.data(), start, end,
+            [&](uint32_t s, uint32_t e, int32_t id, float score) { edges.push_back(Edge{s, e, id, score}); });
 }
 
 void UnigramModel::emit_path(std::string_view text, const std::vector<Edge>& path, std::vector<Token>& out) const {

@@ -15,6 +15,7 @@ from ciyuan.errors import InvalidInputError, ModelError
 from ciyuan.models import MODELS, SentencePieceBPE
 from ciyuan.models.pieces import byte_piece
 from ciyuan.reference import unigram as ref
+from tests.parity.spm_tables import CHARS, build, models
 
 BYTES = [(byte_piece(b), 0.0) for b in range(256)]
 
@@ -93,25 +94,8 @@ def test_dropout_skips_merges_with_probability_alpha():
     assert m._native.sample("aab▁aab", 0.5, -1, 11) == m._native.sample("aab▁aab", 0.5, -1, 11)
 
 
-CHARS = "ab▁cé☃"
-
-
-@st.composite
-def tables(draw):
-    pieces = draw(st.lists(st.text(CHARS, min_size=1, max_size=4), min_size=1, max_size=25, unique=True))
-    scores = draw(st.lists(st.sampled_from([-1.0, -2.0, -3.0, -0.5]) | st.floats(-12, -0.01),
-                           min_size=len(pieces), max_size=len(pieces)))
-    kinds = draw(st.lists(st.sampled_from([1, 1, 1, 1, 4, 5]), min_size=len(pieces), max_size=len(pieces)))
-    fallback = draw(st.booleans())
-    entries = [("<unk>", 0.0)] + list(zip(pieces, scores))
-    types = [2] + kinds
-    if fallback:
-        entries += BYTES
-        types += [6] * 256
-    return SentencePieceBPE(entries, unk_id=0, byte_fallback=fallback, types=types)
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tables(), st.text(CHARS + "x", max_size=24))
-def test_merges_match_the_reference(model, text):
+@given(models(), st.text(CHARS + "☃x", max_size=24))
+def test_merges_match_the_reference(drawn, text):
+    model = build(SentencePieceBPE, drawn)
     assert tokens(model, text) == ref.spm_bpe_encode(text, table_of(model))

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from ciyuan.models import SentencePieceBPE, Unigram
 from ciyuan.models.pieces import PieceType, SentencePieceModel
 from tests.conftest import read_prefix, shared
+from tests.parity.spm_tables import models, processor
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -137,3 +138,16 @@ def test_nbest_matches_sentencepiece(name):
         got = [([i for i, _, _ in path], score) for path, score in model._native.nbest(sp.normalize(line), 8)]
         assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-5, abs=1e-3), line
         assert nbest_groups(got) == nbest_groups(want), line
+
+
+# Generated piece tables (user-defined and unused pieces, byte fallback), as sentencepiece
+# models with identity normalization: the native models against sentencepiece directly.
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.sampled_from([1, 2]))
+def test_generated_tables_match_sentencepiece(data, model_type):
+    pieces, fallback = data.draw(models())
+    text = data.draw(st.text("ab▁cé☃x ", min_size=1, max_size=20))
+    sp = processor(pieces, model_type, fallback)
+    cls = Unigram if model_type == 1 else SentencePieceBPE
+    model = cls([(p, s) for p, s, _ in pieces], unk_id=0, byte_fallback=fallback, types=[t for _, _, t in pieces])
+    assert model.make_encoder().encode(text.replace(" ", "▁"), b"").ids == sp.encode(text)

@@ -25,24 +25,17 @@
 
 namespace ciyuan {
 
-class SpmBpeModel final : public TokenModel {
+class SpmBpeModel final : public SpmModel {
  public:
   SpmBpeModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
               SpmModelConfig config);
 
-  const SpmPieces& table() const { return table_; }
-
   void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const override;
   void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
                    std::vector<Token>& out) const override;
-  size_t id_limit() const override { return table_.size(); }
-  const std::string* id_bytes(uint32_t id) const override { return table_.id_bytes(id); }
-  size_t expected_tokens(size_t bytes) const override { return bytes / 3 + 16; }
   // BPE-dropout with probability options.alpha (nbest_size is ignored).
   void sample_pieces(std::string_view text, const Span* pieces, size_t n, const SampleOptions& options, Rng& rng,
                      std::vector<Token>& out) const override;
-
-  size_t vocab_size() const { return table_.size(); }
 
  private:
   // Appends the tokens of text[start, end); `dropout` > 0 skips merges at random.
@@ -50,10 +43,8 @@ class SpmBpeModel final : public TokenModel {
                    SpmWordCache* cache, double dropout, Rng* rng) const;
   void merge_word(const char* text, uint32_t start, uint32_t end, size_t first, std::vector<Token>& out,
                   double dropout, Rng* rng) const;
-  void emit_symbol(const char* text, uint32_t s, uint32_t e, size_t first, std::vector<Token>& out) const;
-
-  SpmPieces table_;
-  uint32_t instance_;
+  // Appends a final symbol text[s, e) that is the piece `id` (kNone: no piece).
+  void emit_symbol(const char* text, uint32_t s, uint32_t e, uint32_t id, size_t first, std::vector<Token>& out) const;
 };
 
 }  // namespace ciyuan

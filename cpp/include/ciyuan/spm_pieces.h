@@ -1,6 +1,6 @@
 // The typed piece table of the SentencePiece models (Unigram and SentencePiece BPE): pieces
 // (UTF-8), float scores, types, the unknown piece, the byte pieces <0x00>..<0xFF> of byte
-// fallback, and a byte trie over the pieces that may be matched from text.
+// fallback, and a trie (over characters) of the pieces the Unigram lattice matches from text.
 //
 // Which pieces match text: NORMAL, USER_DEFINED and UNUSED (the models skip UNUSED where
 // SentencePiece does); CONTROL, UNKNOWN and BYTE pieces are never matched, their text may
@@ -9,13 +9,14 @@
 // byte fallback without all 256 byte pieces (each a clear ModelError).
 //
 // Cost: building is O(total piece bytes); a lookup is one hash probe, a common-prefix walk
-// one trie step per byte.
+// one trie step per character.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ciyuan/encoder.h"
@@ -73,9 +74,17 @@ class SpmPieces {
   size_t user_defined_prefix(const char* p, size_t n) const;
   bool has_user_defined() const { return has_user_defined_; }
 
-  // The trie of the matchable pieces: labels are bytes + 1; values are ids.
+  // The trie of the lattice pieces (NORMAL, USER_DEFINED): labels are character codes
+  // (char_code), values ids. One step per character: a CJK character is one likely cache miss
+  // instead of three.
   const DoubleArrayTrie& trie() const { return trie_; }
   bool trie_empty() const { return trie_empty_; }
+  // The trie label of a character, 0 for a character in no lattice piece.
+  uint32_t char_code(uint32_t cp) const {
+    if (cp < 0x10000 && bmp_codes_[cp] != kFarCode) return bmp_codes_[cp];
+    const auto it = far_codes_.find(cp);
+    return it == far_codes_.end() ? 0 : it->second;
+  }
 
   // Appends the tokens of an unknown character or symbol text[s, e): the unknown piece - one
   // token with the unknown token before it if that one ends at s and is at `first` or later
@@ -102,6 +111,11 @@ class SpmPieces {
     return id != kNone ? id : (unk_id_ >= 0 ? static_cast<uint32_t>(unk_id_) : kNone);
   }
 
+  // For a character below U+10000: the piece it is alone (symbol_id's answer), and whether
+  // any longer matchable piece holds it (if not, no merge can involve it).
+  uint32_t bmp_symbol_id(uint32_t cp) const { return bmp_ids_[cp]; }
+  bool bmp_in_longer_piece(uint32_t cp) const { return bmp_in_longer_[cp] != 0; }
+
   [[noreturn]] static void no_unknown(const char* p, size_t n);
 
  private:
@@ -117,6 +131,14 @@ class SpmPieces {
   BytesMap matchable_, all_;
   DoubleArrayTrie trie_;
   bool trie_empty_ = true;
+  // Character codes: 16 bits by code point below U+10000 (128 KB: the table's cache lines are
+  // what a CJK text touches), kFarCode sending the lookup to far_codes_ (code points above
+  // U+FFFF, and codes past 16 bits in a model of more than 65534 distinct characters).
+  static constexpr uint16_t kFarCode = 0xFFFF;
+  std::vector<uint16_t> bmp_codes_;
+  std::unordered_map<uint32_t, uint32_t> far_codes_;
+  std::vector<uint32_t> bmp_ids_;        // by code point < 0x10000
+  std::vector<uint8_t> bmp_in_longer_;   // by code point < 0x10000
   DoubleArrayTrie user_trie_;  // USER_DEFINED pieces only
   bool has_user_defined_ = false;
 };
@@ -168,7 +190,8 @@ struct SpmWordCache {
     uint32_t ids[4];
     float extra;
   };
-  static constexpr size_t kSlots = 8192;
+  static constexpr int kSlotBits = 14;
+  static constexpr size_t kSlots = size_t{1} << kSlotBits;
   static constexpr size_t kMaxBytes = 16;
   static constexpr size_t kMaxPieces = 4;
   Entry entries[kSlots];
@@ -179,7 +202,7 @@ struct SpmWordCache {
     const uint64_t k0 = load_upto8(w, n < 8 ? n : 8);
     const uint64_t k1 = n > 8 ? load_upto8(w + 8, n - 8) : 0;
     const uint32_t check = (instance << 5) | static_cast<uint32_t>(n);
-    Entry& e = entries[((k0 ^ (k1 * 0xD6E8FEB86659FD93ULL) ^ (n << 3)) * 0x9E3779B97F4A7C15ULL) >> 51];
+    Entry& e = entries[((k0 ^ (k1 * 0xD6E8FEB86659FD93ULL) ^ (n << 3)) * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits)];
     *hit = e.check == check && e.key[0] == k0 && e.key[1] == k1;
     if (!*hit) {
       e.key[0] = k0;
@@ -191,6 +214,15 @@ struct SpmWordCache {
   }
   // Marks an entry filled by the caller after slot() missed.
   void fill(Entry& e) { e.check = pending_check_; }
+  // Appends the tokens of a hit for the word [start, end).
+  static void replay(const Entry& e, uint32_t start, uint32_t end, std::vector<Token>& out) {
+    uint32_t from = start;
+    for (uint32_t i = 0; i + 1 < e.count; ++i) {
+      out.push_back(Token{e.ids[i], from, start + e.ends[i]});
+      from = start + e.ends[i];
+    }
+    out.push_back(Token{e.ids[e.count - 1], from, end});
+  }
 
   // The calling thread's cache (one per thread, shared by all SentencePiece models).
   static SpmWordCache* of_thread();
@@ -199,6 +231,26 @@ struct SpmWordCache {
 
  private:
   uint32_t pending_check_;
+};
+
+// What the two SentencePiece models share: the piece table and the TokenModel accessors over
+// it (UnigramModel in unigram.h, SpmBpeModel in spm_bpe.h).
+class SpmModel : public TokenModel {
+ public:
+  const SpmPieces& table() const { return table_; }
+  size_t id_limit() const override { return table_.size(); }
+  const std::string* id_bytes(uint32_t id) const override { return table_.id_bytes(id); }
+  size_t expected_tokens(size_t bytes) const override { return bytes / 3 + 16; }
+  size_t vocab_size() const { return table_.size(); }
+
+ protected:
+  SpmModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
+           SpmModelConfig config)
+      : table_(std::move(pieces), std::move(scores), std::move(types), config),
+        instance_(SpmWordCache::new_instance()) {}
+
+  SpmPieces table_;
+  uint32_t instance_;  // tells models apart in the per-thread word cache
 };
 
 }  // namespace ciyuan

@@ -3,7 +3,7 @@ the one registry that rebuilds models from their ``to_dict()`` form.
 
 A model owns one native model (a ``_core.TokenModel``: ``_core.BpeModel`` or
 ``_core.WordPieceModel``) and is the only class that touches it; the Tokenizer goes through
-the methods below. A new model family (Unigram next) implements them, registers itself with
+the methods below. A new model family implements them, registers itself with
 ``@MODELS.register``, and its native side implements ``TokenModel`` (cpp/include/ciyuan/encoder.h).
 """
 

@@ -9,8 +9,6 @@ SentencePiece; the plain-Python twin is :func:`ciyuan.reference.unigram.spm_bpe_
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
-
 from ciyuan import _core
 from ciyuan.models.base import MODELS, check_alpha
 from ciyuan.models.pieces import SentencePieceModel
@@ -31,10 +29,6 @@ class SentencePieceBPE(SentencePieceModel):
 
     type_name = "SentencePieceBPE"
     _native_class = _core.SpmBpeModel
-
-    def __init__(self, pieces: Sequence[Tuple[str, float]], *, unk_id: Optional[int] = None,
-                 byte_fallback: bool = False, types: Optional[Sequence[int]] = None) -> None:
-        super().__init__(pieces, unk_id=unk_id, byte_fallback=byte_fallback, types=types)
 
     def sample_options(self, alpha: float, nbest_size: int) -> _core.SampleOptions:
         """BPE-dropout as sentencepiece's: ``alpha`` is the probability (0 to 1) that a merge is

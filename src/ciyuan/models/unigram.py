@@ -11,8 +11,6 @@ twin is :mod:`ciyuan.reference.unigram`.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
-
 from ciyuan import _core
 from ciyuan.models.base import MODELS, check_alpha
 from ciyuan.models.pieces import SentencePieceModel
@@ -34,10 +32,6 @@ class Unigram(SentencePieceModel):
     type_name = "Unigram"
     _native_class = _core.UnigramModel
     has_nbest = True
-
-    def __init__(self, pieces: Sequence[Tuple[str, float]], *, unk_id: Optional[int] = None,
-                 byte_fallback: bool = False, types: Optional[Sequence[int]] = None) -> None:
-        super().__init__(pieces, unk_id=unk_id, byte_fallback=byte_fallback, types=types)
 
     def sample_options(self, alpha: float, nbest_size: int) -> _core.SampleOptions:
         """Sentencepiece's sampling: ``alpha`` (>= 0) smooths the distribution, ``nbest_size``

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import random
 import struct
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 __all__ = [
     "Table", "f32", "lattice", "viterbi", "segmentations", "nbest", "log_partition", "marginals",
@@ -219,27 +219,27 @@ def spm_bpe_encode(text: str, table: Table, dropout: float = 0.0,
     """SentencePiece's BPE: merge the best-scoring adjacent pair (leftmost on ties) until none is
     a piece; with ``dropout`` each merge is skipped with that probability."""
     users = sorted((p for i, p in enumerate(table.pieces) if table.types[i] == USER_DEFINED), key=len, reverse=True)
-    # Symbols: [start, end, frozen].
-    symbols: List[List[object]] = []
+    # Symbols: (start, end, frozen).
+    symbols: List[Tuple[int, int, bool]] = []
     pos = 0
     while pos < len(text):
         user = next((u for u in users if text.startswith(u, pos)), None)
         end = pos + (len(user) if user else 1)
-        symbols.append([pos, end, user is not None])
+        symbols.append((pos, end, user is not None))
         pos = end
     made: Dict[str, int] = {}  # UNUSED piece -> length of its left part (the last recorded)
-    skipped: set = set()  # (start, end, mid) of merges dropout skipped while still valid
+    skipped: Set[Tuple[int, int, int]] = set()  # (start, end, mid) of merges dropout skipped while still valid
     while True:
         best = None
         for k in range(len(symbols) - 1):
             (s, m, fa), (_, e, fb) = symbols[k], symbols[k + 1]
             if fa or fb or (s, e, m) in skipped:
                 continue
-            i = table.merge_ids.get(text[s:e])  # type: ignore[misc]
+            i = table.merge_ids.get(text[s:e])
             if i is None:
                 continue
             if table.types[i] == UNUSED:
-                made[text[s:e]] = m - s  # type: ignore[operator]
+                made[text[s:e]] = m - s
             if best is None or table.scores[i] > best[0]:
                 best = (table.scores[i], k)
         if best is None:
@@ -248,7 +248,7 @@ def spm_bpe_encode(text: str, table: Table, dropout: float = 0.0,
         if dropout > 0 and rng is not None and rng.random() < dropout:
             skipped.add((symbols[k][0], symbols[k + 1][1], symbols[k][1]))
             continue
-        symbols[k:k + 2] = [[symbols[k][0], symbols[k + 1][1], False]]
+        symbols[k:k + 2] = [(symbols[k][0], symbols[k + 1][1], False)]
     path: List[Edge] = []
 
     def emit(s: int, e: int) -> None:
@@ -264,7 +264,7 @@ def spm_bpe_encode(text: str, table: Table, dropout: float = 0.0,
             path.append((s, e, None if unknown else i, 0.0))
 
     for s, e, _ in symbols:
-        emit(s, e)  # type: ignore[arg-type]
+        emit(s, e)
     return _tokens(text, path, table)
 
 
