@@ -14,7 +14,9 @@
 //   id_limit       one past the largest id;
 //   id_bytes       the bytes of an id (nullptr for a hole);
 //   expected_tokens  (optional: a default exists) how many tokens to make room for before
-//                  encoding a text of so many bytes.
+//                  encoding a text of so many bytes;
+//   sample_pieces, nbest_piece  (optional: the defaults throw ModelError) subword regularization:
+//                  a sampled segmentation of each piece, and the k best of one piece.
 // BpeModel (bpe.h) and WordPieceModel (wordpiece.h: WordPiece, WordLevel, CharLevel) implement
 // it; Unigram is next.
 //
