@@ -10,7 +10,6 @@
 
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "ciyuan/bert.h"
@@ -67,35 +66,37 @@ struct BatchTexts {
   }
 };
 
-// Encodes a batch on `threads` threads with the GIL released: tokens, or with T = uint32_t ids.
-template <class T>
-std::vector<std::vector<T>> encode_batch(const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
+// Encodes a batch with the GIL released: run(views, policy, results) fills one result per text
+// (tokens, or with T = uint32_t ids).
+template <class T, class Run>
+std::vector<std::vector<T>> run_batch(nb::handle texts, nb::bytes policy, Run&& run) {
   BatchTexts batch(texts);
   auto pol = policy_from(policy);
   std::vector<std::vector<T>> results;
   nb::gil_scoped_release release;
-  if constexpr (std::is_same_v<T, Token>) {
-    self.encode_batch(batch.views, pol, threads, results);
-  } else {
-    self.encode_batch_ids(batch.views, pol, threads, results);
-  }
+  run(batch.views, pol, results);
   return results;
 }
 
-// A sampled batch (see encode_batch above).
-template <class T>
-std::vector<std::vector<T>> encode_sampled_batch(const Encoder& self, nb::handle texts, nb::bytes policy,
-                                                 const ciyuan::SampleOptions& options, uint64_t seed, int threads) {
-  BatchTexts batch(texts);
-  auto pol = policy_from(policy);
-  std::vector<std::vector<T>> results;
-  nb::gil_scoped_release release;
-  if constexpr (std::is_same_v<T, Token>) {
-    self.encode_sampled_batch(batch.views, pol, options, seed, threads, results);
-  } else {
-    self.encode_sampled_batch_ids(batch.views, pol, options, seed, threads, results);
+// A batch's results as a list of EncodingData.
+nb::list encoding_list(std::vector<std::vector<Token>> results) {
+  GcPause pause;
+  nb::list out;
+  for (auto& r : results) {
+    auto* data = new EncodingData();
+    data->tokens = std::move(r);
+    out.append(nb::cast(data, nb::rv_policy::take_ownership));
   }
-  return results;
+  return out;
+}
+
+// A batch's ids as a list of id lists, `head` and `tail` around each.
+nb::list id_lists(const std::vector<std::vector<uint32_t>>& results, const std::vector<uint32_t>& head,
+                  const std::vector<uint32_t>& tail) {
+  GcPause pause;
+  nb::list out;
+  for (const auto& r : results) out.append(wrapped_id_list(head, r, tail));
+  return out;
 }
 
 // The n best segmentations as a list of (EncodingData, score).
@@ -324,26 +325,18 @@ void register_encoder(nb::module_& m) {
       .def(
           "encode_batch",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
-            auto results = encode_batch<Token>(self, texts, policy, threads);
-            GcPause pause;
-            nb::list out;
-            for (auto& r : results) {
-              auto* data = new EncodingData();
-              data->tokens = std::move(r);
-              out.append(nb::cast(data, nb::rv_policy::take_ownership));
-            }
-            return out;
+            return encoding_list(run_batch<Token>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
+              self.encode_batch(views, pol, threads, r);
+            }));
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
       .def(
           "encode_batch_ids",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads, const std::vector<uint32_t>& head,
              const std::vector<uint32_t>& tail) {
-            auto results = encode_batch<uint32_t>(self, texts, policy, threads);
-            GcPause pause;
-            nb::list out;
-            for (auto& r : results) out.append(wrapped_id_list(head, r, tail));
-            return out;
+            return id_lists(run_batch<uint32_t>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
+              self.encode_batch_ids(views, pol, threads, r);
+            }), head, tail);
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"), nb::arg("head") = std::vector<uint32_t>(),
           nb::arg("tail") = std::vector<uint32_t>(),
@@ -380,15 +373,9 @@ void register_encoder(nb::module_& m) {
           "encode_sampled_batch",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, const ciyuan::SampleOptions& options,
              uint64_t seed, int threads) {
-            auto results = encode_sampled_batch<Token>(self, texts, policy, options, seed, threads);
-            GcPause pause;
-            nb::list out;
-            for (auto& r : results) {
-              auto* data = new EncodingData();
-              data->tokens = std::move(r);
-              out.append(nb::cast(data, nb::rv_policy::take_ownership));
-            }
-            return out;
+            return encoding_list(run_batch<Token>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
+              self.encode_sampled_batch(views, pol, options, seed, threads, r);
+            }));
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"), nb::arg("threads"),
           "Text i is sampled with the generator of (seed, i): the thread count never changes a result.")
@@ -396,11 +383,9 @@ void register_encoder(nb::module_& m) {
           "encode_sampled_batch_ids",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, const ciyuan::SampleOptions& options,
              uint64_t seed, int threads, const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
-            auto results = encode_sampled_batch<uint32_t>(self, texts, policy, options, seed, threads);
-            GcPause pause;
-            nb::list out;
-            for (auto& r : results) out.append(wrapped_id_list(head, r, tail));
-            return out;
+            return id_lists(run_batch<uint32_t>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
+              self.encode_sampled_batch_ids(views, pol, options, seed, threads, r);
+            }), head, tail);
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"), nb::arg("threads"),
           nb::arg("head") = std::vector<uint32_t>(), nb::arg("tail") = std::vector<uint32_t>())

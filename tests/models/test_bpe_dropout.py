@@ -45,19 +45,6 @@ def small():
 
 
 @pytest.fixture(scope="module")
-def gpt2_files():
-    from ciyuan.formats.gpt2 import load_gpt2
-
-    return load_gpt2(shared("tokenizers", "gpt2", "encoder.json"), shared("tokenizers", "gpt2", "vocab.bpe"))
-
-
-@pytest.fixture(scope="module")
-def gpt2(gpt2_files):
-    vocab, merges, special = gpt2_files
-    return ciyuan.Tokenizer(BPE(vocab, merges, byte_level=True), pre_tokenizer=Split("gpt2"), special_tokens=special)
-
-
-@pytest.fixture(scope="module")
 def english_lines() -> List[str]:
     return read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 60_000).splitlines()
 
