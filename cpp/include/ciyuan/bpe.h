@@ -107,9 +107,6 @@ class BpeModel final : public TokenModel {
                        bool* has_unk) const;
   void merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
   void merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
-  // merge_large's loop, with skip() asked for each candidate (see bpe.cc).
-  template <class Skip>
-  void merge_heap(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first, Skip&& skip) const;
   // The merge loop of sample_pieces: a pair is skipped when rng() >> 11 < threshold (p * 2^53).
   void merge_dropout(ThreadCache& cache, std::vector<Symbol>& syms, uint64_t threshold, Rng& rng) const;
   uint32_t whole_piece_id(std::string_view text, size_t start, size_t end) const;
