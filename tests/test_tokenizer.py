@@ -232,3 +232,152 @@ def test_batch_ids_equal_batch_encodings():
         tok.encode_batch([("only one",)])
     with pytest.raises(InvalidInputError):
         tok.enable_padding(pad_token="<pad>")
+
+
+# -- subword regularization: sampling and n-best ---------------------------------------------------
+
+MASK64 = (1 << 64) - 1
+
+
+def item_seed(seed: int, index: int) -> int:
+    """The seed of the generator the core gives text `index` of a call with `seed`
+    (sample_rng in encoder.h: murmur3's 64-bit finalizer, twice)."""
+    def fmix(x: int) -> int:
+        x ^= x >> 33
+        x = (x * 0xFF51AFD7ED558CCD) & MASK64
+        x ^= x >> 33
+        x = (x * 0xC4CEB9FE1A85EC53) & MASK64
+        return x ^ (x >> 33)
+
+    return fmix(seed ^ fmix((index + 0x9E3779B97F4A7C15) & MASK64))
+
+
+def small_unigram():
+    from ciyuan.models import Unigram
+
+    return Unigram([("<unk>", 0.0), ("▁a", -1.0), ("b", -2.0), ("▁ab", -2.5), ("a", -3.0), ("▁", -2.0),
+                    ("c", -4.0), ("bc", -3.5)], unk_id=0)
+
+
+def unigram_tokenizer(**stages):
+    from ciyuan import decoders
+
+    # (decoder given: the SentencePiece decoder is not needed to check ids and offsets)
+    return ciyuan.Tokenizer(small_unigram(), decoder=decoders.from_dict({"type": "BPESuffix", "suffix": ""}), **stages)
+
+
+def small_bpe_tokenizer(**kwargs):
+    vocab = {"l": 0, "o": 1, "w": 2, "e": 3, "r": 4, "lo": 5, "low": 6, "er": 7, "lower": 8, "[CLS]": 9, "[SEP]": 10}
+    merges = [("l", "o"), ("lo", "w"), ("e", "r"), ("low", "er")]
+    return ciyuan.Tokenizer(BPE(vocab, merges), pre_tokenizer=WordPunct(), **kwargs)
+
+
+def test_sampling_arguments_are_checked():
+    tok = small_bpe_tokenizer()
+    for alpha in (-0.1, 1.5, float("nan"), float("inf"), "0.1", True, None):
+        with pytest.raises(InvalidInputError, match=r"alpha \(the BPE-dropout probability\) must be a number betw"):
+            tok.encode("lower", sample=True, alpha=alpha)
+    for nbest_size in (1.5, True, 1 << 40, "2"):
+        with pytest.raises(InvalidInputError, match="nbest_size must be an integer"):
+            tok.encode_ids("lower", sample=True, nbest_size=nbest_size)
+    for seed in ("7", 1.5, [1]):
+        with pytest.raises(InvalidInputError, match="seed must be an integer or None"):
+            tok.encode_batch(["lower"], sample=True, seed=seed)
+    # Without sample=True nothing is sampled, and the sampling arguments are not looked at.
+    assert tok.encode("lower", alpha=5.0, seed="x").tokens == ["lower"]
+    uni = unigram_tokenizer()
+    with pytest.raises(InvalidInputError, match=r"alpha \(the Unigram smoothing\) must be a finite number >= 0"):
+        uni.encode("▁ab", sample=True, alpha=-0.5)
+    assert uni.encode("▁ab", sample=True, alpha=5.0, nbest_size=3, seed=1).ids  # any alpha >= 0, any nbest_size
+
+
+def test_models_that_cannot_sample_say_so():
+    from ciyuan.models import WordLevel
+
+    word_level = ciyuan.Tokenizer(WordLevel(["[UNK]", "hello"]), pre_tokenizer=WordPunct())
+    with pytest.raises(ciyuan.ModelError, match="WordLevel models do not sample segmentations"):
+        word_level.encode("hello", sample=True)
+    bert = ciyuan.Tokenizer.from_bert_vocab(shared("tokenizers", "bert", "bert-base-uncased-vocab.txt"))
+    for call in (lambda: bert.encode_batch_ids(["hello"], sample=True), lambda: bert.encode_ids("hi", sample=True)):
+        with pytest.raises(ciyuan.ModelError, match="WordPiece models do not sample segmentations"):
+            call()
+    with pytest.raises(ciyuan.ModelError, match="WordPiece models have one segmentation per text"):
+        bert.nbest("hello", 2)
+    with pytest.raises(ciyuan.ModelError, match="BPE models have one segmentation per text; n-best"):
+        small_bpe_tokenizer().nbest("lower", 2)
+
+
+def test_sampled_pairs_and_post_processing():
+    tok = small_bpe_tokenizer(special_tokens={"[CLS]": 9, "[SEP]": 10})
+    tok.post_processor = ciyuan.processors.BertProcessing(sep=("[SEP]", 10), cls=("[CLS]", 9))
+    texts = ["lower lower lower", "low lower"]
+    a = tok.encode(*texts, sample=True, alpha=0.5, seed=11)
+    assert a.ids[0] == 9 and a.type_ids[-1] == 1 and tok.decode(a.ids, skip_special_tokens=True) == "".join(
+        t.replace(" ", "") for t in texts)
+    assert tok.encode_batch([tuple(texts)], sample=True, alpha=0.5, seed=11)[0].ids == a.ids
+    batch = ["lower " * 8] * 30
+    ids = tok.encode_batch_ids(batch, sample=True, alpha=0.5, seed=3, threads=2)
+    assert ids == [e.ids for e in tok.encode_batch(batch, sample=True, alpha=0.5, seed=3, threads=1)]
+    assert all(i[0] == 9 and i[-1] == 10 for i in ids) and len(set(map(tuple, ids))) > 1
+    assert tok.encode_ids(batch[4], sample=True, alpha=0.5, seed=3) == tok.encode(batch[4], sample=True, alpha=0.5,
+                                                                                    seed=3).ids
+
+
+def test_unigram_samples_and_nbest_through_the_tokenizer():
+    tok = unigram_tokenizer()
+    model = tok.model
+    text = "▁ab▁abc▁ab"
+    assert tok.encode(text).ids == [i for i, _, _ in model._native.encode_tokens(text)]
+    # n-best: the model's own list, with offsets in characters.
+    best = tok.nbest(text, 6)
+    own = model._native.nbest(text, 6)
+    assert [(e.ids, s) for e, s in best] == [([i for i, _, _ in path], s) for path, s in own]
+    assert best[0][0].ids == tok.encode(text).ids and len(best) == 6
+    assert [s for _, s in best] == sorted((s for _, s in best), reverse=True)
+    assert all("".join(e.tokens) == text and e.offsets[-1][1] == len(text) for e, _ in best)
+    assert tok.nbest("", 3)[0][0].ids == [] and len(tok.nbest("", 3)) == 1
+    assert len(tok.nbest("▁a", 10)) == 2  # fewer when the text has fewer
+    # Sampling: the model's own sampler, run with the generator the core gives text 0 (and 1).
+    for seed, alpha, nbest_size in ((0, 0.1, -1), (5, 1.0, 0), (9, 0.5, 3), (2, 0.2, 1)):
+        got = tok.encode(text, sample=True, alpha=alpha, nbest_size=nbest_size, seed=seed).ids
+        assert got == [i for i, _, _ in model._native.sample(text, alpha, nbest_size, item_seed(seed, 0))]
+        batch = tok.encode_batch_ids([text, text], sample=True, alpha=alpha, nbest_size=nbest_size, seed=seed,
+                                     threads=2)
+        assert batch[1] == [i for i, _, _ in model._native.sample(text, alpha, nbest_size, item_seed(seed, 1))]
+    draws = {tuple(tok.encode_ids(text, sample=True, alpha=0.1)) for _ in range(30)}
+    assert len(draws) > 1
+
+
+def test_unigram_nbest_on_the_python_path_maps_offsets():
+    tok = unigram_tokenizer(normalizer=normalizers.Lowercase())
+    assert not tok._native_path
+    native = unigram_tokenizer()
+    results = tok.nbest("▁AB▁aBC", 4)
+    expected = native.nbest("▁ab▁abc", 4)
+    assert [(e.ids, e.offsets, s) for e, s in results] == [(e.ids, e.offsets, s) for e, s in expected]
+    assert tok.encode("▁AB▁aBC", sample=True, alpha=0.3, seed=4).ids == \
+        native.encode("▁ab▁abc", sample=True, alpha=0.3, seed=4).ids
+
+
+def test_nbest_needs_one_piece_of_ordinary_text():
+    uni = unigram_tokenizer()
+    for k in (0, -1, 1.5, True, None):
+        with pytest.raises(InvalidInputError, match="k must be a positive integer"):
+            uni.nbest("▁ab", k)
+    split = unigram_tokenizer(pre_tokenizer=ciyuan.pre_tokenizers.WhitespaceSplit())
+    assert [e.ids for e, _ in split.nbest("▁ab▁ab", 2)] == [e.ids for e, _ in uni.nbest("▁ab▁ab", 2)]  # one word
+    with pytest.raises(ciyuan.ModelError, match="the pre-tokenizer cut this text into several"):
+        split.nbest("▁ab ▁ab", 2)
+    python_split = unigram_tokenizer(normalizer=normalizers.Lowercase(),
+                                     pre_tokenizer=ciyuan.pre_tokenizers.WhitespaceSplit())
+    with pytest.raises(ciyuan.ModelError, match="the pre-tokenizer cut this text into several"):
+        python_split.nbest("▁ab ▁ab", 2)
+    from ciyuan import decoders
+
+    special = ciyuan.Tokenizer(small_unigram(), special_tokens={"<s>": 100},
+                               decoder=decoders.from_dict({"type": "BPESuffix", "suffix": ""}))
+    with pytest.raises(ciyuan.DisallowedSpecialTokenError):
+        special.nbest("▁ab<s>", 2)
+    with pytest.raises(ciyuan.ModelError, match="holds the special token '<s>'"):
+        special.nbest("▁ab<s>", 2, allowed_special="all")
+    assert special.nbest("▁ab<s>", 1, disallowed_special=())[0][0].tokens[0] == "▁ab"

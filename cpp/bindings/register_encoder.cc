@@ -10,7 +10,6 @@
 
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "ciyuan/bert.h"
@@ -29,6 +28,7 @@ using ciyuan::PreTokPattern;
 using ciyuan::Span;
 using ciyuan::SpmNormalizerOptions;
 using ciyuan::Token;
+using ciyuan::TokenSink;
 using ciyuan_bindings::EncodingData;
 using ciyuan_bindings::GcPause;
 using ciyuan_bindings::char_offsets;
@@ -67,19 +67,48 @@ struct BatchTexts {
   }
 };
 
-// Encodes a batch on `threads` threads with the GIL released: tokens, or with T = uint32_t ids.
-template <class T>
-std::vector<std::vector<T>> encode_batch(const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
+// Encodes a batch with the GIL released: run(views, policy, results) fills one result per text
+// (tokens, or with T = uint32_t ids).
+template <class T, class Run>
+std::vector<std::vector<T>> run_batch(nb::handle texts, nb::bytes policy, Run&& run) {
   BatchTexts batch(texts);
   auto pol = policy_from(policy);
   std::vector<std::vector<T>> results;
   nb::gil_scoped_release release;
-  if constexpr (std::is_same_v<T, Token>) {
-    self.encode_batch(batch.views, pol, threads, results);
-  } else {
-    self.encode_batch_ids(batch.views, pol, threads, results);
-  }
+  run(batch.views, pol, results);
   return results;
+}
+
+// A batch's results as a list of EncodingData.
+nb::list encoding_list(std::vector<std::vector<Token>> results) {
+  GcPause pause;
+  nb::list out;
+  for (auto& r : results) {
+    auto* data = new EncodingData();
+    data->tokens = std::move(r);
+    out.append(nb::cast(data, nb::rv_policy::take_ownership));
+  }
+  return out;
+}
+
+// A batch's ids as a list of id lists, `head` and `tail` around each.
+nb::list id_lists(const std::vector<std::vector<uint32_t>>& results, const std::vector<uint32_t>& head,
+                  const std::vector<uint32_t>& tail) {
+  GcPause pause;
+  nb::list out;
+  for (const auto& r : results) out.append(wrapped_id_list(head, r, tail));
+  return out;
+}
+
+// The n best segmentations as a list of (EncodingData, score).
+nb::list nbest_list(std::vector<std::vector<Token>>& paths, const std::vector<float>& scores) {
+  nb::list out;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    auto* data = new EncodingData();
+    data->tokens = std::move(paths[i]);
+    out.append(nb::make_tuple(nb::cast(data, nb::rv_policy::take_ownership), scores[i]));
+  }
+  return out;
 }
 
 // A new EncodingData filled by fill(tokens) with the GIL released.
@@ -286,6 +315,31 @@ void register_encoder(nb::module_& m) {
   register_encoding_data(m);
   register_front_end(m);
 
+  nb::class_<ciyuan::SampleOptions>(m, "SampleOptions",
+                                    "How a segmentation is sampled (subword regularization); see Tokenizer.encode.")
+      .def(nb::init<>())
+      .def(
+          "__init__",
+          [](ciyuan::SampleOptions* self, float alpha, int32_t nbest_size) {
+            new (self) ciyuan::SampleOptions{alpha, nbest_size};
+          },
+          nb::kw_only(), nb::arg("alpha"), nb::arg("nbest_size") = -1)
+      .def_rw("alpha", &ciyuan::SampleOptions::alpha,
+              "Unigram: smoothing (inverse temperature); BPE: dropout probability")
+      .def_rw("nbest_size", &ciyuan::SampleOptions::nbest_size,
+              "Unigram: 1 = Viterbi, <= 0 = all segmentations, k > 1 = one of the k best; BPE: ignored")
+      .def("__repr__", [](const ciyuan::SampleOptions& o) {
+        return "SampleOptions(alpha=" + std::string(nb::repr(nb::cast(o.alpha)).c_str()) +
+               ", nbest_size=" + std::to_string(o.nbest_size) + ")";
+      });
+
+  nb::class_<ciyuan::Rng>(m, "SampleRng",
+                          "The random generator of text `index` of a batch sampled with `seed` (a single text is "
+                          "text 0): what encode_sampled_batch uses for that text.")
+      .def(
+          "__init__", [](ciyuan::Rng* self, uint64_t seed, uint64_t index) { new (self) ciyuan::Rng(ciyuan::sample_rng(seed, index)); },
+          nb::arg("seed"), nb::arg("index") = 0);
+
   nb::class_<Encoder>(m, "Encoder", "Special tokens -> front end -> model, over whole texts and batches.")
       .def(
           "__init__",
@@ -329,30 +383,107 @@ void register_encoder(nb::module_& m) {
       .def(
           "encode_batch",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads) {
-            auto results = encode_batch<Token>(self, texts, policy, threads);
-            GcPause pause;
-            nb::list out;
-            for (auto& r : results) {
-              auto* data = new EncodingData();
-              data->tokens = std::move(r);
-              out.append(nb::cast(data, nb::rv_policy::take_ownership));
-            }
-            return out;
+            return encoding_list(run_batch<Token>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
+              self.encode_batch(views, pol, threads, r);
+            }));
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
       .def(
           "encode_batch_ids",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads, const std::vector<uint32_t>& head,
              const std::vector<uint32_t>& tail) {
-            auto results = encode_batch<uint32_t>(self, texts, policy, threads);
-            GcPause pause;
-            nb::list out;
-            for (auto& r : results) out.append(wrapped_id_list(head, r, tail));
-            return out;
+            return id_lists(run_batch<uint32_t>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
+              self.encode_batch_ids(views, pol, threads, r);
+            }), head, tail);
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"), nb::arg("head") = std::vector<uint32_t>(),
           nb::arg("tail") = std::vector<uint32_t>(),
           "Ids of each text, with `head` and `tail` (a template's special tokens) around them.")
+      .def(
+          "encode_sampled",
+          [](const Encoder& self, nb::handle text, nb::bytes policy, const ciyuan::SampleOptions& options,
+             ciyuan::Rng& rng) {
+            std::string_view utf8 = utf8_view(text);
+            auto pol = policy_from(policy);
+            return encoding_data([&](std::vector<Token>& out) {
+              TokenSink sink(out);
+              self.encode_sampled(utf8, pol, options, rng, sink);
+            });
+          },
+          nb::arg("text"), nb::arg("policy"), nb::arg("options"), nb::arg("rng"), nb::rv_policy::take_ownership,
+          "encode, each piece's segmentation sampled with `rng`.")
+      .def(
+          "encode_sampled_ids",
+          [](const Encoder& self, nb::handle text, nb::bytes policy, const ciyuan::SampleOptions& options,
+             ciyuan::Rng& rng) {
+            std::string_view utf8 = utf8_view(text);
+            auto pol = policy_from(policy);
+            std::vector<uint32_t> ids;
+            {
+              nb::gil_scoped_release release;
+              TokenSink sink(ids);
+              self.encode_sampled(utf8, pol, options, rng, sink);
+            }
+            return id_list(ids);
+          },
+          nb::arg("text"), nb::arg("policy"), nb::arg("options"), nb::arg("rng"))
+      .def(
+          "encode_sampled_batch",
+          [](const Encoder& self, nb::handle texts, nb::bytes policy, const ciyuan::SampleOptions& options,
+             uint64_t seed, int threads) {
+            return encoding_list(run_batch<Token>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
+              self.encode_sampled_batch(views, pol, options, seed, threads, r);
+            }));
+          },
+          nb::arg("texts"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"), nb::arg("threads"),
+          "Text i is sampled with the generator of (seed, i): the thread count never changes a result.")
+      .def(
+          "encode_sampled_batch_ids",
+          [](const Encoder& self, nb::handle texts, nb::bytes policy, const ciyuan::SampleOptions& options,
+             uint64_t seed, int threads, const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
+            return id_lists(run_batch<uint32_t>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
+              self.encode_sampled_batch_ids(views, pol, options, seed, threads, r);
+            }), head, tail);
+          },
+          nb::arg("texts"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"), nb::arg("threads"),
+          nb::arg("head") = std::vector<uint32_t>(), nb::arg("tail") = std::vector<uint32_t>())
+      .def(
+          "encode_spans_sampled",
+          [](const Encoder& self, nb::handle text, std::vector<Span> spans, const ciyuan::SampleOptions& options,
+             ciyuan::Rng& rng) {
+            std::string_view utf8 = utf8_view(text);
+            return encoding_data(
+                [&](std::vector<Token>& out) { self.encode_spans_sampled(utf8, spans, options, rng, out); });
+          },
+          nb::arg("text"), nb::arg("spans"), nb::arg("options"), nb::arg("rng"), nb::rv_policy::take_ownership)
+      .def(
+          "encode_nbest",
+          [](const Encoder& self, nb::handle text, nb::bytes policy, size_t k) {
+            std::string_view utf8 = utf8_view(text);
+            auto pol = policy_from(policy);
+            std::vector<std::vector<Token>> paths;
+            std::vector<float> scores;
+            {
+              nb::gil_scoped_release release;
+              self.encode_nbest(utf8, pol, k, paths, scores);
+            }
+            return nbest_list(paths, scores);
+          },
+          nb::arg("text"), nb::arg("policy"), nb::arg("k"),
+          "The k best segmentations of a text that is one piece: [(EncodingData, score)], best first.")
+      .def(
+          "nbest_span",
+          [](const Encoder& self, nb::handle text, Span span, size_t k) {
+            std::string_view utf8 = utf8_view(text);
+            std::vector<std::vector<Token>> paths;
+            std::vector<float> scores;
+            {
+              nb::gil_scoped_release release;
+              self.nbest_span(utf8, span, k, paths, scores);
+            }
+            return nbest_list(paths, scores);
+          },
+          nb::arg("text"), nb::arg("span"), nb::arg("k"), "encode_nbest of the one piece text[span] (byte span).")
       .def(
           "decode_bytes",
           [](const Encoder& self, const std::vector<uint32_t>& ids) {

@@ -59,18 +59,83 @@ const std::string* Encoder::id_bytes(uint32_t id) const {
   return nullptr;
 }
 
+// What the encode path asks of the model, one struct per way of encoding; each has
+//   pieces(text, spans, n, out)          the tokens of n pieces (spans of `text`)
+//   bert(bert, text, start, end, out)    the tokens of the words the BERT front end makes.
+// encode_ordinary is written once over them; the plain call inlines to the model's own calls.
+namespace {
+struct PlainCall {
+  const TokenModel& model;
+  void pieces(std::string_view text, const Span* spans, size_t n, std::vector<Token>& out) const {
+    model.encode_pieces(text, spans, n, out);
+  }
+  void bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end, std::vector<Token>& out) const {
+    model.encode_bert(bert, text, start, end, out);
+  }
+};
+
+struct SampleCall {
+  const TokenModel& model;
+  const SampleOptions& options;
+  Rng& rng;
+  void pieces(std::string_view text, const Span* spans, size_t n, std::vector<Token>& out) const {
+    model.sample_pieces(text, spans, n, options, rng, out);
+  }
+  // Each BERT word is sampled as a piece of its own.
+  void bert(const BertFrontEnd& front, std::string_view text, size_t start, size_t end, std::vector<Token>& out) const {
+    encode_bert_words(front, text, start, end, out, [this](const char* w, size_t n, uint32_t offset, std::vector<Token>& o) {
+      const size_t first = o.size();
+      const Span word{0, static_cast<uint32_t>(n)};
+      model.sample_pieces(std::string_view(w, n), &word, 1, options, rng, o);
+      for (size_t k = first; k < o.size(); ++k) {
+        o[k].start += offset;
+        o[k].end += offset;
+      }
+    });
+  }
+};
+
+// The k best segmentations of the one piece of a text. They are written to `out` one after
+// another (lengths in `lengths`), so that a front end that maps spans back to the original text
+// maps them all; encode_nbest cuts them apart afterwards.
+struct NbestCall {
+  const TokenModel& model;
+  size_t k;
+  std::vector<size_t>& lengths;
+  std::vector<float>& scores;
+  mutable size_t seen = 0;  // pieces so far
+  void pieces(std::string_view text, const Span* spans, size_t n, std::vector<Token>& out) const {
+    seen += n;
+    if (seen > 1)
+      throw Error(ErrorKind::kModel, "n-best segmentations are of a text that is one piece, but the pre-tokenizer cut "
+                                     "this text into several; use a tokenizer without a pre-tokenizer "
+                                     "(SentencePiece's), or ask for the n best of each piece");
+    std::vector<std::vector<Token>> paths;
+    model.nbest_piece(text, spans[0], k, paths, scores);
+    for (const std::vector<Token>& p : paths) {
+      out.insert(out.end(), p.begin(), p.end());
+      lengths.push_back(p.size());
+    }
+  }
+  void bert(const BertFrontEnd&, std::string_view, size_t, size_t, std::vector<Token>&) const {
+    throw Error(ErrorKind::kModel, "n-best segmentations do not run behind the BERT front end (it cuts text into words)");
+  }
+};
+}  // namespace
+
 namespace {
 // SentencePiece: text[start, end) normalized, the model on the normalized text as one piece,
 // each token's span mapped back to the original bytes (sentencepiece's norm_to_orig).
-void encode_sentencepiece(const TokenModel& model, const SpmNormalizer& spm, std::string_view text, size_t start,
-                          size_t end, std::vector<Token>& out) {
+template <class Call>
+void encode_sentencepiece(const Call& call, const SpmNormalizer& spm, std::string_view text, size_t start, size_t end,
+                          std::vector<Token>& out) {
   thread_local std::string normalized;
   thread_local std::vector<uint32_t> orig;
   spm.normalize(text.substr(start, end - start), normalized, orig);
   if (normalized.empty()) return;
   const Span piece{0, static_cast<uint32_t>(normalized.size())};
   const size_t first = out.size();
-  model.encode_pieces(normalized, &piece, 1, out);
+  call.pieces(normalized, &piece, 1, out);
   const uint32_t base = static_cast<uint32_t>(start);
   // Byte-fallback tokens of one character share its span: as sentencepiece, all but the last
   // get the empty span at its start.
@@ -87,20 +152,23 @@ void encode_sentencepiece(const TokenModel& model, const SpmNormalizer& spm, std
 }
 }  // namespace
 
-void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& sink) const {
+
+template <class Call>
+void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& sink,
+                              const Call& call) const {
   if (start >= end) return;
   std::vector<Token>& out = sink.buffer();
   switch (front_end_.kind) {
     case FrontEndKind::kSentencePiece:
-      encode_sentencepiece(*model_, *front_end_.spm, text, start, end, out);
+      encode_sentencepiece(call, *front_end_.spm, text, start, end, out);
       break;
     case FrontEndKind::kNone: {
       const Span piece{static_cast<uint32_t>(start), static_cast<uint32_t>(end)};
-      model_->encode_pieces(text, &piece, 1, out);
+      call.pieces(text, &piece, 1, out);
       break;
     }
     case FrontEndKind::kBert:
-      model_->encode_bert(bert_, text, start, end, out);
+      call.bert(bert_, text, start, end, out);
       break;
     case FrontEndKind::kPattern: {
       // The segment ends where the next special token starts: the scanner must see that as the
@@ -108,7 +176,7 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, T
       const std::string_view segment = text.substr(0, end);
       Span spans[256];
       for (size_t pos = start, n; pos < end && (n = next_pieces(front_end_.pattern, segment, pos, spans, 256)) > 0;) {
-        model_->encode_pieces(text, spans, n, out);
+        call.pieces(text, spans, n, out);
         sink.flush();
         pos = spans[n - 1].second;
       }
@@ -118,49 +186,147 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, T
   sink.flush();
 }
 
-void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out) const {
+template <class Call>
+void Encoder::encode_with(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out,
+                          const Call& call) const {
   check_size(text);
   out.reserve(model_->expected_tokens(text.size()));
   split_at_specials(
-      matcher_, specials_, policy, text, [&](size_t a, size_t b) { encode_ordinary(text, a, b, out); },
+      matcher_, specials_, policy, text, [&](size_t a, size_t b) { encode_ordinary(text, a, b, out, call); },
       [&](const SpecialToken& t, size_t a, size_t b) {
         out.buffer().push_back(Token{t.id, static_cast<uint32_t>(a), static_cast<uint32_t>(b)});
         out.flush();
       });
 }
 
-void Encoder::encode_spans(std::string_view text, const std::vector<Span>& spans, std::vector<Token>& out) const {
+void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out) const {
+  encode_with(text, policy, out, PlainCall{*model_});
+}
+
+void Encoder::encode_sampled(std::string_view text, const std::vector<SpecialPolicy>& policy,
+                             const SampleOptions& options, uint64_t seed, TokenSink& out) const {
+  Rng rng = sample_rng(seed, 0);
+  encode_sampled(text, policy, options, rng, out);
+}
+
+void Encoder::encode_sampled(std::string_view text, const std::vector<SpecialPolicy>& policy,
+                             const SampleOptions& options, Rng& rng, TokenSink& out) const {
+  encode_with(text, policy, out, SampleCall{*model_, options, rng});
+}
+
+namespace {
+void check_spans(std::string_view text, const std::vector<Span>& spans) {
   check_size(text);
   for (const auto& [s, e] : spans) {
     if (s > e || e > text.size())
       throw Error(ErrorKind::kInvalidInput,
                   "piece span [" + std::to_string(s) + ", " + std::to_string(e) + ") is outside the text");
   }
+}
+}  // namespace
+
+void Encoder::encode_spans(std::string_view text, const std::vector<Span>& spans, std::vector<Token>& out) const {
+  check_spans(text, spans);
   if (!spans.empty()) model_->encode_pieces(text, spans.data(), spans.size(), out);
 }
 
-template <class Out>
-void Encoder::encode_each(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
-                          int threads, std::vector<Out>& out) const {
-  out.assign(texts.size(), {});
+void Encoder::encode_spans_sampled(std::string_view text, const std::vector<Span>& spans, const SampleOptions& options,
+                                   Rng& rng, std::vector<Token>& out) const {
+  check_spans(text, spans);
+  if (!spans.empty()) model_->sample_pieces(text, spans.data(), spans.size(), options, rng, out);
+}
+
+namespace {
+// Cuts the segmentations NbestCall wrote one after another apart; none at all (an empty text)
+// is one empty segmentation.
+void split_paths(std::vector<Token>& flat, const std::vector<size_t>& lengths, std::vector<std::vector<Token>>& paths,
+                 std::vector<float>& scores) {
+  paths.clear();
+  if (lengths.empty()) {
+    paths.emplace_back();
+    scores.assign(1, 0.0f);
+    return;
+  }
+  size_t at = 0;
+  for (size_t len : lengths) {
+    paths.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(at), flat.begin() + static_cast<std::ptrdiff_t>(at + len));
+    at += len;
+  }
+}
+
+void check_k(size_t k) {
+  if (k == 0) throw Error(ErrorKind::kInvalidInput, "the number of segmentations k must be at least 1");
+}
+}  // namespace
+
+void Encoder::encode_nbest(std::string_view text, const std::vector<SpecialPolicy>& policy, size_t k,
+                           std::vector<std::vector<Token>>& paths, std::vector<float>& scores) const {
+  check_k(k);
+  check_size(text);
+  std::vector<Token> flat;
+  std::vector<size_t> lengths;
+  scores.clear();
+  TokenSink sink(flat);
+  const NbestCall call{*model_, k, lengths, scores};
+  split_at_specials(
+      matcher_, specials_, policy, text, [&](size_t a, size_t b) { encode_ordinary(text, a, b, sink, call); },
+      [&](const SpecialToken& t, size_t, size_t) {
+        throw Error(ErrorKind::kModel, "n-best segmentations are of ordinary text, and this text holds the special token '" +
+                                           t.text + "'; encode its parts apart, or leave it out of allowed_special");
+      });
+  split_paths(flat, lengths, paths, scores);
+}
+
+void Encoder::nbest_span(std::string_view text, Span span, size_t k, std::vector<std::vector<Token>>& paths,
+                         std::vector<float>& scores) const {
+  check_k(k);
+  check_spans(text, {span});
+  std::vector<Token> flat;
+  std::vector<size_t> lengths;
+  scores.clear();
+  if (span.first < span.second) NbestCall{*model_, k, lengths, scores}.pieces(text, &span, 1, flat);
+  split_paths(flat, lengths, paths, scores);
+}
+
+template <class Out, class EncodeOne>
+void Encoder::encode_each(size_t count, int threads, std::vector<Out>& out, const EncodeOne& encode_one) const {
+  out.assign(count, {});
   // Runs of consecutive texts per step of the shared counter: a batch of short lines would
   // otherwise bounce its cache line between cores per line; a few long texts still spread.
   const int workers = resolve_threads(threads);
-  const size_t run = std::min<size_t>(16, texts.size() / (static_cast<size_t>(workers) * 8));
-  for_chunks(texts.size(), threads, run, [&](size_t i) {
+  const size_t run = std::min<size_t>(16, count / (static_cast<size_t>(workers) * 8));
+  for_chunks(count, threads, run, [&](size_t i) {
     TokenSink sink(out[i]);
-    encode(texts[i], policy, sink);
+    encode_one(i, sink);
   });
 }
 
 void Encoder::encode_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
                            int threads, std::vector<std::vector<Token>>& out) const {
-  encode_each(texts, policy, threads, out);
+  encode_each(texts.size(), threads, out, [&](size_t i, TokenSink& sink) { encode(texts[i], policy, sink); });
 }
 
 void Encoder::encode_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
                                int threads, std::vector<std::vector<uint32_t>>& out) const {
-  encode_each(texts, policy, threads, out);
+  encode_each(texts.size(), threads, out, [&](size_t i, TokenSink& sink) { encode(texts[i], policy, sink); });
+}
+
+void Encoder::encode_sampled_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                                   const SampleOptions& options, uint64_t seed, int threads,
+                                   std::vector<std::vector<Token>>& out) const {
+  encode_each(texts.size(), threads, out, [&](size_t i, TokenSink& sink) {
+    Rng rng = sample_rng(seed, i);
+    encode_with(texts[i], policy, sink, SampleCall{*model_, options, rng});
+  });
+}
+
+void Encoder::encode_sampled_batch_ids(const std::vector<std::string_view>& texts,
+                                       const std::vector<SpecialPolicy>& policy, const SampleOptions& options,
+                                       uint64_t seed, int threads, std::vector<std::vector<uint32_t>>& out) const {
+  encode_each(texts.size(), threads, out, [&](size_t i, TokenSink& sink) {
+    Rng rng = sample_rng(seed, i);
+    encode_with(texts[i], policy, sink, SampleCall{*model_, options, rng});
+  });
 }
 
 void Encoder::decode(const uint32_t* ids, size_t n, std::string& out) const {

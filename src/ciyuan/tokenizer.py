@@ -12,10 +12,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import random
 from itertools import accumulate
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
 
-from ciyuan import decoders, models, normalizers, pre_tokenizers, processors
+from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
 from ciyuan._text import replace_surrogates
 from ciyuan.decoders import Decoder
@@ -67,6 +68,40 @@ def _split_pairs(inputs: List[Any]) -> Tuple[List[str], List[Optional[str]]]:
         else:
             raise InvalidInputError(f"input {i} must be a text or a (text, pair) tuple, not {type(item).__name__}")
     return firsts, seconds
+
+
+def _original_offsets(data: Any, norm: NormalizedString, start: int) -> List[Tuple[int, int]]:
+    """The character offsets in the original text of the tokens ``data`` (a native result over
+    ``norm.text``) of the segment that starts at ``start``."""
+    offsets = []
+    for s, e in data.char_offsets(norm.text):
+        os_, oe = norm.original_span(s, e)
+        offsets.append((start + os_, start + oe))
+    return offsets
+
+
+def _sample_seed(seed: Optional[int]) -> int:
+    """A call's seed as the native core takes it (0 .. 2**64 - 1): any int (reduced modulo
+    2**64), or a fresh one from Python's ``random`` module for None."""
+    if seed is None:
+        return random.getrandbits(64)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidInputError(f"seed must be an integer or None (a fresh random seed), not {seed!r}")
+    return seed % (1 << 64)
+
+
+class _Sampling:
+    """How one encode call samples: the model's native options and the call's seed. Text
+    ``index`` of the call draws from ``rng(index)``, as the native batch does for its text i."""
+
+    __slots__ = ("options", "seed")
+
+    def __init__(self, options: _core.SampleOptions, seed: int) -> None:
+        self.options = options
+        self.seed = seed
+
+    def rng(self, index: int) -> _core.SampleRng:
+        return _core.SampleRng(self.seed, index)
 
 
 def _byte_offsets(text: str) -> List[int]:
@@ -142,6 +177,8 @@ class Tokenizer:
         self._native_path = front_end is not None
         self._encoder = model.make_encoder(front_end, list(self.special_tokens.items()))
         self._policy = self._specials.policy  # (allowed_special, disallowed_special) -> policy bytes
+        # The sampling every encode does unasked (a BPE model's dropout), fixed with the model.
+        self._always_sampling = model.default_sampling()
 
     # -- encoding ------------------------------------------------------------------------------
 
@@ -153,6 +190,10 @@ class Tokenizer:
         add_special_tokens: bool = True,
         allowed_special: SpecialSet = (),
         disallowed_special: SpecialSet = "all",
+        sample: bool = False,
+        alpha: float = 0.1,
+        nbest_size: int = -1,
+        seed: Optional[int] = None,
     ) -> Encoding:
         """Encode one text, or a pair of texts, into an :class:`~ciyuan.encoding.Encoding`.
 
@@ -165,29 +206,70 @@ class Tokenizer:
         ``disallowed_special`` (then it is encoded as ordinary text) - tiktoken's rules. Lone
         surrogates are encoded as U+FFFD.
 
+        Subword regularization: with ``sample=True`` the model samples each piece's
+        segmentation instead of taking the best one.
+
+        - BPE models: BPE-dropout; ``alpha`` is the probability (0 to 1) that each merge is
+          skipped (0: plain encoding, 1: bytes or characters). ``nbest_size`` does not apply.
+        - Unigram models: as sentencepiece's ``enable_sampling``; ``alpha`` (>= 0) smooths the
+          distribution (segmentations weighted by exp(alpha * score)), ``nbest_size`` is 1 for
+          the best segmentation, 0 or negative to sample from all of them, k > 1 to sample from
+          the k best.
+
+        ``seed`` (an int) makes the draw reproducible; None draws a fresh seed from Python's
+        ``random`` module. A BPE model made with ``dropout=p`` samples on every call (``seed``
+        applies; ``sample=True`` then uses ``alpha`` in place of ``p``). WordPiece, WordLevel and
+        CharLevel models do not sample (:class:`~ciyuan.errors.ModelError`); a bad ``alpha`` or
+        ``nbest_size`` raises :class:`~ciyuan.errors.InvalidInputError`.
+
         Example:
             >>> tok.encode("<|endoftext|>", allowed_special="all").ids   # doctest: +SKIP
             [100257]
             >>> bert.encode("Hello", "world").type_ids                  # doctest: +SKIP
             [0, 0, 0, 1, 1]
+            >>> tok.encode("tokenization", sample=True, alpha=0.3, seed=1).tokens   # doctest: +SKIP
+            ['token', 'iz', 'ation']
         """
         policy = self._policy(allowed_special, disallowed_special)
-        encoding = self._encode_raw(text, policy)
+        sampling = self._sampling(sample, alpha, nbest_size, seed) if sample or self._always_sampling else None
+        return self._encode_one(text, pair, policy, sampling, add_special_tokens)
+
+    def _encode_one(self, text: str, pair: Optional[str], policy: bytes, sampling: Optional[_Sampling],
+                    add_special_tokens: bool) -> Encoding:
+        encoding = self._encode_raw(text, policy, sampling)
         if pair is None and not self._post_processing:
             return encoding
-        second = self._encode_raw(pair, policy) if pair is not None else None
+        second = self._encode_raw(pair, policy, sampling, 1) if pair is not None else None
         encoding = self._post_process(encoding, second, add_special_tokens)
         return pad_batch([encoding], self.padding)[0] if self.padding is not None else encoding
 
-    def _encode_raw(self, text: str, policy: bytes) -> Encoding:
-        """What the model gives for one text: no post-processing."""
+    def _sampling(self, sample: bool, alpha: float, nbest_size: int, seed: Optional[int]) -> Optional[_Sampling]:
+        """How a call samples: the options ``sample=True`` asks for (checked by the model) or the
+        model's own (BPE's ``dropout``), with the call's seed; None for plain encoding."""
+        if sample:
+            is_int = isinstance(nbest_size, int) and not isinstance(nbest_size, bool)
+            if not is_int or not -(1 << 31) <= nbest_size < 1 << 31:
+                raise InvalidInputError(f"nbest_size must be an integer (1: no sampling, <= 0: sample from all "
+                                        f"segmentations, k > 1: from the k best), not {nbest_size!r}")
+            options = self.model.sample_options(alpha, nbest_size)
+        elif self._always_sampling is not None:
+            options = self._always_sampling
+        else:
+            return None
+        return _Sampling(options, _sample_seed(seed))
+
+    def _encode_raw(self, text: str, policy: bytes, sampling: Optional[_Sampling] = None, index: int = 0) -> Encoding:
+        """What the model gives for one text: no post-processing. ``index``: the text's place
+        in its call (a pair's second text is 1), which picks its random generator."""
         if not self._native_path:
-            return self._encode_python(text, policy)
+            return self._encode_python(text, policy, sampling, index)
         try:
-            data = self._encoder.encode(text, policy)
+            data = (self._encoder.encode(text, policy) if sampling is None
+                    else self._encoder.encode_sampled(text, policy, sampling.options, sampling.rng(index)))
         except UnicodeEncodeError:
             text = replace_surrogates(text)
-            data = self._encoder.encode(text, policy)
+            data = (self._encoder.encode(text, policy) if sampling is None
+                    else self._encoder.encode_sampled(text, policy, sampling.options, sampling.rng(index)))
         return Encoding._from_native(self, data, text)
 
     @property
@@ -199,14 +281,36 @@ class Tokenizer:
                             add_special_tokens=add_special_tokens)
 
     def encode_ids(
-        self, text: str, *, allowed_special: SpecialSet = (), disallowed_special: SpecialSet = "all"
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialSet = (),
+        disallowed_special: SpecialSet = "all",
+        sample: bool = False,
+        alpha: float = 0.1,
+        nbest_size: int = -1,
+        seed: Optional[int] = None,
     ) -> List[int]:
-        """Just the ids of :meth:`encode` (the fastest path; no offsets are kept)."""
+        """Just the ids of :meth:`encode` (the fastest path; no offsets are kept). ``sample``,
+        ``alpha``, ``nbest_size`` and ``seed`` as for :meth:`encode` (the same seed gives the
+        same ids).
+
+        Example:
+            >>> tok.encode_ids("hello world")                             # doctest: +SKIP
+            [15339, 1917]
+        """
         policy = self._policy(allowed_special, disallowed_special)
+        sampling = self._sampling(sample, alpha, nbest_size, seed) if sample or self._always_sampling else None
         if self._post_processing:
-            return self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special).ids
+            return self._encode_one(text, None, policy, sampling, True).ids
         if not self._native_path:
-            return self._encode_python(text, policy).ids
+            return self._encode_python(text, policy, sampling).ids
+        if sampling is not None:
+            try:
+                return self._encoder.encode_sampled_ids(text, policy, sampling.options, sampling.rng(0))
+            except UnicodeEncodeError:
+                return self._encoder.encode_sampled_ids(replace_surrogates(text), policy, sampling.options,
+                                                        sampling.rng(0))
         try:
             return self._encoder.encode_ids(text, policy)
         except UnicodeEncodeError:
@@ -220,19 +324,35 @@ class Tokenizer:
         threads: Optional[int] = None,
         allowed_special: SpecialSet = (),
         disallowed_special: SpecialSet = "all",
+        sample: bool = False,
+        alpha: float = 0.1,
+        nbest_size: int = -1,
+        seed: Optional[int] = None,
     ) -> List[Encoding]:
         """Encode many texts (or ``(text, pair)`` tuples) on ``threads`` threads (default: all
         cores) with the GIL released; padding ``"longest"`` pads to the longest of the batch.
 
+        ``sample``, ``alpha``, ``nbest_size`` and ``seed`` as for :meth:`encode`. Each text has a
+        random generator of its own, made from ``seed`` and its place in the batch (the first
+        texts in order, then the second texts of pairs), so a seed gives the same results
+        whatever ``threads`` is, and ``encode_batch([t], seed=s)[0]`` is ``encode(t, seed=s)``.
+
         Example:
             >>> [e.ids for e in tok.encode_batch(["hello", "world"])]     # doctest: +SKIP
             [[15339], [14957]]
+            >>> tok.encode_batch(["tokenization"] * 2, sample=True, alpha=0.5, seed=3)  # doctest: +SKIP
         """
-        inputs = list(inputs)
+        sampling = self._sampling(sample, alpha, nbest_size, seed) if sample or self._always_sampling else None
+        return self._encode_batch(list(inputs), add_special_tokens, threads, allowed_special, disallowed_special,
+                                  sampling)
+
+    def _encode_batch(self, inputs: List[Any], add_special_tokens: bool, threads: Optional[int],
+                      allowed_special: SpecialSet, disallowed_special: SpecialSet,
+                      sampling: Optional[_Sampling]) -> List[Encoding]:
         firsts, seconds = _split_pairs(inputs)
         singles = len(firsts) == len(inputs) and all(t is None for t in seconds)
         texts, datas = self._native_batch(firsts + [t for t in seconds if t is not None], threads,
-                                          allowed_special, disallowed_special, ids_only=False)
+                                          allowed_special, disallowed_special, ids_only=False, sampling=sampling)
         with _gc_paused():
             if datas is not None and singles and self.truncation is None and self.post_processor is not None:
                 wrapped = self._wrap_all(datas, texts, add_special_tokens)
@@ -240,7 +360,7 @@ class Tokenizer:
                     return pad_batch(wrapped, self.padding) if self.padding is not None else wrapped
             if datas is None:
                 policy = self._policy(allowed_special, disallowed_special)
-                raws = [self._encode_python(t, policy) for t in texts]
+                raws = [self._encode_python(t, policy, sampling, i) for i, t in enumerate(texts)]
             else:
                 from_native = Encoding._from_native
                 raws = [from_native(self, d, t) for d, t in zip(datas, texts)]
@@ -270,22 +390,32 @@ class Tokenizer:
         threads: Optional[int] = None,
         allowed_special: SpecialSet = (),
         disallowed_special: SpecialSet = "all",
+        sample: bool = False,
+        alpha: float = 0.1,
+        nbest_size: int = -1,
+        seed: Optional[int] = None,
     ) -> List[List[int]]:
-        """Just the ids of :meth:`encode_batch` (the fastest path: no offsets are kept)."""
+        """Just the ids of :meth:`encode_batch` (the fastest path: no offsets are kept); the same
+        seed gives the same ids as :meth:`encode_batch`.
+
+        Example:
+            >>> tok.encode_batch_ids(["hello", "world"])                  # doctest: +SKIP
+            [[15339], [14957]]
+        """
         inputs = list(inputs)
-        special = dict(allowed_special=allowed_special, disallowed_special=disallowed_special)
+        sampling = self._sampling(sample, alpha, nbest_size, seed) if sample or self._always_sampling else None
         wrap = self._single_template() if add_special_tokens else ([], [])
         if (self.truncation is not None or self.padding is not None or wrap is None
                 or any(not isinstance(t, str) for t in inputs)):
-            return [e.ids for e in self.encode_batch(inputs, add_special_tokens=add_special_tokens, threads=threads,
-                                                     **special)]
+            return [e.ids for e in self._encode_batch(inputs, add_special_tokens, threads, allowed_special,
+                                                      disallowed_special, sampling)]
         head, tail = wrap
         # cast: every input is a str (pairs took the encode_batch path above).
         texts, ids = self._native_batch(cast(List[str], inputs), threads, allowed_special, disallowed_special,
-                                        ids_only=True, wrap=(head, tail))
+                                        ids_only=True, wrap=(head, tail), sampling=sampling)
         if ids is None:
             policy = self._policy(allowed_special, disallowed_special)
-            ids = [head + self._encode_python(t, policy).ids + tail for t in texts]
+            ids = [head + self._encode_python(t, policy, sampling, i).ids + tail for i, t in enumerate(texts)]
         return ids
 
     def _single_template(self) -> Optional[Tuple[List[int], List[int]]]:
@@ -301,17 +431,26 @@ class Tokenizer:
 
     def _native_batch(self, texts: Iterable[str], threads: Optional[int], allowed_special: SpecialSet,
                       disallowed_special: SpecialSet, ids_only: bool,
-                      wrap: Tuple[List[int], List[int]] = ([], [])) -> Tuple[List[str], Any]:
+                      wrap: Tuple[List[int], List[int]] = ([], []),
+                      sampling: Optional[_Sampling] = None) -> Tuple[List[str], Any]:
         """(texts, native results), or (texts, None) when the pipeline has Python stages. Ids come
         with ``wrap``'s ids before and after each text's."""
         texts = list(texts)
         policy = self._policy(allowed_special, disallowed_special)
         if not self._native_path:
             return texts, None
-        if ids_only:
-            run = lambda ts: self._encoder.encode_batch_ids(ts, policy, self._threads(threads), *wrap)  # noqa: E731
+        n = self._threads(threads)
+        encoder = self._encoder
+        if sampling is not None:
+            options, seed = sampling.options, sampling.seed
+            if ids_only:
+                run = lambda ts: encoder.encode_sampled_batch_ids(ts, policy, options, seed, n, *wrap)  # noqa: E731
+            else:
+                run = lambda ts: encoder.encode_sampled_batch(ts, policy, options, seed, n)  # noqa: E731
+        elif ids_only:
+            run = lambda ts: encoder.encode_batch_ids(ts, policy, n, *wrap)  # noqa: E731
         else:
-            run = lambda ts: self._encoder.encode_batch(ts, policy, self._threads(threads))  # noqa: E731
+            run = lambda ts: encoder.encode_batch(ts, policy, n)  # noqa: E731
         try:
             return texts, run(texts)
         except UnicodeEncodeError:
@@ -323,30 +462,101 @@ class Tokenizer:
         checked = check_count(threads, "threads", least=1, allow_none=True)
         return 0 if checked is None else checked
 
-    def _encode_python(self, text: str, policy: bytes) -> Encoding:
-        if not isinstance(text, str):
-            raise TypeError(f"expected str, got {type(text).__name__}")
-        text = replace_surrogates(text)
-        ids: List[int] = []
-        offsets: List[Tuple[int, int]] = []
+    def _pieces_python(self, text: str, policy: bytes) -> Iterator[Tuple[int, int, Any, Optional[NormalizedString],
+                                                                          List[Tuple[int, int]]]]:
+        """The Python stages over one text: per segment (start, end, special id or None, its
+        normalized form, the byte spans of its pieces in the normalized text)."""
         for start, end, special in self._specials.segments(text, policy):
-            if special is not None:
-                ids.append(special)
-                offsets.append((start, end))
-                continue
-            if start == end:
+            if special is not None or start == end:
+                yield start, end, special, None, []
                 continue
             norm = NormalizedString.from_str(text[start:end])
             if self.normalizer is not None:
                 norm = self.normalizer.normalize(norm)
             spans = self.pre_tokenizer.split(norm.text) if self.pre_tokenizer else [(0, len(norm.text))]
             byte_at = _byte_offsets(norm.text)
-            data = self._encoder.encode_spans(norm.text, [(byte_at[s], byte_at[e]) for s, e in spans])
+            yield start, end, special, norm, [(byte_at[s], byte_at[e]) for s, e in spans]
+
+    def _encode_python(self, text: str, policy: bytes, sampling: Optional[_Sampling] = None,
+                       index: int = 0) -> Encoding:
+        if not isinstance(text, str):
+            raise TypeError(f"expected str, got {type(text).__name__}")
+        text = replace_surrogates(text)
+        rng = sampling.rng(index) if sampling is not None else None  # one generator for all the text's pieces
+        ids: List[int] = []
+        offsets: List[Tuple[int, int]] = []
+        for start, end, special, norm, spans in self._pieces_python(text, policy):
+            if special is not None:
+                ids.append(special)
+                offsets.append((start, end))
+                continue
+            if norm is None:
+                continue
+            if sampling is None or rng is None:
+                data = self._encoder.encode_spans(norm.text, spans)
+            else:
+                data = self._encoder.encode_spans_sampled(norm.text, spans, sampling.options, rng)
             ids.extend(data.ids)
-            for s, e in data.char_offsets(norm.text):
-                os_, oe = norm.original_span(s, e)
-                offsets.append((start + os_, start + oe))
+            offsets.extend(_original_offsets(data, norm, start))
         return Encoding(self, ids=ids, offsets=offsets)
+
+    def nbest(
+        self,
+        text: str,
+        k: int,
+        *,
+        allowed_special: SpecialSet = (),
+        disallowed_special: SpecialSet = "all",
+    ) -> List[Tuple[Encoding, float]]:
+        """The ``k`` best segmentations of ``text`` by the model's score, best first, each with
+        its score (for Unigram models: the sum of its pieces' log probabilities), as
+        sentencepiece's ``nbest_encode``. Fewer come back when the text has fewer.
+
+        The model's segmentations only: no post-processing, truncation or padding. The text
+        must be one piece for the model - a tokenizer without a pre-tokenizer (SentencePiece's)
+        and no special token inside - else :class:`~ciyuan.errors.ModelError`; so does a model
+        without n-best segmentations (BPE, WordPiece, WordLevel). ``k`` must be a positive integer.
+
+        Example:
+            >>> [(e.tokens, round(s, 2)) for e, s in sp.nbest("hello", 2)]  # doctest: +SKIP
+            [(['▁hello'], -8.07), (['▁hell', 'o'], -13.41)]
+        """
+        if not self.model.has_nbest:
+            raise ModelError(f"{type(self.model).__name__} models have one segmentation per text; "
+                             "n-best segmentations need a Unigram model")
+        k = check_count(k, "k", least=1)
+        policy = self._policy(allowed_special, disallowed_special)
+        if not self._native_path:
+            return self._nbest_python(text, policy, k)
+        try:
+            results = self._encoder.encode_nbest(text, policy, k)
+        except UnicodeEncodeError:
+            text = replace_surrogates(text)
+            results = self._encoder.encode_nbest(text, policy, k)
+        from_native = Encoding._from_native
+        return [(from_native(self, data, text), score) for data, score in results]
+
+    def _nbest_python(self, text: str, policy: bytes, k: int) -> List[Tuple[Encoding, float]]:
+        if not isinstance(text, str):
+            raise TypeError(f"expected str, got {type(text).__name__}")
+        text = replace_surrogates(text)
+        pieces: List[Tuple[int, NormalizedString, Tuple[int, int]]] = []
+        for start, _end, special, norm, spans in self._pieces_python(text, policy):
+            if special is not None:
+                raise ModelError(f"n-best segmentations are of ordinary text, and this text holds the special "
+                                 f"token {self._special_ids[special]!r}; encode its parts apart, or leave it out "
+                                 "of allowed_special")
+            if norm is not None:
+                pieces.extend((start, norm, span) for span in spans)
+        if len(pieces) > 1:
+            raise ModelError("n-best segmentations are of a text that is one piece, but the pre-tokenizer cut "
+                             "this text into several; use a tokenizer without a pre-tokenizer (SentencePiece's), "
+                             "or ask for the n best of each piece")
+        if not pieces:
+            return [(Encoding(self, ids=[], offsets=[]), 0.0)]
+        start, norm, span = pieces[0]
+        return [(Encoding(self, ids=data.ids, offsets=_original_offsets(data, norm, start)), score)
+                for data, score in self._encoder.nbest_span(norm.text, span, k)]
 
     def tokenize(self, text: str, **special: Any) -> List[str]:
         """The tokens of ``text`` as strings (byte-level tokens in GPT-2's printable form).

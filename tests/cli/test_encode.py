@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -83,3 +84,103 @@ def test_cli_reads_a_bert_vocab_txt():
     assert r.stdout.decode().split() == ["[CLS]", "hello", ",", "世", "[UNK]", "!", "[SEP]"]  # 界 is not in it
     r = run(["decode", "-t", str(vocab), "--skip-special-tokens"], b"101 7592 1010 2088 999 102\n")
     assert r.stdout.decode() == "hello, world!\n"
+
+
+# -- subword regularization: --sample, --alpha, --nbest-size, --seed, --nbest ----------------------
+
+
+@pytest.fixture(scope="module")
+def regularization_files(tmp_path_factory):
+    import ciyuan
+    from ciyuan import decoders
+    from ciyuan.models import BPE, Unigram
+    from ciyuan.pre_tokenizers import WhitespaceSplit
+
+    folder = tmp_path_factory.mktemp("regularization")
+    vocab = {"l": 0, "o": 1, "w": 2, "e": 3, "r": 4, "lo": 5, "low": 6, "er": 7, "lower": 8}
+    merges = [("l", "o"), ("lo", "w"), ("e", "r"), ("low", "er")]
+    bpe = ciyuan.Tokenizer(BPE(vocab, merges), pre_tokenizer=WhitespaceSplit())
+    bpe.save(folder / "bpe.json")
+    ciyuan.Tokenizer(BPE(vocab, merges, dropout=0.5), pre_tokenizer=WhitespaceSplit()).save(folder / "dropout.json")
+    unigram = ciyuan.Tokenizer(Unigram([("<unk>", 0.0), ("▁a", -1.0), ("b", -2.0), ("▁ab", -2.5), ("a", -3.0),
+                                        ("▁", -2.0)], unk_id=0),
+                               decoder=decoders.from_dict({"type": "BPESuffix", "suffix": ""}))
+    unigram.save(folder / "unigram.json")
+    return {"bpe": str(folder / "bpe.json"), "dropout": str(folder / "dropout.json"),
+            "unigram": str(folder / "unigram.json"), "tokenizer": unigram}
+
+
+def test_sample_with_a_seed_is_reproducible_and_decodes(regularization_files, tmp_path):
+    bpe = regularization_files["bpe"]
+    lines = "\n".join(["lower lower lower low"] * 40) + "\n"
+    src = tmp_path / "in.txt"
+    src.write_text(lines)
+    plain = run(["encode", "-t", bpe, str(src)]).stdout
+    assert set(plain.decode().splitlines()) == {"8 8 8 6"}
+    a = run(["encode", "-t", bpe, "--sample", "--alpha", "0.5", "--seed", "7", str(src)])
+    b = run(["encode", "-t", bpe, "--sample", "--alpha", "0.5", "--seed", "7", "--threads", "1", str(src)])
+    assert a.returncode == 0 and a.stdout == b.stdout and a.stdout != plain
+    assert len(set(a.stdout.decode().splitlines())) > 1  # lines draw apart
+    assert run(["encode", "-t", bpe, "--sample", "--alpha", "0.5", "--seed", "8", str(src)]).stdout != a.stdout
+    assert run(["encode", "-t", bpe, "--sample", "--alpha", "0", "--seed", "8", str(src)]).stdout == plain
+    ids = tmp_path / "ids.txt"
+    ids.write_bytes(a.stdout)
+    back = run(["decode", "-t", bpe, str(ids)]).stdout.decode().splitlines()
+    assert set(back) == {"lowerlowerlowerlow"}  # the BPESuffix decoder joins the words' tokens
+    tokens = run(["tokenize", "-t", bpe, "--sample", "--alpha", "1", "--seed", "1"], b"lower\n").stdout
+    assert tokens.decode() == "l o w e r\n"
+    j = run(["encode", "-t", bpe, "--format", "json", "--sample", "--alpha", "1", "--seed", "1"], b"low\n")
+    assert json.loads(j.stdout) == {"ids": [0, 1, 2], "tokens": ["l", "o", "w"], "offsets": [[0, 1], [1, 2], [2, 3]]}
+    # A model saved with dropout samples without --sample; --seed makes it reproducible.
+    d1 = run(["encode", "-t", regularization_files["dropout"], "--seed", "3", str(src)])
+    assert d1.stdout == run(["encode", "-t", regularization_files["dropout"], "--seed", "3", str(src)]).stdout
+    assert d1.stdout != plain
+
+
+def test_unigram_sampling_and_nbest(regularization_files):
+    uni, tok = regularization_files["unigram"], regularization_files["tokenizer"]
+    r = run(["encode", "-t", uni, "--nbest", "3"], "▁ab▁ab\n▁a\n".encode())
+    assert r.returncode == 0, r.stderr.decode()
+    groups = r.stdout.decode().split("\n\n")
+    assert groups[-1] == ""
+    best = tok.nbest("▁ab▁ab", 3)
+    assert groups[0].splitlines() == [f"{s:.6g}\t{' '.join(map(str, e.ids))}" for e, s in best]
+    assert groups[1].splitlines() == [f"{s:.6g}\t{' '.join(map(str, e.ids))}" for e, s in tok.nbest("▁a", 3)]
+    t = run(["tokenize", "-t", uni, "--nbest", "2"], "▁ab▁ab\n".encode()).stdout.decode()
+    assert t == f"{best[0][1]:.6g}\t▁ab ▁ab\n{best[1][1]:.6g}\t▁a b ▁ab\n\n"
+    j = run(["encode", "-t", uni, "--nbest", "2", "--format", "json"], "▁ab▁ab\n".encode()).stdout.decode()
+    data = json.loads(j)
+    assert [(x["ids"], x["score"], x["tokens"]) for x in data["nbest"]] == [(e.ids, s, e.tokens) for e, s in best[:2]]
+    assert data["nbest"][0]["offsets"] == [[0, 3], [3, 6]]
+    s = run(["encode", "-t", uni, "--sample", "--alpha", "0.5", "--nbest-size", "-1", "--seed", "2"],
+            "▁ab▁ab\n".encode() * 50)
+    assert s.returncode == 0 and len(set(s.stdout.decode().splitlines())) > 1
+    one = run(["encode", "-t", uni, "--sample", "--nbest-size", "1", "--seed", "2"], "▁ab▁ab\n".encode() * 5)
+    assert set(one.stdout.decode().splitlines()) == {" ".join(map(str, tok.encode("▁ab▁ab").ids))}
+
+
+def test_regularization_errors_are_clear(regularization_files):
+    bpe, uni = regularization_files["bpe"], regularization_files["unigram"]
+    cases = [
+        (["encode", "-t", bpe, "--alpha", "0.2"], "--alpha applies to sampled segmentations: add --sample"),
+        (["encode", "-t", bpe, "--nbest-size", "2"], "--nbest-size applies to sampled segmentations"),
+        (["encode", "-t", bpe, "--sample", "--alpha", "2"], "between 0 and 1"),
+        (["encode", "-t", uni, "--sample", "--alpha", "-1"], ">= 0"),
+        (["encode", "-t", bpe, "--nbest", "2"], "BPE models have one segmentation per text"),
+        (["encode", "-t", uni, "--nbest", "0"], "--nbest must be a positive number"),
+        (["encode", "-t", uni, "--nbest", "2", "--sample"], "does not go with --sample"),
+        (["encode", "-t", uni, "--nbest", "2", "--pair"], "does not go with --pair"),
+    ]
+    for args, message in cases:
+        r = run(args, "▁ab lower\n".encode())
+        assert r.returncode == 1 and message in r.stderr.decode(), (args, r.stderr.decode())
+    with pytest.raises(SystemExit):
+        main(["encode", "--sample", "--alpha", "x", "-t", bpe])
+
+
+def test_help_explains_regularization(capsys):
+    with pytest.raises(SystemExit):
+        main(["tokenize", "--help"])
+    out = capsys.readouterr().out
+    for flag in ("--sample", "--alpha A", "--nbest-size N", "--seed S", "--nbest K", "BPE-dropout", "examples:"):
+        assert flag in out

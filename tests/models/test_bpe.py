@@ -19,19 +19,6 @@ from tests.conftest import shared
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-@pytest.fixture(scope="module")
-def gpt2_files():
-    from ciyuan.formats.gpt2 import load_gpt2
-
-    return load_gpt2(shared("tokenizers", "gpt2", "encoder.json"), shared("tokenizers", "gpt2", "vocab.bpe"))
-
-
-@pytest.fixture(scope="module")
-def gpt2(gpt2_files):
-    vocab, merges, special = gpt2_files
-    return ciyuan.Tokenizer(BPE(vocab, merges, byte_level=True), pre_tokenizer=Split("gpt2"), special_tokens=special)
-
-
 @SETTINGS
 @given(text=st.text(max_size=200))
 def test_merge_ranks_match_reference(gpt2, gpt2_files, text):

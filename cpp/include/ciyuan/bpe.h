@@ -72,6 +72,13 @@ class BpeModel final : public TokenModel {
   void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
                    std::vector<Token>& out) const override;
   const std::string* id_bytes(uint32_t id) const override { return has_id(id) ? &tokens_[id] : nullptr; }
+  // BPE-dropout (Provilkov et al., 2019) with the distribution of Hugging Face's
+  // BPE(dropout=p): options.alpha is the probability p that a candidate merge is skipped when it
+  // comes up (see merge_dropout in bpe.cc). p = 0 is plain encoding, p = 1 leaves the initial
+  // symbols (bytes or characters). The whole-piece shortcut (ignore_merges) and the piece cache
+  // are not used while sampling, as in Hugging Face; plain encoding is untouched.
+  void sample_pieces(std::string_view text, const Span* pieces, size_t n, const SampleOptions& options, Rng& rng,
+                     std::vector<Token>& out) const override;
 
   size_t id_limit() const override { return tokens_.size(); }  // one past the largest id
   size_t vocab_size() const { return vocab_.size(); }
@@ -100,6 +107,8 @@ class BpeModel final : public TokenModel {
                        bool* has_unk) const;
   void merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
   void merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
+  // The merge loop of sample_pieces: a pair is skipped when rng() >> 11 < threshold (p * 2^53).
+  void merge_dropout(ThreadCache& cache, std::vector<Symbol>& syms, uint64_t threshold, Rng& rng) const;
   uint32_t whole_piece_id(std::string_view text, size_t start, size_t end) const;
   // Returns whether the piece holds a non-ASCII character.
   bool char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms) const;

@@ -14,7 +14,9 @@
 //   id_limit       one past the largest id;
 //   id_bytes       the bytes of an id (nullptr for a hole);
 //   expected_tokens  (optional: a default exists) how many tokens to make room for before
-//                  encoding a text of so many bytes.
+//                  encoding a text of so many bytes;
+//   sample_pieces, nbest_piece  (optional: the defaults throw ModelError) subword regularization:
+//                  a sampled segmentation of each piece, and the k best of one piece.
 // BpeModel (bpe.h) and WordPieceModel (wordpiece.h: WordPiece, WordLevel, CharLevel) implement
 // it; Unigram is next.
 //
@@ -37,6 +39,7 @@
 #include "ciyuan/bert.h"
 #include "ciyuan/errors.h"
 #include "ciyuan/front_end.h"
+#include "ciyuan/hash.h"
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/special.h"
 
@@ -200,6 +203,12 @@ class TokenSink {
   std::vector<Token>* buffer_;
 };
 
+// The random generator of item `index` of a sampled batch encoded with `seed` (a single text is
+// item 0): each item's draws depend on (seed, index) alone.
+inline Rng sample_rng(uint64_t seed, uint64_t index) {
+  return Rng(hash_u64(seed ^ hash_u64(index + 0x9E3779B97F4A7C15ULL)));
+}
+
 class Encoder {
  public:
   Encoder(std::shared_ptr<const TokenModel> model, FrontEnd front_end, std::vector<SpecialToken> specials);
@@ -225,6 +234,37 @@ class Encoder {
   void encode_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
                         int threads, std::vector<std::vector<uint32_t>>& out) const;
 
+  // Subword regularization: like encode, but the model samples each piece's segmentation
+  // (TokenModel::sample_pieces) with the generator sample_rng(seed, 0).
+  void encode_sampled(std::string_view text, const std::vector<SpecialPolicy>& policy, const SampleOptions& options,
+                      uint64_t seed, TokenSink& out) const;
+  void encode_sampled(std::string_view text, const std::vector<SpecialPolicy>& policy, const SampleOptions& options,
+                      uint64_t seed, std::vector<Token>& out) const {
+    TokenSink sink(out);
+    encode_sampled(text, policy, options, seed, sink);
+  }
+  // The same with the caller's generator (e.g. sample_rng(seed, i) for text i of a batch).
+  void encode_sampled(std::string_view text, const std::vector<SpecialPolicy>& policy, const SampleOptions& options,
+                      Rng& rng, TokenSink& out) const;
+  // Batches: text i is sampled with sample_rng(seed, i), so the thread count never changes a result.
+  void encode_sampled_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                            const SampleOptions& options, uint64_t seed, int threads,
+                            std::vector<std::vector<Token>>& out) const;
+  void encode_sampled_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
+                                const SampleOptions& options, uint64_t seed, int threads,
+                                std::vector<std::vector<uint32_t>>& out) const;
+  // encode_spans, sampled with `rng` (the caller's: one generator for all the pieces of a text).
+  void encode_spans_sampled(std::string_view text, const std::vector<Span>& spans, const SampleOptions& options,
+                            Rng& rng, std::vector<Token>& out) const;
+  // The k best segmentations of `text`, best first, with their scores (TokenModel::nbest_piece).
+  // The text must make one piece (the front end cuts it no further) and hold no special token
+  // that `policy` allows; otherwise ModelError. An empty text has one empty segmentation.
+  void encode_nbest(std::string_view text, const std::vector<SpecialPolicy>& policy, size_t k,
+                    std::vector<std::vector<Token>>& paths, std::vector<float>& scores) const;
+  // The same for one piece chosen by the caller (a Python front end).
+  void nbest_span(std::string_view text, Span span, size_t k, std::vector<std::vector<Token>>& paths,
+                  std::vector<float>& scores) const;
+
   // Raw bytes of the ids (model tokens and special tokens) appended to `out`.
   void decode(const uint32_t* ids, size_t n, std::string& out) const;
   // The byte string of one id, or nullptr if the id is unknown.
@@ -233,10 +273,17 @@ class Encoder {
   const FrontEnd& front_end() const { return front_end_; }
 
  private:
-  void encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& out) const;
-  template <class Out>
-  void encode_each(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
-                   int threads, std::vector<Out>& out) const;
+  // The encode path with `call` standing for the model (see ModelCall in encoder.cc): plain,
+  // sampled and n-best encoding differ only in what they ask of the model.
+  template <class Call>
+  void encode_with(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out,
+                   const Call& call) const;
+  // One ordinary segment text[start, end) through the front end, then `call`.
+  template <class Call>
+  void encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& out, const Call& call) const;
+  // encode_one(i, sink) for each of `count` texts on `threads` threads, into out[i].
+  template <class Out, class EncodeOne>
+  void encode_each(size_t count, int threads, std::vector<Out>& out, const EncodeOne& encode_one) const;
 
   std::shared_ptr<const TokenModel> model_;
   FrontEnd front_end_;

@@ -4,7 +4,8 @@ standard input, one output line per input line."""
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Iterator, List, Tuple
+import itertools
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ciyuan.cli.files import input_files, line_batches, open_output
 from ciyuan.cli.options import Command, add_alias, add_io_arguments
@@ -12,15 +13,28 @@ from ciyuan.errors import CiyuanError, InvalidInputError
 
 __all__ = ["COMMANDS", "add_arguments", "run"]
 
+_EXAMPLES = """examples:
+  ciyuan {command} -t tok.json corpus.txt -o out.txt
+  ciyuan {command} -t bpe.json --sample --alpha 0.1 --seed 1 train.txt
+      BPE-dropout: each merge skipped with probability 0.1 (the same output for --seed 1)
+  ciyuan {command} -t unigram.json --sample --alpha 0.1 --nbest-size -1 train.txt
+      Unigram sampling from all segmentations (sentencepiece's enable_sampling)
+  ciyuan {command} -t unigram.json --nbest 3 lines.txt
+      the 3 best segmentations of each line with their scores"""
+
 COMMANDS: Dict[str, Command] = {
     "encode": Command(
         "text -> token ids (one line of space-separated ids per input line)",
         "Encode text into token ids: one output line of space-separated ids per input line (or per "
-        "file with --whole)."),
+        "file with --whole). --sample draws a segmentation instead of the best one (subword "
+        "regularization); --nbest K lists the K best.",
+        _EXAMPLES.format(command="encode")),
     "tokenize": Command(
         "text -> tokens (space-separated; byte-level tokens in GPT-2's printable form)",
         "Split text into tokens, written space-separated (byte-level tokens in GPT-2's printable "
-        "alphabet, where a space is 'Ġ'), one line per input line."),
+        "alphabet, where a space is 'Ġ'), one line per input line. --sample draws a segmentation "
+        "instead of the best one (subword regularization); --nbest K lists the K best.",
+        _EXAMPLES.format(command="tokenize")),
     "decode": Command(
         "token ids -> text (one line of ids per output line)",
         "Decode token ids (whitespace-separated integers, one sequence per line) back to text, one "
@@ -71,6 +85,27 @@ def _add_encoding(p: argparse.ArgumentParser) -> None:
                    help="pad to the longest sequence of each batch of lines, or to --max-length")
     g.add_argument("--pad-to-multiple-of", type=int, default=None, metavar="M",
                    help="with --padding: round the padded length up to a multiple of M")
+    r = p.add_argument_group(
+        "subword regularization (sampled segmentations, for training a model; BPE and Unigram tokenizers)")
+    r.add_argument("--sample", action="store_true",
+                   help="sample each word's segmentation instead of taking the best one: BPE-dropout for BPE "
+                        "tokenizers, sentencepiece's sampling for Unigram ones (each run differs unless --seed)")
+    r.add_argument("--alpha", type=float, default=None, metavar="A",
+                   help="with --sample: for BPE, the probability (0 to 1) that each merge is skipped; for Unigram, "
+                        "the smoothing (>= 0: 0 samples uniformly, larger favours the best) (default 0.1)")
+    r.add_argument("--nbest-size", type=int, default=None, metavar="N",
+                   help="with --sample, Unigram only: 1 takes the best segmentation, 0 or -1 samples from all of "
+                        "them (default -1), N > 1 from the N best")
+    r.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="seed of the random draws: the same seed gives the same output for the same input, "
+                        "whatever --threads (default: a fresh seed each run); also for a BPE tokenizer saved "
+                        "with dropout, which samples without --sample")
+    r.add_argument("--nbest", type=int, default=None, metavar="K",
+                   help="Unigram tokenizers without a pre-tokenizer (SentencePiece's): write the K best "
+                        "segmentations of each line, best first, each with its score (the sum of its pieces' log "
+                        "probabilities): 'score<TAB>ids' (or tokens for tokenize) per segmentation and an empty "
+                        "line after each input line's; --format json: one object per input line, "
+                        '{"nbest": [{"score", "ids", "tokens", "offsets"}, ...]}')
 
 
 def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
@@ -154,14 +189,67 @@ def _encoding_json(enc, full: bool) -> dict:  # noqa: ANN001
     return data
 
 
+def _sampling_args(args: argparse.Namespace) -> Dict[str, Any]:
+    """The encode calls' sampling keywords from --sample, --alpha, --nbest-size and --seed."""
+    if not args.sample:
+        for flag, value in (("--alpha", args.alpha), ("--nbest-size", args.nbest_size)):
+            if value is not None:
+                raise InvalidInputError(f"{flag} applies to sampled segmentations: add --sample")
+    if args.nbest is not None:
+        clash = [flag for flag, on in (("--sample", args.sample), ("--pair", args.pair),
+                                       ("--max-length", args.max_length is not None),
+                                       ("--padding", args.padding is not None)) if on]
+        if clash:
+            raise InvalidInputError(f"--nbest lists a text's best segmentations; it does not go with {clash[0]}")
+        if args.nbest < 1:
+            raise InvalidInputError(f"--nbest must be a positive number of segmentations, not {args.nbest}")
+        return {}
+    sampling: Dict[str, Any] = {"seed": args.seed}
+    if args.sample:
+        sampling.update(sample=True, alpha=0.1 if args.alpha is None else args.alpha,
+                        nbest_size=-1 if args.nbest_size is None else args.nbest_size)
+    return sampling
+
+
+def _batch_seeds(seed: Optional[int]) -> Iterator[Optional[int]]:
+    """The seed of each batch of lines: derived from --seed and the batch's number (so that two
+    batches do not draw alike), or None (fresh seeds) without --seed."""
+    for number in itertools.count():
+        yield None if seed is None else (seed + number * 0x9E3779B97F4A7C15) % (1 << 64)
+
+
+def _run_nbest(args: argparse.Namespace, tok, special: Dict[str, Any]) -> None:  # noqa: ANN001
+    import json
+
+    with open_output(args.output) as out:
+        for texts in _texts(args):
+            for text in texts:
+                results = tok.nbest(text, args.nbest, **special)
+                if args.command == "encode" and args.format == "json":
+                    line = json.dumps({"nbest": [{"score": score, "ids": enc.ids, "tokens": enc.tokens,
+                                                  "offsets": enc.offsets} for enc, score in results]},
+                                      ensure_ascii=False)
+                    out.write((line + "\n").encode("utf-8", "surrogatepass"))
+                    continue
+                for enc, score in results:
+                    body = " ".join(enc.tokens) if args.command == "tokenize" else " ".join(map(str, enc.ids))
+                    out.write(f"{score:.6g}\t{body}\n".encode("utf-8", "surrogatepass"))
+                out.write(b"\n")
+
+
 def _run_encode(args: argparse.Namespace, tok) -> None:  # noqa: ANN001
     import json
 
     special = _special_args(args)
+    sampling = _sampling_args(args)
+    if args.nbest is not None:
+        return _run_nbest(args, tok, special)
     full = _configure_model_inputs(args, tok)
     options = dict(threads=args.threads, add_special_tokens=args.add_special_tokens, **special)
+    seeds = _batch_seeds(sampling.pop("seed", None))
     with open_output(args.output) as out:
         for texts in _texts(args):
+            options.update(sampling, seed=next(seeds))
             inputs = _pairs(texts, "input") if args.pair else texts
             if args.command == "encode" and args.format == "ids":
                 for ids in tok.encode_batch_ids(inputs, **options):

@@ -9,14 +9,16 @@ the methods below. A new model family implements them, registers itself with
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ciyuan import _core
 from ciyuan.decoders.base import Decoder
+from ciyuan.errors import InvalidInputError, ModelError
 from ciyuan.registry import Registry
 
-__all__ = ["Model", "MODELS"]
+__all__ = ["Model", "MODELS", "check_alpha"]
 
 
 class Model(ABC):
@@ -95,10 +97,24 @@ class Model(ABC):
         if front_end is None:
             front_end = _core.FrontEnd.none()
         if front_end.kind == _core.FrontEndKind.BERT and not self.accepts_bert_front_end:
-            from ciyuan.errors import ModelError
-
             raise ModelError(f"the BERT front end does not run natively with {type(self).__name__} models")
         return _core.Encoder(self._native, front_end, list(specials))
+
+    # -- subword regularization ------------------------------------------------------------------
+
+    #: Whether the native model gives the k best segmentations of a text (Unigram models).
+    has_nbest: bool = False
+
+    def sample_options(self, alpha: float, nbest_size: int) -> _core.SampleOptions:
+        """The native options for sampling segmentations with ``alpha`` and ``nbest_size``
+        (see :meth:`ciyuan.Tokenizer.encode`), checked for this model; :class:`~ciyuan.errors.ModelError`
+        for a model that does not sample (the default), InvalidInputError for bad values."""
+        raise ModelError(f"{type(self).__name__} models do not sample segmentations; subword regularization "
+                         "needs a BPE model (BPE-dropout) or a Unigram model")
+
+    def default_sampling(self) -> Optional[_core.SampleOptions]:
+        """The sampling every encode does when not asked for (BPE's ``dropout``), or None."""
+        return None
 
     # -- serialization ---------------------------------------------------------------------------
 
@@ -110,6 +126,21 @@ class Model(ABC):
     @abstractmethod
     def from_dict(cls, data: Dict[str, Any]) -> "Model":
         """Rebuild a model from :meth:`to_dict`'s form."""
+
+
+def check_alpha(alpha: float, *, at_most: Optional[float] = None, what: str = "alpha") -> float:
+    """``alpha`` as a float if it is a real number >= 0 (and <= ``at_most`` when given), else
+    :class:`~ciyuan.errors.InvalidInputError` naming ``what`` and the allowed range.
+
+    Example:
+        >>> check_alpha(0.25, at_most=1.0)
+        0.25
+    """
+    ok = not isinstance(alpha, bool) and isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0
+    if not ok or (at_most is not None and alpha > at_most):
+        bound = f"a number between 0 and {at_most:g}" if at_most is not None else "a finite number >= 0"
+        raise InvalidInputError(f"{what} must be {bound}, not {alpha!r}")
+    return float(alpha)
 
 
 #: type name -> model class, for every model's ``from_dict``.

@@ -18,8 +18,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from ciyuan import _core
 from ciyuan.byte_alphabet import bytes_to_printable, printable_to_bytes
 from ciyuan.decoders.base import DECODERS, Decoder
-from ciyuan.errors import ModelError, UnknownIdError
-from ciyuan.models.base import MODELS, Model
+from ciyuan.errors import InvalidInputError, ModelError, UnknownIdError
+from ciyuan.models.base import MODELS, Model, check_alpha
 
 __all__ = ["BPE"]
 
@@ -52,11 +52,21 @@ class BPE(Model):
         cache_capacity: how many recent pieces each thread remembers with their tokens (rounded
             up to a power of two, at most 131072; 0 disables the cache; pieces with non-ASCII
             bytes have a cache of their own, of at most 8192).
+        dropout: BPE-dropout (Provilkov et al., 2019), as Hugging Face's ``BPE(dropout=p)``: a
+            probability in [0, 1] with which each merge is skipped, on every encode (subword
+            regularization for training; seedable through ``Tokenizer.encode(..., seed=)``).
+            None or 0 encodes as usual; 1 leaves the bytes (or characters). While sampling, a
+            piece that is a token is not taken whole (``ignore_merges``), as in Hugging Face.
+            ``Tokenizer.encode(..., sample=True, alpha=p)`` samples with any model without it.
 
     Example:
         >>> m = BPE({"l": 0, "o": 1, "w": 2, "lo": 3, "low": 4}, [("l", "o"), ("lo", "w")])
         >>> m.id_to_token(4)
         'low'
+        >>> from ciyuan import Tokenizer
+        >>> tok = Tokenizer(BPE(m.get_vocab(), m.merges, dropout=1.0))
+        >>> tok.encode("low").tokens
+        ['l', 'o', 'w']
     """
 
     type_name = "BPE"
@@ -75,6 +85,7 @@ class BPE(Model):
         fuse_unk: bool = False,
         encode_mode: str = "merges",
         cache_capacity: int = 65536,
+        dropout: Optional[float] = None,
     ) -> None:
         if encode_mode not in _ENCODE_MODES:
             raise ModelError(f"encode_mode must be one of {_ENCODE_MODES}, not {encode_mode!r}")
@@ -82,6 +93,14 @@ class BPE(Model):
             raise ModelError("an end-of-word marker applies to character-level models, not byte-level ones")
         if end_of_word_suffix and end_of_word_symbol:
             raise ModelError("give end_of_word_suffix or end_of_word_symbol, not both")
+        if dropout is not None:
+            try:
+                dropout = check_alpha(dropout, at_most=1.0, what="dropout")
+            except InvalidInputError as e:
+                raise ModelError(str(e)) from None
+            if dropout and encode_mode == "longest_match":
+                raise ModelError("dropout skips merges, and encode_mode='longest_match' has none; "
+                                 "use encode_mode='merges'")
         if rank_by_token and merges:
             raise ModelError("rank_by_token models take their ranks from token ids: pass no merges")
         self.byte_level = bool(byte_level)
@@ -93,6 +112,7 @@ class BPE(Model):
         self.fuse_unk = bool(fuse_unk)
         self.encode_mode = encode_mode
         self.cache_capacity = int(cache_capacity)
+        self.dropout: Optional[float] = dropout
 
         self._tokens: List[Optional[bytes]] = self._tokens_by_id(vocab)
         self._ids_cache: Optional[Dict[bytes, int]] = None
@@ -193,6 +213,20 @@ class BPE(Model):
         marker = self.end_of_word_suffix or self.end_of_word_symbol
         return DECODERS.from_dict({"type": "BPESuffix", "suffix": marker} if marker else {"type": "ByteLevel"})
 
+    # -- subword regularization ---------------------------------------------------------------
+
+    def sample_options(self, alpha: float, nbest_size: int) -> _core.SampleOptions:
+        """BPE-dropout with probability ``alpha`` (in [0, 1]); ``nbest_size`` does not apply."""
+        if self.encode_mode == "longest_match":
+            raise ModelError("BPE-dropout skips merges, and this BPE model encodes by longest match "
+                             "(encode_mode='longest_match'); use encode_mode='merges'")
+        return _core.SampleOptions(alpha=check_alpha(alpha, at_most=1.0, what="alpha (the BPE-dropout probability)"),
+                                   nbest_size=-1)
+
+    def default_sampling(self) -> Optional[_core.SampleOptions]:
+        """BPE-dropout with :attr:`dropout`, when it is set and not 0."""
+        return _core.SampleOptions(alpha=self.dropout) if self.dropout else None
+
     # -- serialization ------------------------------------------------------------------------
 
     def to_dict(self) -> Dict[str, Any]:
@@ -206,6 +240,7 @@ class BPE(Model):
             "unk_token": self.unk_token,
             "fuse_unk": self.fuse_unk,
             "encode_mode": self.encode_mode,
+            "dropout": self.dropout,
             "vocab": self.get_vocab(),
             "merges": [list(m) for m in self.merges],
         }
@@ -224,10 +259,13 @@ class BPE(Model):
                 unk_token=data.get("unk_token"),
                 fuse_unk=data.get("fuse_unk", False),
                 encode_mode=data.get("encode_mode", "merges"),
+                dropout=data.get("dropout"),
             )
         except KeyError as e:
             raise ModelError(f"BPE model description lacks the key {e.args[0]!r}") from None
 
     def __repr__(self) -> str:
         kind = "byte-level" if self.byte_level else "character-level"
-        return f"BPE({kind}, {self.vocab_size} tokens, {len(self._merges)} merges, encode_mode={self.encode_mode!r})"
+        dropout = f", dropout={self.dropout!r}" if self.dropout is not None else ""
+        return (f"BPE({kind}, {self.vocab_size} tokens, {len(self._merges)} merges, "
+                f"encode_mode={self.encode_mode!r}{dropout})")

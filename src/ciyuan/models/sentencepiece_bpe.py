@@ -10,7 +10,7 @@ SentencePiece; the plain-Python twin is :func:`ciyuan.reference.unigram.spm_bpe_
 from __future__ import annotations
 
 from ciyuan import _core
-from ciyuan.models.base import MODELS
+from ciyuan.models.base import MODELS, check_alpha
 from ciyuan.models.pieces import SentencePieceModel
 
 __all__ = ["SentencePieceBPE"]
@@ -29,3 +29,9 @@ class SentencePieceBPE(SentencePieceModel):
 
     type_name = "SentencePieceBPE"
     _native_class = _core.SpmBpeModel
+
+    def sample_options(self, alpha: float, nbest_size: int) -> _core.SampleOptions:
+        """BPE-dropout as sentencepiece's: ``alpha`` is the probability (0 to 1) that a merge is
+        skipped; ``nbest_size`` does not apply."""
+        return _core.SampleOptions(alpha=check_alpha(alpha, at_most=1.0, what="alpha (the BPE-dropout probability)"),
+                                   nbest_size=-1)

@@ -12,7 +12,7 @@ twin is :mod:`ciyuan.reference.unigram`.
 from __future__ import annotations
 
 from ciyuan import _core
-from ciyuan.models.base import MODELS
+from ciyuan.models.base import MODELS, check_alpha
 from ciyuan.models.pieces import SentencePieceModel
 
 __all__ = ["Unigram"]
@@ -31,3 +31,10 @@ class Unigram(SentencePieceModel):
 
     type_name = "Unigram"
     _native_class = _core.UnigramModel
+    has_nbest = True
+
+    def sample_options(self, alpha: float, nbest_size: int) -> _core.SampleOptions:
+        """Sentencepiece's sampling: ``alpha`` (>= 0) smooths the distribution, ``nbest_size``
+        is 1 (the best segmentation), <= 0 (all segmentations) or k > 1 (the k best)."""
+        return _core.SampleOptions(alpha=check_alpha(alpha, what="alpha (the Unigram smoothing)"),
+                                   nbest_size=nbest_size)

@@ -10,10 +10,19 @@ Two rank rules exist. tiktoken: a pair's rank is the rank of the token the two s
 together (the pair cannot merge if that is not a token), and a piece that is already a token is
 taken whole. GPT-2 / Hugging Face / subword-nmt: a pair's rank is its position in the merges
 list. Cost: O(n^2) per piece of n bytes, which is fine for an oracle.
+
+BPE-dropout (Provilkov et al., 2019), as Hugging Face's ``BPE(dropout=p)`` behaves: step 3
+becomes a queue of candidate merges (rank, position), best first. Each candidate taken from the
+queue is set aside with probability ``p``; otherwise the candidates set aside go back to the
+queue, and the candidate merges if it still applies (an earlier merge of a neighbour may have
+outdated it; it was still drawn for). A merge queues the new pairs on either side of the new
+symbol. The piece is done when the queue is empty. ``p = 0`` is plain BPE; ``p = 1`` leaves the
+single bytes. While sampling, a piece that is a token is not taken whole.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import regex
@@ -28,13 +37,18 @@ __all__ = [
 ]
 
 
-def _merge_loop(parts: List[bytes], rank_of) -> List[bytes]:
+def _merge_loop(parts: list, rank_of, dropout: float = 0.0, rng: Optional[random.Random] = None) -> list:
+    """Merge adjacent parts (bytes or str), lowest rank first, the leftmost on ties; with
+    ``dropout``, BPE-dropout drawing from ``rng``."""
+    if dropout:
+        if rng is None:
+            raise ValueError("BPE-dropout needs a random.Random to draw from (rng=)")
+        return _dropout_loop(parts, rank_of, dropout, rng)
     while len(parts) > 1:
-        # Find the lowest-ranked adjacent pair; `<` keeps the leftmost on ties.
         best, at = None, -1
         for i in range(len(parts) - 1):
             r = rank_of(parts[i], parts[i + 1])
-            if r is not None and (best is None or r < best):
+            if r is not None and (best is None or r < best):  # `<` keeps the leftmost on ties
                 best, at = r, i
         if best is None:
             break
@@ -42,37 +56,82 @@ def _merge_loop(parts: List[bytes], rank_of) -> List[bytes]:
     return parts
 
 
-def encode_piece_by_token_rank(piece: bytes, ranks: Dict[bytes, int]) -> List[int]:
-    """tiktoken's rule: ``ranks`` maps token bytes to rank (= id)."""
-    if piece in ranks:  # tiktoken's shortcut: a piece that is a token is one token
+def _dropout_loop(parts: list, rank_of, dropout: float, rng: random.Random) -> list:
+    """BPE-dropout (see the top of this file). A symbol is known by the position of its first
+    part, which never changes; a queued candidate is (rank, position, the symbol it makes)."""
+    symbols = dict(enumerate(parts))  # position -> symbol, in order
+
+    def neighbour(pos, step):
+        order = sorted(symbols)
+        k = order.index(pos) + step
+        return order[k] if 0 <= k < len(order) else None
+
+    def candidate(left):
+        right = neighbour(left, 1) if left is not None else None
+        if right is None:
+            return []
+        r = rank_of(symbols[left], symbols[right])
+        return [] if r is None else [(r, left, symbols[left] + symbols[right])]
+
+    queue = [c for pos in list(symbols) for c in candidate(pos)]
+    aside = []
+    while queue:
+        best = min(queue)
+        queue.remove(best)
+        if rng.random() < dropout:
+            aside.append(best)
+            continue
+        queue += aside
+        aside = []
+        _, left, made = best
+        right = neighbour(left, 1) if left in symbols else None
+        if right is None or symbols[left] + symbols[right] != made:
+            continue  # outdated by an earlier merge
+        symbols[left] = made
+        del symbols[right]
+        queue += candidate(neighbour(left, -1)) + candidate(left)
+    return [symbols[pos] for pos in sorted(symbols)]
+
+
+def encode_piece_by_token_rank(
+    piece: bytes, ranks: Dict[bytes, int], dropout: float = 0.0, rng: Optional[random.Random] = None
+) -> List[int]:
+    """tiktoken's rule: ``ranks`` maps token bytes to rank (= id). ``dropout``: BPE-dropout
+    with draws from ``rng``."""
+    if piece in ranks and not dropout:  # tiktoken's shortcut: a piece that is a token is one token
         return [ranks[piece]]
-    parts = _merge_loop([bytes([b]) for b in piece], lambda a, b: ranks.get(a + b))
+    parts = _merge_loop([bytes([b]) for b in piece], lambda a, b: ranks.get(a + b), dropout, rng)
     return [ranks[p] for p in parts]
 
 
 def encode_piece_by_merges(
-    piece: bytes, vocab: Dict[bytes, int], merge_ranks: Dict[Tuple[bytes, bytes], int]
+    piece: bytes,
+    vocab: Dict[bytes, int],
+    merge_ranks: Dict[Tuple[bytes, bytes], int],
+    dropout: float = 0.0,
+    rng: Optional[random.Random] = None,
 ) -> List[int]:
-    """The merges-list rule: ``merge_ranks`` maps (left, right) to the merge's position."""
-    parts = _merge_loop([bytes([b]) for b in piece], lambda a, b: merge_ranks.get((a, b)))
+    """The merges-list rule: ``merge_ranks`` maps (left, right) to the merge's position.
+    ``dropout``: BPE-dropout with draws from ``rng``."""
+    parts = _merge_loop([bytes([b]) for b in piece], lambda a, b: merge_ranks.get((a, b)), dropout, rng)
     return [vocab[p] for p in parts]
 
 
-def encode_word_by_merges(word: str, merges: Sequence[Tuple[str, str]], suffix: str = "") -> List[str]:
+def encode_word_by_merges(
+    word: str,
+    merges: Sequence[Tuple[str, str]],
+    suffix: str = "",
+    dropout: float = 0.0,
+    rng: Optional[random.Random] = None,
+) -> List[str]:
     """Character-level BPE as the classic tutorials teach it: start from the characters, the
-    last one carrying the end-of-word ``suffix`` (e.g. ``</w>``), and apply the merges by rank."""
+    last one carrying the end-of-word ``suffix`` (e.g. ``</w>``), and apply the merges by rank
+    (``dropout``: BPE-dropout with draws from ``rng``)."""
     merge_ranks = {pair: i for i, pair in reversed(list(enumerate(merges)))}
     symbols = list(word)
     if suffix and symbols:
         symbols[-1] += suffix
-    while len(symbols) > 1:
-        ranked = [(merge_ranks.get((a, b)), i) for i, (a, b) in enumerate(zip(symbols, symbols[1:]))]
-        ranked = [(r, i) for r, i in ranked if r is not None]
-        if not ranked:
-            break
-        _, i = min(ranked)  # lowest rank, then leftmost
-        symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
-    return symbols
+    return _merge_loop(symbols, lambda a, b: merge_ranks.get((a, b)), dropout, rng)
 
 
 def encode_longest_match(piece: bytes, vocab: Dict[bytes, int], longest: int = 0) -> List[int]:
@@ -96,16 +155,19 @@ def encode(
     pattern: str,
     ranks: Dict[bytes, int],
     merges: Optional[Sequence[Tuple[bytes, bytes]]] = None,
+    dropout: float = 0.0,
+    rng: Optional[random.Random] = None,
 ) -> List[int]:
-    """Encode ``text``: tiktoken's rule when ``merges`` is None, else the merges-list rule."""
+    """Encode ``text``: tiktoken's rule when ``merges`` is None, else the merges-list rule
+    (``dropout``: BPE-dropout with draws from ``rng``)."""
     merge_ranks = {pair: i for i, pair in reversed(list(enumerate(merges)))} if merges is not None else None
     ids: List[int] = []
     for piece in regex.findall(pattern, text):
         data = piece.encode("utf-8")
         if merge_ranks is None:
-            ids.extend(encode_piece_by_token_rank(data, ranks))
+            ids.extend(encode_piece_by_token_rank(data, ranks, dropout, rng))
         else:
-            ids.extend(encode_piece_by_merges(data, ranks, merge_ranks))
+            ids.extend(encode_piece_by_merges(data, ranks, merge_ranks, dropout, rng))
     return ids
 
 
