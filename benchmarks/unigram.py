@@ -52,7 +52,6 @@ peers are not test dependencies of ciyuan: benchmarks/requirements-peers.txt lis
 from __future__ import annotations
 
 import argparse
-import hashlib
 import inspect
 import json
 import os
@@ -61,6 +60,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from array import array
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -130,7 +130,10 @@ def train_worker(lib: str, corpus: str, train_file: str, holdout_file: str, out_
         seconds = time.perf_counter() - start
         rss = peak_rss_mb()
         model = out / f"ciyuan-{corpus}.model"
-        tok.save(str(model))
+        try:
+            tok.save(str(model))
+        except Exception as e:  # the .model writer may be missing from this build: time and quality still count
+            info["save_error"] = f"{type(e).__name__}: {e}"[:200]
         size = tok.vocab_size
         count: Callable[[List[str]], int] = lambda lines: sum(map(len, tok.encode_batch_ids(lines)))  # noqa: E731
         info["options"] = {k: v for k, v in options.items() if k != "vocab_size"}
@@ -168,16 +171,18 @@ def train_worker(lib: str, corpus: str, train_file: str, holdout_file: str, out_
     else:
         raise ValueError(lib)
     held = _nonempty_lines(holdout_file)
+    try:
+        tokens = count(held) if held else 0
+    except Exception as e:  # a trained model this build cannot encode: report the time all the same
+        info["holdout_error"] = f"{type(e).__name__}: {e}"[:200]
+        tokens = 0
     print(json.dumps({"seconds": seconds, "rss_mb": rss, "vocab": size, "model": str(model),
-                      "holdout_lines": len(held), "holdout_tokens": count(held) if held else 0, **info}))
+                      "holdout_lines": len(held), "holdout_tokens": tokens, **info}))
 
 
-def _digest(ids_lists: Any) -> str:
-    h = hashlib.sha1()
-    for ids in ids_lists:
-        h.update(array("I", [int(i) for i in ids]).tobytes())
-        h.update(b"\xff\xff\xff\xff")
-    return h.hexdigest()[:12]
+def _line_hashes(ids_lists: Any) -> List[int]:
+    """One CRC-32 of the ids of each line (to count the lines whose ids differ between libraries)."""
+    return [zlib.crc32(array("I", [int(i) for i in ids]).tobytes()) for ids in ids_lists]
 
 
 def _encoder(lib: str, model: str, threads: int, tmp: str) -> Callable[[List[str]], Any]:
@@ -237,7 +242,7 @@ def encode_worker(lib: str, model: str, text_file: str, threads: int) -> None:
         ids = encode(lines)
         seconds = time.perf_counter() - start
     rss = peak_rss_mb()
-    print(json.dumps({"mbps": nbytes / seconds / 1e6, "seconds": seconds, "rss_mb": rss, "digest": _digest(ids),
+    print(json.dumps({"mbps": nbytes / seconds / 1e6, "seconds": seconds, "rss_mb": rss, "lines": _line_hashes(ids),
                       "tokens": sum(len(x) for x in ids), "mb": nbytes / 1e6}))
 
 
@@ -335,6 +340,9 @@ def run_train(args: argparse.Namespace, out: Path, work: Path) -> Tuple[List[str
                     print(f"  skip {lib}: {errors[lib]}", file=sys.stderr)
                     continue
                 runs[lib].append(res)
+                for key in ("save_error", "holdout_error"):
+                    if key in res:
+                        print(f"  note: {lib}: {key.replace('_', ' ')}: {res[key]}", file=sys.stderr)
                 per_line = res["holdout_tokens"] / max(1, res["holdout_lines"])
                 print(f"  round {r + 1} {lib:13s} {res['seconds']:8.2f} s  peak RSS {res['rss_mb']:6.0f} MB  "
                       f"vocab {res['vocab']}  held-out {res['holdout_tokens']} tokens ({per_line:.3f}/line)",
@@ -435,13 +443,13 @@ def run_encode(args: argparse.Namespace, out: Path, work: Path) -> List[str]:
         print(f"skip {lib}: {why}", file=sys.stderr)
     rows = []
     for name, path, texts in models:
+        failed: Dict[str, str] = dict(unavailable)  # a library that fails on a model is not tried again on it
         for corpus in texts:
             if corpus not in texts_needed:
                 continue
             for threads in args.threads_list:
-                failed: Dict[str, str] = dict(unavailable)
                 runs: Dict[str, List[dict]] = {lib: [] for lib in libs}
-                ref: Dict[int, str] = {}
+                ref: Dict[int, List[int]] = {}
                 for r in range(args.encode_rounds):
                     order = libs if r % 2 == 0 else libs[::-1]
                     for lib in order:
@@ -451,25 +459,28 @@ def run_encode(args: argparse.Namespace, out: Path, work: Path) -> List[str]:
                         res, err = run_worker(["encode", lib, str(path), str(slices[(corpus, r)]), str(threads)], env)
                         if res is None:
                             failed[lib] = err
-                            print(f"  {name} {corpus} {threads}t: skip {lib}: {err}", file=sys.stderr)
+                            print(f"  skip {lib} on {name}: {err}", file=sys.stderr)
                             continue
                         res["round"] = r
                         runs[lib].append(res)
                         if lib == "sentencepiece":
-                            ref[r] = res["digest"]
+                            ref[r] = res["lines"]
                 for lib in libs:
                     if not runs[lib]:
                         continue
                     rs = runs[lib]
-                    same = [x["digest"] == ref.get(x["round"]) for x in rs if x["round"] in ref]
+                    checked = [(x["lines"], ref[x["round"]]) for x in rs if x["round"] in ref]
+                    differ = sum(sum(a != b for a, b in zip(mine, theirs)) + abs(len(mine) - len(theirs))
+                                 for mine, theirs in checked)
                     row = {"model": name, "corpus": corpus, "threads": threads, "lib": lib,
                            "mbps": statistics.median(x["mbps"] for x in rs),
                            "rss_mb": statistics.median(x["rss_mb"] for x in rs),
                            "runs": [round(x["mbps"], 1) for x in rs],
-                           "same": (all(same) if same else None)}
+                           "same": (differ == 0 if checked else None), "differ": differ,
+                           "checked": sum(len(theirs) for _, theirs in checked)}
                     rows.append(row)
                     print(f"{name:28s} {corpus} {threads}t {ENCODE_LABELS[lib]:36s} {row['mbps']:8.2f} MB/s  "
-                          f"peak RSS {row['rss_mb']:6.0f} MB  ids {_same_word(row['same'])}  runs {row['runs']}",
+                          f"peak RSS {row['rss_mb']:6.0f} MB  ids {_same_word(row)}  runs {row['runs']}",
                           file=sys.stderr, flush=True)
     return encode_tables(args, rows, libs, texts_needed, slices)
 
@@ -478,8 +489,10 @@ def _mbps(row: Optional[dict]) -> str:
     return f"{row['mbps']:.2f}" if row else "-"
 
 
-def _same_word(same: Optional[bool]) -> str:
-    return "?" if same is None else ("yes" if same else "NO")
+def _same_word(row: dict) -> str:
+    if row["same"] is None:
+        return "?"
+    return "yes" if row["same"] else f"NO ({row['differ']:,} of {row['checked']:,} lines differ)"
 
 
 def encode_tables(args: argparse.Namespace, rows: List[dict], libs: List[str], texts: List[str],
@@ -506,7 +519,7 @@ def encode_tables(args: argparse.Namespace, rows: List[dict], libs: List[str], t
         for lib, row in group.items():
             ratio = f"{ours['mbps'] / row['mbps']:.2f}x" if ours and lib != "ciyuan" else "-"
             lines.append(f"| {model} | {corpus} | {ENCODE_LABELS[lib]} | {threads} | {row['mbps']:.2f} | {ratio} | "
-                         f"{row['rss_mb']:.0f} MB | {_same_word(row['same'])} |")
+                         f"{row['rss_mb']:.0f} MB | {_same_word(row)} |")
     lines += [
         "",
         "Summary (libraries whose ids differ from SentencePiece's are left out of \"fastest other\"):",
