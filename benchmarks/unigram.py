@@ -354,7 +354,8 @@ def run_train(args: argparse.Namespace, out: Path, work: Path) -> Tuple[List[str
                     "seconds": statistics.median(x["seconds"] for x in rs),
                     "rss_mb": statistics.median(x["rss_mb"] for x in rs),
                     "runs": [round(x["seconds"], 2) for x in rs], "vocab": rs[-1]["vocab"],
-                    "holdout_tokens": rs[-1]["holdout_tokens"], "holdout_lines": rs[-1]["holdout_lines"],
+                    "holdout_tokens": None if "holdout_error" in rs[-1] else rs[-1]["holdout_tokens"],
+                    "holdout_lines": rs[-1]["holdout_lines"],
                     "holdout_same": len({x["holdout_tokens"] for x in rs}) == 1, "options": rs[-1].get("options"),
                 }
             else:
@@ -387,11 +388,12 @@ def run_train(args: argparse.Namespace, out: Path, work: Path) -> Tuple[List[str
             ok = "seconds" in base and lib != "ciyuan"
             t = f"{r['seconds'] / base['seconds']:.2f}x" if ok else "-"
             m = f"{r['rss_mb'] / base['rss_mb']:.2f}x" if ok else "-"
-            per_line = r["holdout_tokens"] / max(1, r["holdout_lines"])
-            q = (f"{r['holdout_tokens'] / spm_r['holdout_tokens']:.4f}"
-                 if spm_r.get("holdout_tokens") and lib != "sentencepiece" else "-")
+            held = r["holdout_tokens"]
+            per_line = f"{held / max(1, r['holdout_lines']):.3f}" if held is not None else "-"
+            q = (f"{held / spm_r['holdout_tokens']:.4f}"
+                 if held is not None and spm_r.get("holdout_tokens") and lib != "sentencepiece" else "-")
             lines.append(f"| {name} | {TRAIN_LABELS[lib]} | {r['seconds']:.2f} s | {r['rss_mb']:.0f} MB | "
-                         f"{r['vocab']:,} | {t} | {m} | {per_line:.3f} | {q} |")
+                         f"{r['vocab']:,} | {t} | {m} | {per_line} | {q} |")
     notes = [f"ciyuan trainer options passed: {r['options']}" for (c, lib), r in results.items()
              if lib == "ciyuan" and r.get("options") is not None][:1]
     notes += [f"note: {TRAIN_LABELS[lib]} on {c}: held-out counts differ between rounds" for (c, lib), r in
