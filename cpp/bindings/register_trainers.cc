@@ -19,6 +19,7 @@
 #include "ciyuan/bpe_trainer.h"
 #include "ciyuan/errors.h"
 #include "ciyuan/front_end.h"
+#include "ciyuan/unigram_trainer.h"
 #include "ciyuan/utf8.h"
 #include "ciyuan/word_counter.h"
 #include "ciyuan/wordpiece_trainer.h"
@@ -45,7 +46,7 @@ ciyuan::TrainProgress progress_callback(nb::object& progress) {
 // Runs `train` on the counter's words with the GIL released; with `consume` the counter is
 // emptied as soon as the trainer has copied them. The one path every native trainer takes.
 template <class Config, class Train>
-ciyuan::MergeResult train_on(WordCounter& counter, const Config& options, nb::object& progress, bool consume,
+auto train_on(WordCounter& counter, const Config& options, nb::object& progress, bool consume,
                              Train train) {
   const Config config = options;  // a copy: Python may not change it while training runs
   auto callback = progress_callback(progress);
@@ -61,7 +62,7 @@ ciyuan::MergeResult train_on(WordCounter& counter, const Config& options, nb::ob
   return train(words, counts, config, callback, done);
 }
 
-// Binds `name(counter, config, progress=None, consume=False) -> MergeResult`.
+// Binds `name(counter, config, progress=None, consume=False) -> the trainer's result`.
 template <class Config, class Train>
 void def_trainer(nb::module_& m, const char* name, Train train, const char* doc) {
   m.def(
@@ -202,6 +203,66 @@ void register_trainers(nb::module_& m) {
   def_trainer<ciyuan::BpeTrainerConfig>(m, "train_bpe", &ciyuan::train_bpe, "Learn BPE merges from the counted words.");
   def_trainer<ciyuan::WordPieceTrainerConfig>(m, "train_wordpiece", &ciyuan::train_wordpiece,
                                               "Learn a WordPiece vocabulary (likelihood criterion) from the counted words.");
+
+  nb::enum_<ciyuan::UnigramModelType>(m, "UnigramModelType", "What train_unigram learns.")
+      .value("UNIGRAM", ciyuan::UnigramModelType::kUnigram, "A Unigram language model (EM with pruning).")
+      .value("BPE", ciyuan::UnigramModelType::kBpe, "SentencePiece's BPE model type: merges, scored by merge order.");
+  using UC = ciyuan::UnigramTrainerConfig;
+  nb::class_<UC>(m, "UnigramTrainerConfig", "The options of train_unigram (SentencePiece's trainer flags).")
+      .def(nb::init<>())
+      .def_rw("model_type", &UC::model_type)
+      .def_rw("vocab_size", &UC::vocab_size, "Normal pieces to learn (meta pieces not counted).")
+      .def_rw("character_coverage", &UC::character_coverage)
+      .def_rw("max_piece_length", &UC::max_piece_length)
+      .def_rw("seed_size", &UC::seed_size)
+      .def_rw("shrinking_factor", &UC::shrinking_factor)
+      .def_rw("num_sub_iterations", &UC::num_sub_iterations)
+      .def_rw("split_digits", &UC::split_digits)
+      .def_rw("split_by_unicode_script", &UC::split_by_unicode_script)
+      .def_rw("split_by_number", &UC::split_by_number)
+      .def_rw("treat_whitespace_as_suffix", &UC::treat_whitespace_as_suffix)
+      .def_rw("user_defined_symbols", &UC::user_defined_symbols)
+      .def_rw("threads", &UC::threads);
+  using UR = ciyuan::UnigramTrainerResult;
+  nb::class_<UR>(m, "UnigramTrainerResult", "What train_unigram learned.")
+      .def_ro("pieces", &UR::pieces, "Normal pieces, best first.")
+      .def_ro("scores", &UR::scores)
+      .def_ro("required_chars", &UR::required_chars, "The covered characters, most frequent first.")
+      .def_ro("units", &UR::units, "Distinct units trained on.")
+      .def_ro("seeds", &UR::seeds, "Seed pieces.")
+      .def_ro("rounds", &UR::rounds, "EM rounds (Unigram) or merges (BPE).");
+  def_trainer<UC>(m, "train_unigram", &ciyuan::train_unigram,
+                  "Learn a Unigram (or SentencePiece BPE) model from the counted words.");
+  m.def(
+      "unigram_expected_counts",
+      [](const std::vector<std::string>& words, const std::vector<uint64_t>& counts,
+         const std::vector<std::string>& pieces, const std::vector<double>& scores, int threads) {
+        nb::gil_scoped_release release;
+        return ciyuan::unigram_steps::expected_counts(words, counts, pieces, scores, threads);
+      },
+      nb::arg("words"), nb::arg("counts"), nb::arg("pieces"), nb::arg("scores"), nb::arg("threads") = 0,
+      "One E-step over whole words: (expected count of each piece, sum of count x log Z).");
+  m.def("unigram_m_step", &ciyuan::unigram_steps::m_step, nb::arg("expected"),
+        "The M-step: (indices of the pieces kept, their new log-probabilities).");
+  m.def(
+      "unigram_prune",
+      [](const std::vector<std::string>& words, const std::vector<uint64_t>& counts,
+         const std::vector<std::string>& pieces, const std::vector<double>& scores, uint64_t size, int threads) {
+        nb::gil_scoped_release release;
+        return ciyuan::unigram_steps::prune(words, counts, pieces, scores, size, threads);
+      },
+      nb::arg("words"), nb::arg("counts"), nb::arg("pieces"), nb::arg("scores"), nb::arg("size"),
+      nb::arg("threads") = 0, "One pruning step over whole words: the indices of the pieces kept.");
+  m.def(
+      "unigram_seeds",
+      [](const std::vector<std::string>& words, const std::vector<uint64_t>& counts, uint32_t max_piece_length,
+         uint64_t seed_size) {
+        if (max_piece_length == 0) throw ciyuan::Error(ciyuan::ErrorKind::kInvalidInput, "max_piece_length must be positive");
+        nb::gil_scoped_release release;
+        return ciyuan::unigram_steps::seeds(words, counts, max_piece_length, seed_size);
+      },
+      nb::arg("words"), nb::arg("counts"), nb::arg("max_piece_length") = 16, nb::arg("seed_size") = 1000000,
+      "Seed substrings of whole words (two characters or more) with their count x length scores, best first.");
 
   m.def(
       "count_chars",

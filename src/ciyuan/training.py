@@ -54,6 +54,13 @@ def default_pipeline(trainer: Trainer) -> Tuple[Optional["Normalizer"], Any]:
         return BertNormalizer(lowercase=trainer.lowercase), pre_tokenizers.BertPreTokenizer()
     if kind is Pipeline.LINES:
         return None, None
+    if kind is Pipeline.SENTENCEPIECE:  # the normalizer cuts the words; none before it is merged
+        spm_normalizer = getattr(normalizers, "SentencePieceNormalizer", None)
+        if spm_normalizer is None:
+            return None, None
+        options = {name: getattr(trainer, name) for name in ("treat_whitespace_as_suffix", "user_defined_symbols")
+                   if hasattr(trainer, name)}
+        return spm_normalizer(**options), None
     if kind is Pipeline.BYTES:
         return None, pre_tokenizers.Split("gpt2")
     return None, pre_tokenizers.WordPunct()

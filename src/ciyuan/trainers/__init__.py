@@ -14,11 +14,12 @@ from __future__ import annotations
 from ciyuan.trainers.base import TRAINERS, Pipeline, Trainer, TrainingReport
 from ciyuan.trainers.bpe import BpeTrainer
 from ciyuan.trainers.corpus import TrainingSource, WordCounts
+from ciyuan.trainers.unigram import SentencePieceBPETrainer, UnigramTrainer
 from ciyuan.trainers.word_level import CharLevelTrainer, WordLevelTrainer
 from ciyuan.trainers.wordpiece import WordPieceTrainer
 
-__all__ = ["BpeTrainer", "CharLevelTrainer", "Pipeline", "TRAINERS", "Trainer", "TrainingReport", "TrainingSource",
-           "WordCounts", "WordLevelTrainer", "WordPieceTrainer", "from_dict"]
+__all__ = ["BpeTrainer", "CharLevelTrainer", "Pipeline", "SentencePieceBPETrainer", "TRAINERS", "Trainer",
+           "TrainingReport", "TrainingSource", "UnigramTrainer", "WordCounts", "WordLevelTrainer", "WordPieceTrainer", "from_dict"]
 
 #: Rebuild a trainer from its ``to_dict`` form.
 from_dict = TRAINERS.from_dict

@@ -48,6 +48,9 @@ class Pipeline(enum.Enum):
     #: BERT's: ``BertNormalizer`` (lowercasing as the trainer does) and ``BertPreTokenizer``;
     #: with ``[CLS]`` and ``[SEP]`` among the special tokens, ``[CLS] A [SEP]`` post-processing.
     BERT = "bert"
+    #: SentencePiece's: ``SentencePieceNormalizer`` (nmt_nfkc, ``▁`` for spaces) cuts the words
+    #: itself; no pre-tokenizer; the SentencePiece decoder.
+    SENTENCEPIECE = "sentencepiece"
 
 
 @dataclass(repr=False)
