@@ -11,6 +11,7 @@ void register_models(nb::module_& m);
 void register_encoder(nb::module_& m);
 void register_segment(nb::module_& m);
 void register_trainers(nb::module_& m);
+void register_spm(nb::module_& m);
 
 namespace {
 const char* python_error_name(ciyuan::ErrorKind kind) {
@@ -39,6 +40,7 @@ NB_MODULE(_core, m) {
   });
   register_pre_tokenizers(m);
   register_models(m);
+  register_spm(m);
   register_encoder(m);
   register_segment(m);
   register_trainers(m);

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +52,13 @@ struct Token {
 // A piece: the byte span [first, second) of a text.
 using Span = std::pair<uint32_t, uint32_t>;
 
+// How a segmentation is sampled (subword regularization).
+struct SampleOptions {
+  float alpha = 0.1f;       // Unigram: smoothing (inverse temperature); BPE: dropout probability
+  int32_t nbest_size = -1;  // Unigram: 1 = Viterbi, <= 0 = all segmentations, k > 1 = one of the k best; BPE: ignored
+};
+using Rng = std::mt19937_64;
+
 // What the Encoder needs from a model (see the top of this file).
 class TokenModel {
  public:
@@ -68,6 +76,18 @@ class TokenModel {
   // Tokens to make room for before encoding `bytes` bytes (growing a vector copies it again
   // and again; reserved but untouched memory costs no RSS).
   virtual size_t expected_tokens(size_t bytes) const { return bytes / 2 + 16; }
+  // Like encode_pieces, but each piece's segmentation is sampled (SampleOptions).
+  virtual void sample_pieces(std::string_view text, const Span* pieces, size_t n, const SampleOptions& options,
+                             Rng& rng, std::vector<Token>& out) const {
+    (void)text, (void)pieces, (void)n, (void)options, (void)rng, (void)out;
+    throw Error(ErrorKind::kModel, "this model does not sample segmentations");
+  }
+  // The k best segmentations of text[piece.first, piece.second), best first, with their scores.
+  virtual void nbest_piece(std::string_view text, Span piece, size_t k, std::vector<std::vector<Token>>& paths,
+                           std::vector<float>& scores) const {
+    (void)text, (void)piece, (void)k, (void)paths, (void)scores;
+    throw Error(ErrorKind::kModel, "this model has no n-best segmentations (only Unigram models do)");
+  }
 };
 
 // The BERT front end feeding a model's word function: encode_word(w, n, offset, out) appends

@@ -1,0 +1,59 @@
+// SentencePiece's BPE model (model_type=bpe, as in Llama 2): a normalized text (spaces already
+// `▁`) starts as symbols - a USER_DEFINED piece the text starts with (the longest) is one
+// frozen symbol, anything else one character - and the adjacent pair whose concatenation is a
+// NORMAL, USER_DEFINED or UNUSED piece with the highest score merges, the leftmost on ties,
+// until no pair is a piece. Frozen symbols never merge. A final symbol that is an UNUSED piece
+// goes back to the two symbols it was made of (recursively). A symbol that is no piece is the
+// unknown piece; consecutive unknown symbols are one unknown token, and with byte fallback an
+// unknown symbol is its UTF-8 bytes' <0xXX> pieces.
+//
+// Sampling is BPE-dropout: each merge the loop would make is skipped with probability alpha.
+//
+// Cost: O(m log m) for a word of m symbols (a binary heap of candidate pairs over a linked
+// list of symbols, stale entries skipped when popped); words of up to 16 bytes are cached per
+// thread when every segmentation breaks at `▁` (spm_pieces.h: WordBreak). No allocation per
+// token: the symbol list and the heap are per-thread buffers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ciyuan/encoder.h"
+#include "ciyuan/spm_pieces.h"
+
+namespace ciyuan {
+
+class SpmBpeModel final : public TokenModel {
+ public:
+  SpmBpeModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
+              SpmModelConfig config);
+
+  const SpmPieces& table() const { return table_; }
+
+  void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const override;
+  void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
+                   std::vector<Token>& out) const override;
+  size_t id_limit() const override { return table_.size(); }
+  const std::string* id_bytes(uint32_t id) const override { return table_.id_bytes(id); }
+  size_t expected_tokens(size_t bytes) const override { return bytes / 3 + 16; }
+  // BPE-dropout with probability options.alpha (nbest_size is ignored).
+  void sample_pieces(std::string_view text, const Span* pieces, size_t n, const SampleOptions& options, Rng& rng,
+                     std::vector<Token>& out) const override;
+
+  size_t vocab_size() const { return table_.size(); }
+
+ private:
+  // Appends the tokens of text[start, end); `dropout` > 0 skips merges at random.
+  void encode_span(std::string_view text, uint32_t start, uint32_t end, size_t first, std::vector<Token>& out,
+                   SpmWordCache* cache, double dropout, Rng* rng) const;
+  void merge_word(const char* text, uint32_t start, uint32_t end, size_t first, std::vector<Token>& out,
+                  double dropout, Rng* rng) const;
+  void emit_symbol(const char* text, uint32_t s, uint32_t e, size_t first, std::vector<Token>& out) const;
+
+  SpmPieces table_;
+  uint32_t instance_;
+};
+
+}  // namespace ciyuan

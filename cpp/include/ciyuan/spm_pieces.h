@@ -1,0 +1,204 @@
+// The typed piece table of the SentencePiece models (Unigram and SentencePiece BPE): pieces
+// (UTF-8), float scores, types, the unknown piece, the byte pieces <0x00>..<0xFF> of byte
+// fallback, and a byte trie over the pieces that may be matched from text.
+//
+// Which pieces match text: NORMAL, USER_DEFINED and UNUSED (the models skip UNUSED where
+// SentencePiece does); CONTROL, UNKNOWN and BYTE pieces are never matched, their text may
+// occur in the input as ordinary characters. Building checks what SentencePiece rejects: two
+// pieces with one text, an empty piece, two unknown pieces, an unknown id outside the table,
+// byte fallback without all 256 byte pieces (each a clear ModelError).
+//
+// Cost: building is O(total piece bytes); a lookup is one hash probe, a common-prefix walk
+// one trie step per byte.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ciyuan/encoder.h"
+#include "ciyuan/hash.h"
+#include "ciyuan/trie.h"
+
+namespace ciyuan {
+
+// Numbered as SentencePiece's ModelProto numbers them.
+enum class PieceType : uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
+
+// Options of the SentencePiece models besides their pieces.
+struct SpmModelConfig {
+  int64_t unk_id = -1;         // the unknown piece; -1: none (unknown text is an error without byte fallback)
+  bool byte_fallback = false;  // unknown characters become their UTF-8 bytes' <0xXX> pieces
+};
+
+// Where every segmentation of a normalized text breaks, whatever the scores: before each `▁`
+// that follows another character than `▁` when no piece holds such a pair ("x▁"); after each
+// `▁` followed by another character when no piece holds "▁x" (treat_whitespace_as_suffix
+// models); nowhere known otherwise. Runs of `▁` (Llama 2's "▁▁▁▁" pieces) stay in one word.
+enum class WordBreak : uint8_t { kNone = 0, kBeforeSpace = 1, kAfterSpace = 2 };
+
+class SpmPieces {
+ public:
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+  SpmPieces(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
+            SpmModelConfig config);
+
+  size_t size() const { return pieces_.size(); }
+  const std::string& piece(uint32_t id) const { return pieces_[id]; }
+  float score(uint32_t id) const { return scores_[id]; }
+  PieceType type(uint32_t id) const { return types_[id]; }
+  const std::vector<std::string>& pieces() const { return pieces_; }
+  const std::vector<float>& scores() const { return scores_; }
+  const std::vector<PieceType>& types() const { return types_; }
+  // The bytes the decoder gets for an id: the piece's text; a byte piece's byte; "" for control.
+  const std::string* id_bytes(uint32_t id) const { return id < bytes_.size() ? &bytes_[id] : nullptr; }
+
+  int64_t unk_id() const { return unk_id_; }
+  bool byte_fallback() const { return byte_fallback_; }
+  uint32_t byte_id(unsigned char b) const { return byte_ids_[b]; }
+  // Lowest and highest score of the NORMAL pieces (FLT_MAX / FLT_MIN without any, as
+  // SentencePiece starts them).
+  float min_score() const { return min_score_; }
+  float max_score() const { return max_score_; }
+  WordBreak word_break() const { return word_break_; }
+
+  // The id of a matchable piece (NORMAL, USER_DEFINED, UNUSED) with these bytes, or kNone.
+  uint32_t find_matchable(const char* p, size_t n) const { return matchable_.find(p, n); }
+  // The id of any piece with these bytes, or kNone.
+  uint32_t find_any(const char* p, size_t n) const { return all_.find(p, n); }
+  // Length of the longest USER_DEFINED piece that text[pos, end) starts with, 0 if none.
+  size_t user_defined_prefix(const char* p, size_t n) const;
+  bool has_user_defined() const { return has_user_defined_; }
+
+  // The trie of the matchable pieces: labels are bytes + 1; values are ids.
+  const DoubleArrayTrie& trie() const { return trie_; }
+  bool trie_empty() const { return trie_empty_; }
+
+  // Appends the tokens of an unknown character or symbol text[s, e): the unknown piece - one
+  // token with the unknown token before it if that one ends at s and is at `first` or later
+  // (SentencePiece merges consecutive unknown pieces) - or, with byte fallback, its bytes'
+  // pieces (each spanning all of text[s, e)). InvalidInputError when the model has neither.
+  void unknown(const char* text, uint32_t s, uint32_t e, size_t first, std::vector<Token>& out) const {
+    if (byte_fallback_) {
+      for (uint32_t i = s; i < e; ++i) out.push_back(Token{byte_ids_[static_cast<unsigned char>(text[i])], s, e});
+      return;
+    }
+    if (unk_id_ < 0) no_unknown(text + s, e - s);
+    const uint32_t unk = static_cast<uint32_t>(unk_id_);
+    if (out.size() > first && out.back().id == unk && out.back().end == s) {
+      out.back().end = e;
+      return;
+    }
+    out.push_back(Token{unk, s, e});
+  }
+
+  // The id SentencePiece reports for the text of a final symbol (BPE): a reserved piece
+  // (CONTROL, UNKNOWN, BYTE) first, then a matchable one, else the unknown id (kNone if none).
+  uint32_t symbol_id(const char* p, size_t n) const {
+    uint32_t id = all_.find(p, n);
+    return id != kNone ? id : (unk_id_ >= 0 ? static_cast<uint32_t>(unk_id_) : kNone);
+  }
+
+  [[noreturn]] static void no_unknown(const char* p, size_t n);
+
+ private:
+  std::vector<std::string> pieces_;
+  std::vector<float> scores_;
+  std::vector<PieceType> types_;
+  std::vector<std::string> bytes_;
+  int64_t unk_id_ = -1;
+  bool byte_fallback_ = false;
+  uint32_t byte_ids_[256];
+  float min_score_, max_score_;
+  WordBreak word_break_ = WordBreak::kNone;
+  BytesMap matchable_, all_;
+  DoubleArrayTrie trie_;
+  bool trie_empty_ = true;
+  DoubleArrayTrie user_trie_;  // USER_DEFINED pieces only
+  bool has_user_defined_ = false;
+};
+
+inline bool spm_space_at(const char* t, uint32_t p) {
+  return t[p] == '\xE2' && t[p + 1] == '\x96' && t[p + 2] == '\x81';
+}
+
+// Calls word(start, end) for each word of text[start, end) that every segmentation keeps whole.
+template <class Word>
+void spm_each_word(WordBreak mode, const char* t, uint32_t start, uint32_t end, Word&& word) {
+  if (mode == WordBreak::kNone) {
+    word(start, end);
+    return;
+  }
+  uint32_t ws = start;
+  for (uint32_t p = start; p + 3 <= end;) {
+    const void* hit = std::memchr(t + p, 0xE2, end - p);
+    if (!hit) break;
+    p = static_cast<uint32_t>(static_cast<const char*>(hit) - t);
+    if (p + 3 > end || !spm_space_at(t, p)) {
+      ++p;
+      continue;
+    }
+    if (mode == WordBreak::kBeforeSpace) {
+      if (p > ws && !(p >= ws + 3 && spm_space_at(t, p - 3))) {
+        word(ws, p);
+        ws = p;
+      }
+    } else if (p + 6 <= end ? !spm_space_at(t, p + 3) : p + 3 < end) {
+      word(ws, p + 3);
+      ws = p + 3;
+    }
+    p += 3;
+  }
+  if (ws < end) word(ws, end);
+}
+
+// A thread's cache of short words (<= 16 bytes) -> their pieces (up to 4) for the SentencePiece
+// models; `extra` is the model's own per-word value (Unigram: the smallest margin of the word's
+// Viterbi decisions). Made from zeroed memory; all-zero is empty; `check` holds the model's
+// instance number so models never see each other's entries.
+struct SpmWordCache {
+  struct Entry {
+    uint64_t key[2];
+    uint32_t check;  // instance * 32 + length (0: empty)
+    uint8_t count;
+    uint8_t ends[3];
+    uint32_t ids[4];
+    float extra;
+  };
+  static constexpr size_t kSlots = 8192;
+  static constexpr size_t kMaxBytes = 16;
+  static constexpr size_t kMaxPieces = 4;
+  Entry entries[kSlots];
+
+  // The entry for the word w[0, n) (1 <= n <= kMaxBytes) of model `instance`; *hit tells
+  // whether it holds that word.
+  Entry& slot(const char* w, size_t n, uint32_t instance, bool* hit) {
+    const uint64_t k0 = load_upto8(w, n < 8 ? n : 8);
+    const uint64_t k1 = n > 8 ? load_upto8(w + 8, n - 8) : 0;
+    const uint32_t check = (instance << 5) | static_cast<uint32_t>(n);
+    Entry& e = entries[((k0 ^ (k1 * 0xD6E8FEB86659FD93ULL) ^ (n << 3)) * 0x9E3779B97F4A7C15ULL) >> 51];
+    *hit = e.check == check && e.key[0] == k0 && e.key[1] == k1;
+    if (!*hit) {
+      e.key[0] = k0;
+      e.key[1] = k1;
+      e.check = 0;  // filled by the caller when the word fits
+      pending_check_ = check;
+    }
+    return e;
+  }
+  // Marks an entry filled by the caller after slot() missed.
+  void fill(Entry& e) { e.check = pending_check_; }
+
+  // The calling thread's cache (one per thread, shared by all SentencePiece models).
+  static SpmWordCache* of_thread();
+  // A fresh instance number for a model.
+  static uint32_t new_instance();
+
+ private:
+  uint32_t pending_check_;
+};
+
+}  // namespace ciyuan

@@ -1,0 +1,94 @@
+// Unigram language model (SentencePiece's "unigram" model type): a normalized text (spaces
+// already `▁`) is cut into the pieces whose scores (log probabilities) sum highest.
+//
+// The lattice, as SentencePiece builds it: from each character, every NORMAL or USER_DEFINED
+// piece the text starts with (a walk down the byte trie); UNUSED, CONTROL, UNKNOWN and BYTE
+// pieces never enter. A NORMAL piece scores its score; a USER_DEFINED piece 0.1 * (its length
+// in bytes) - 0.1, whatever its score field. Where no piece of exactly one character starts,
+// an unknown node of one character scores (lowest NORMAL score) - 10. Viterbi accumulates in
+// float from left to right; a candidate replaces a node's best only when strictly greater, so
+// on ties the candidate whose last piece starts first (the longest last piece) wins.
+// Consecutive unknown characters come out as one unknown token; with byte fallback an unknown
+// character is its UTF-8 bytes' <0xXX> pieces instead.
+//
+// Speed: when every segmentation breaks at known places (spm_pieces.h: WordBreak), each word
+// is its own small Viterbi, and words of up to 16 bytes are cached per thread with the
+// smallest score margin of their decisions; a cached word is reused only when that margin is
+// far above float rounding at the running total, so the result is always what one float
+// Viterbi over the whole text gives. Cost: O(n * L) trie steps for n bytes (L the longest
+// piece), O(1) per cached word; no allocation per token.
+//
+// n-best: the k best paths by a k-best list per position (O(n * L * k log k)); sampling:
+// forward-filtering backward-sampling over all paths with scores scaled by alpha
+// (nbest_size <= 0), one of the k best with probability proportional to exp(alpha * score)
+// (k > 1), or Viterbi (1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ciyuan/encoder.h"
+#include "ciyuan/spm_pieces.h"
+
+namespace ciyuan {
+
+class UnigramModel final : public TokenModel {
+ public:
+  UnigramModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
+               SpmModelConfig config);
+
+  const SpmPieces& table() const { return table_; }
+
+  // Appends the Viterbi tokens of text[start, end) with spans relative to `text`; `total` is
+  // the running path score before it (updated), as one Viterbi over a longer text has it.
+  void encode_span(std::string_view text, uint32_t start, uint32_t end, float& total, std::vector<Token>& out) const;
+
+  void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const override;
+  void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
+                   std::vector<Token>& out) const override;
+  size_t id_limit() const override { return table_.size(); }
+  const std::string* id_bytes(uint32_t id) const override { return table_.id_bytes(id); }
+  size_t expected_tokens(size_t bytes) const override { return bytes / 3 + 16; }
+  void sample_pieces(std::string_view text, const Span* pieces, size_t n, const SampleOptions& options, Rng& rng,
+                     std::vector<Token>& out) const override;
+  void nbest_piece(std::string_view text, Span piece, size_t k, std::vector<std::vector<Token>>& paths,
+                   std::vector<float>& scores) const override;
+
+  size_t vocab_size() const { return table_.size(); }
+  float unk_score() const { return unk_score_; }
+
+  // One edge of the lattice: the piece `id` (kUnkNode: an unknown character) over [start, end).
+  struct Edge {
+    uint32_t start, end;
+    int32_t id;
+    float score;
+  };
+  static constexpr int32_t kUnkNode = -2;
+  // Every edge of the lattice of text[start, end), by start (positions relative to `text`).
+  void lattice(std::string_view text, uint32_t start, uint32_t end, std::vector<Edge>& edges) const;
+
+ private:
+  // Float Viterbi over w[0, n) from `total`, SentencePiece's arithmetic; the path goes to `path`
+  // as (end, id) pairs, last piece first.
+  float viterbi(const char* w, uint32_t n, float total, std::vector<std::pair<uint32_t, int32_t>>& path) const;
+  // Viterbi of w[0, n) from 0 in double, with the smallest margin between the best and the
+  // second best candidate at each node of the best path (infinity if there is no choice).
+  double viterbi_margin(const char* w, uint32_t n, std::vector<std::pair<uint32_t, int32_t>>& path) const;
+  void encode_word(std::string_view text, uint32_t start, uint32_t end, float& total, size_t first,
+                   std::vector<Token>& out, SpmWordCache* cache) const;
+  // Appends the path (last piece first, as viterbi() leaves it) of the word at `start`.
+  void emit(const char* text, uint32_t start, const std::pair<uint32_t, int32_t>* path, size_t count, size_t first,
+            std::vector<Token>& out) const;
+  void emit_path(std::string_view text, const std::vector<Edge>& path, std::vector<Token>& out) const;
+  float piece_score(int32_t id) const { return id == kUnkNode ? unk_score_ : lattice_score_[static_cast<size_t>(id)]; }
+
+  SpmPieces table_;
+  std::vector<float> lattice_score_;  // per id: its score in the lattice
+  std::vector<uint8_t> in_lattice_;   // per id: 1 for NORMAL and USER_DEFINED
+  float unk_score_;
+  uint32_t instance_;
+};
+
+}  // namespace ciyuan

@@ -1,0 +1,193 @@
+"""What the two SentencePiece model families share: typed pieces with scores.
+
+A SentencePiece model (``Unigram`` or ``SentencePieceBPE``) is a list of pieces, each with a
+score and a :class:`PieceType`, numbered as SentencePiece's ``ModelProto`` numbers them:
+
+- ``NORMAL`` pieces are matched from text and scored;
+- ``UNKNOWN`` is the one piece for text no piece covers (its id is ``unk_id``);
+- ``CONTROL`` pieces (``<s>``, ``</s>``) are never matched from text and decode to nothing;
+- ``USER_DEFINED`` pieces are always kept whole where they occur;
+- ``UNUSED`` pieces are in the table but never produced;
+- ``BYTE`` pieces ``<0x00>``..``<0xFF>`` stand for single bytes (byte fallback).
+
+The native model encodes *normalized* text (spaces already ``▁``), as SentencePiece's model
+does after its normalizer. :class:`SentencePieceModel` is the base of both families: it checks
+and converts the table once and owns the native model.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
+
+from ciyuan import _core
+from ciyuan.decoders.base import DECODERS, Decoder
+from ciyuan.errors import ModelError, UnknownIdError
+from ciyuan.models.base import Model
+
+__all__ = ["PieceType", "SentencePieceModel", "byte_piece"]
+
+
+class PieceType(enum.IntEnum):
+    """A piece's type, with SentencePiece's numbers.
+
+    Example:
+        >>> PieceType.BYTE, int(PieceType.USER_DEFINED)
+        (<PieceType.BYTE: 6>, 4)
+    """
+
+    NORMAL = 1
+    UNKNOWN = 2
+    CONTROL = 3
+    USER_DEFINED = 4
+    UNUSED = 5
+    BYTE = 6
+
+
+def byte_piece(b: int) -> str:
+    """The name of the piece of byte ``b`` in byte fallback.
+
+    Example:
+        >>> byte_piece(10)
+        '<0x0A>'
+    """
+    return f"<0x{b:02X}>"
+
+
+_BYTE_PIECES = {byte_piece(b) for b in range(256)}
+
+
+def _table(pieces: Sequence[Tuple[str, float]], unk_id: Optional[int], byte_fallback: bool,
+           types: Optional[Sequence[int]]) -> Tuple[List[str], List[float], List[PieceType], Optional[int]]:
+    """Checks the arguments and fills in the default types (see :class:`SentencePieceModel`)."""
+    if isinstance(pieces, (str, bytes)) or not isinstance(pieces, Sequence):
+        raise ModelError("pieces must be a sequence of (piece, score) pairs")
+    if not pieces:
+        raise ModelError("the model has no pieces")
+    texts: List[str] = []
+    scores: List[float] = []
+    for i, entry in enumerate(pieces):
+        if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+            raise ModelError(f"piece {i} must be a (piece, score) pair, got {entry!r}")
+        text, score = entry
+        if not isinstance(text, str) or not text:
+            raise ModelError(f"piece {i} must be a non-empty str, got {text!r}")
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or math.isnan(score):
+            raise ModelError(f"the score of piece {i} ({text!r}) must be a number, got {score!r}")
+        texts.append(text)
+        scores.append(float(score))
+    if not isinstance(byte_fallback, bool):
+        raise ModelError(f"byte_fallback must be True or False, got {byte_fallback!r}")
+    if unk_id is not None and (isinstance(unk_id, bool) or not isinstance(unk_id, int)
+                               or not 0 <= unk_id < len(texts)):
+        raise ModelError(f"unk_id must be the id of a piece (0..{len(texts) - 1}) or None, got {unk_id!r}")
+    if types is None:
+        kinds = [PieceType.NORMAL] * len(texts)
+        if unk_id is not None:
+            kinds[unk_id] = PieceType.UNKNOWN
+        if byte_fallback:
+            for i, text in enumerate(texts):
+                if text in _BYTE_PIECES:
+                    kinds[i] = PieceType.BYTE
+    else:
+        if isinstance(types, (str, bytes)) or len(types) != len(texts):
+            raise ModelError(f"types must give one PieceType per piece ({len(texts)})")
+        kinds = []
+        for i, t in enumerate(types):
+            try:
+                kinds.append(PieceType(t))
+            except ValueError:
+                raise ModelError(f"the type of piece {i} ({texts[i]!r}) must be a PieceType (1..6), got {t!r}") \
+                    from None
+        if unk_id is None:
+            unknown = [i for i, t in enumerate(kinds) if t == PieceType.UNKNOWN]
+            if len(unknown) > 1:
+                raise ModelError(f"pieces {unknown} are all typed UNKNOWN; a model has one unknown piece")
+            unk_id = unknown[0] if unknown else None
+    return texts, scores, kinds, unk_id
+
+
+class SentencePieceModel(Model):
+    """Base of :class:`~ciyuan.models.Unigram` and :class:`~ciyuan.models.SentencePieceBPE`.
+
+    Args:
+        pieces: ``(piece, score)`` pairs in id order.
+        unk_id: the id of the unknown piece; ``None``: the piece typed ``UNKNOWN`` in ``types``,
+            or no unknown piece (then text no piece covers is an
+            :class:`~ciyuan.errors.InvalidInputError`, unless byte fallback covers it).
+        byte_fallback: unknown characters become the ``<0xXX>`` pieces of their UTF-8 bytes
+            (all 256 must be in ``pieces``).
+        types: one :class:`PieceType` per piece. Default: ``NORMAL``, ``UNKNOWN`` at
+            ``unk_id``, ``BYTE`` for ``<0x00>``..``<0xFF>`` with byte fallback.
+
+    Raises:
+        ModelError: for two pieces with one text, an ``unk_id`` outside the pieces, byte
+            fallback without all byte pieces, or a malformed argument.
+    """
+
+    #: The native class (``_core.UnigramModel`` or ``_core.SpmBpeModel``).
+    _native_class: ClassVar[Any]
+
+    def __init__(self, pieces: Sequence[Tuple[str, float]], *, unk_id: Optional[int] = None,
+                 byte_fallback: bool = False, types: Optional[Sequence[int]] = None) -> None:
+        texts, scores, kinds, unk = _table(pieces, unk_id, byte_fallback, types)
+        config = _core.SpmModelConfig()
+        config.unk_id = -1 if unk is None else unk
+        config.byte_fallback = byte_fallback
+        try:
+            self._native = self._native_class(texts, scores, [_core.PieceType(int(t)) for t in kinds], config)
+        except UnicodeEncodeError:
+            raise ModelError("a piece holds a lone surrogate, which is not valid text") from None
+        self._tokens = texts
+        self._ids_cache: Optional[Dict[str, int]] = None
+        self.pieces: List[str] = texts
+        self.scores: List[float] = scores
+        self.types: List[PieceType] = kinds
+        self.unk_id: Optional[int] = unk
+        self.byte_fallback: bool = byte_fallback
+
+    def token_to_id(self, token: Any) -> Optional[int]:
+        """The id of a piece, or None."""
+        return self._ids.get(token) if isinstance(token, str) else None
+
+    def id_to_token(self, token_id: int) -> str:
+        """The piece of an id; :class:`~ciyuan.errors.UnknownIdError` outside the model."""
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self.pieces):
+            raise UnknownIdError(f"id {token_id!r} is not in the model's pieces (0..{len(self.pieces) - 1})")
+        return self.pieces[token_id]
+
+    def get_vocab(self) -> Dict[str, int]:
+        """piece -> id."""
+        return dict(self._ids)
+
+    def default_decoder(self) -> Decoder:
+        """``decoders.SentencePiece``: pieces joined, ``▁`` back to spaces, byte pieces to bytes."""
+        return DECODERS.from_dict({"type": "SentencePiece"})
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "type": self.type_name,
+            "pieces": [[p, s] for p, s in zip(self.pieces, self.scores)],
+            "unk_id": self.unk_id,
+            "byte_fallback": self.byte_fallback,
+            "types": [int(t) for t in self.types],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "SentencePieceModel":
+        if not isinstance(data, dict) or "pieces" not in data:
+            raise ModelError(f"{cls.type_name} model description lacks the key 'pieces'")
+        raw = data["pieces"]
+        if not isinstance(raw, list):
+            raise ModelError(f"{cls.type_name} model description: 'pieces' must be a list of [piece, score]")
+        pieces = [tuple(p) if isinstance(p, list) else p for p in raw]
+        return cls(pieces, unk_id=data.get("unk_id"), byte_fallback=data.get("byte_fallback", False),
+                   types=data.get("types"))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SentencePieceModel) and type(self) is type(other) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({len(self.pieces)} pieces, unk_id={self.unk_id}, "
+                f"byte_fallback={self.byte_fallback})")
