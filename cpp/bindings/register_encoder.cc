@@ -27,6 +27,7 @@ using ciyuan::FrontEnd;
 using ciyuan::FrontEndKind;
 using ciyuan::PreTokPattern;
 using ciyuan::Span;
+using ciyuan::SpmNormalizerOptions;
 using ciyuan::Token;
 using ciyuan_bindings::EncodingData;
 using ciyuan_bindings::GcPause;
@@ -165,13 +166,38 @@ void register_front_end(nb::module_& m) {
   nb::enum_<FrontEndKind>(m, "FrontEndKind", "How the Encoder cuts text into pieces.")
       .value("NONE", FrontEndKind::kNone, "each segment between special tokens is one piece")
       .value("PATTERN", FrontEndKind::kPattern, "a pre-tokenizer scanner")
-      .value("BERT", FrontEndKind::kBert, "BertNormalizer + BertPreTokenizer");
+      .value("BERT", FrontEndKind::kBert, "BertNormalizer + BertPreTokenizer")
+      .value("SENTENCEPIECE", FrontEndKind::kSentencePiece,
+             "SentencePiece's normalizer; each normalized segment is one piece");
+
+  nb::class_<SpmNormalizerOptions>(m, "SpmNormalizerOptions",
+                                   "SentencePiece's normalizer options (normalizer_spec + treat_whitespace_as_suffix).")
+      .def(nb::init<>())
+      .def_prop_rw(
+          "charsmap", [](const SpmNormalizerOptions& o) { return nb::bytes(o.charsmap.data(), o.charsmap.size()); },
+          [](SpmNormalizerOptions& o, nb::bytes b) { o.charsmap.assign(b.c_str(), b.size()); },
+          "The precompiled character map (b'' for none).")
+      .def_rw("add_dummy_prefix", &SpmNormalizerOptions::add_dummy_prefix)
+      .def_rw("remove_extra_whitespaces", &SpmNormalizerOptions::remove_extra_whitespaces)
+      .def_rw("escape_whitespaces", &SpmNormalizerOptions::escape_whitespaces)
+      .def_rw("treat_whitespace_as_suffix", &SpmNormalizerOptions::treat_whitespace_as_suffix)
+      .def_rw("split_by_whitespace", &SpmNormalizerOptions::split_by_whitespace,
+              "Training only: cut each normalized sentence into whitespace words.")
+      .def_rw("user_defined_symbols", &SpmNormalizerOptions::user_defined_symbols);
 
   nb::class_<FrontEnd>(m, "FrontEnd", "The Encoder's front end: build it with none(), scanner() or bert().")
       .def_static("none", &FrontEnd::none)
       .def_static("scanner", &FrontEnd::scanner, nb::arg("pattern"))
       .def_static("bert", &FrontEnd::bert_split, nb::arg("options"))
+      .def_static(
+          "sentencepiece", [](const SpmNormalizerOptions& o) { return FrontEnd::sentencepiece(o); },
+          nb::arg("options"), "SentencePiece's normalizer (ModelError for a corrupt charsmap).")
       .def_ro("kind", &FrontEnd::kind)
+      .def_prop_ro("sentencepiece_options",
+                   [](const FrontEnd& f) -> std::optional<SpmNormalizerOptions> {
+                     if (f.kind != FrontEndKind::kSentencePiece) return std::nullopt;
+                     return f.spm->options();
+                   }, "The options of a SENTENCEPIECE front end, else None.")
       .def_prop_ro("pattern",
                    [](const FrontEnd& f) -> std::optional<ciyuan::PreTokPattern> {
                      if (f.kind != FrontEndKind::kPattern) return std::nullopt;
@@ -188,6 +214,8 @@ void register_front_end(nb::module_& m) {
             return std::string("FrontEnd.scanner(") + nb::repr(nb::cast(f.pattern)).c_str() + ")";
           case FrontEndKind::kBert:
             return std::string("FrontEnd.bert(") + nb::repr(nb::cast(f.bert)).c_str() + ")";
+          case FrontEndKind::kSentencePiece:
+            return std::string("FrontEnd.sentencepiece(...)");
           default:
             return std::string("FrontEnd.none()");
         }
@@ -219,6 +247,36 @@ void register_front_end(nb::module_& m) {
         return char_spans(utf8, ciyuan_bindings::is_ascii(text), spans);
       },
       nb::arg("text"), "Hugging Face's BertPreTokenizer: character spans [start, end) of the words.");
+  m.def(
+      "spm_normalize",
+      [](nb::handle text, const FrontEnd& front_end) {
+        if (front_end.kind != FrontEndKind::kSentencePiece)
+          throw ciyuan::Error(ciyuan::ErrorKind::kInvalidInput, "spm_normalize needs a SENTENCEPIECE front end");
+        std::string_view utf8 = utf8_view(text);
+        std::string out;
+        std::vector<uint32_t> orig;
+        {
+          nb::gil_scoped_release release;
+          front_end.spm->normalize(utf8, out, orig);
+        }
+        // Each normalized character -> (original character at its first byte, at the next
+        // character's first byte): token spans then map exactly as sentencepiece's norm_to_orig.
+        std::vector<uint32_t> char_at;
+        ciyuan::utf8::char_index_of_bytes(utf8.data(), utf8.size(), char_at);
+        auto chars = [&](uint32_t b) -> uint32_t {
+          return b >= char_at.size() ? static_cast<uint32_t>(char_at.empty() ? 0 : char_at.back() + 1) : char_at[b];
+        };
+        nb::list spans;
+        for (size_t k = 0; k < out.size();) {
+          size_t next = k + 1;
+          while (next < out.size() && ciyuan::utf8::is_continuation(static_cast<unsigned char>(out[next]))) ++next;
+          spans.append(nb::make_tuple(chars(orig[k]), chars(orig[next])));
+          k = next;
+        }
+        return nb::make_tuple(nb::str(out.data(), out.size()), spans);
+      },
+      nb::arg("text"), nb::arg("front_end"),
+      "SentencePiece's normalizer: (normalized text, original character span of each normalized character).");
   m.attr("BERT_TABLES_SOURCE") = nb::str(ciyuan::bert::kTablesSource);
 }
 

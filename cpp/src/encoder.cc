@@ -5,6 +5,7 @@
 
 #include "ciyuan/errors.h"
 #include "ciyuan/parallel.h"
+#include "ciyuan/spm_normalizer.h"
 
 namespace ciyuan {
 
@@ -39,6 +40,8 @@ Encoder::Encoder(std::shared_ptr<const TokenModel> model, FrontEnd front_end, st
     : model_(std::move(model)), front_end_(front_end), bert_(front_end.bert), specials_(std::move(specials)),
       matcher_(matcher_entries(specials_)) {
   if (!model_) throw Error(ErrorKind::kModel, "the encoder needs a model");
+  if (front_end_.kind == FrontEndKind::kSentencePiece && !front_end_.spm)
+    throw Error(ErrorKind::kModel, "a SentencePiece front end needs its normalizer");
   for (const SpecialToken& s : specials_) {
     if (s.text.empty()) throw Error(ErrorKind::kModel, "a special token is the empty string");
     special_by_id_.emplace_back(s.id, &s.text);
@@ -56,10 +59,38 @@ const std::string* Encoder::id_bytes(uint32_t id) const {
   return nullptr;
 }
 
+namespace {
+// SentencePiece: text[start, end) normalized, the model on the normalized text as one piece,
+// each token's span mapped back to the original bytes (sentencepiece's norm_to_orig).
+void encode_sentencepiece(const TokenModel& model, const SpmNormalizer& spm, std::string_view text, size_t start,
+                          size_t end, std::vector<Token>& out) {
+  thread_local std::string normalized;
+  thread_local std::vector<uint32_t> orig;
+  spm.normalize(text.substr(start, end - start), normalized, orig);
+  if (normalized.empty()) return;
+  const Span piece{0, static_cast<uint32_t>(normalized.size())};
+  const size_t first = out.size();
+  model.encode_pieces(normalized, &piece, 1, out);
+  const uint32_t base = static_cast<uint32_t>(start);
+  for (size_t k = first; k < out.size(); ++k) {
+    out[k].start = base + orig[out[k].start];
+    out[k].end = base + orig[out[k].end];
+  }
+  // Keep no huge buffers alive in the thread after a long text.
+  if (normalized.capacity() > (size_t{1} << 22)) {
+    std::string().swap(normalized);
+    std::vector<uint32_t>().swap(orig);
+  }
+}
+}  // namespace
+
 void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, TokenSink& sink) const {
   if (start >= end) return;
   std::vector<Token>& out = sink.buffer();
   switch (front_end_.kind) {
+    case FrontEndKind::kSentencePiece:
+      encode_sentencepiece(*model_, *front_end_.spm, text, start, end, out);
+      break;
     case FrontEndKind::kNone: {
       const Span piece{static_cast<uint32_t>(start), static_cast<uint32_t>(end)};
       model_->encode_pieces(text, &piece, 1, out);

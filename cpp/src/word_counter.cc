@@ -12,6 +12,7 @@
 #include "ciyuan/hash.h"
 #include "ciyuan/parallel.h"
 #include "ciyuan/pretokenize.h"
+#include "ciyuan/spm_normalizer.h"
 #include "ciyuan/utf8.h"
 
 namespace ciyuan {
@@ -116,6 +117,24 @@ void count_bert_words(const BertFrontEnd& bert, std::string_view text, uint64_t 
   }
 }
 
+// Counts the words of one line normalized by SentencePiece's normalizer (the line's '\n' left
+// out, as sentencepiece reads lines): whitespace words, or the whole sentence.
+template <class Table>
+void count_spm_words(const SpmNormalizer& spm, std::string_view text, uint64_t base, Table* t) {
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  thread_local std::string normalized;
+  thread_local std::vector<uint32_t> orig;
+  spm.normalize(text, normalized, orig);
+  if (normalized.empty()) return;
+  if (!spm.options().split_by_whitespace) {
+    t->add(normalized.data(), normalized.size(), 1, base);
+    return;
+  }
+  spm_split_words(normalized, spm.options().treat_whitespace_as_suffix, [&](size_t s, size_t e) {
+    t->add(normalized.data() + s, e - s, 1, base + orig[s]);
+  });
+}
+
 // Counts the pieces `front_end` cuts from `text` into `t` (`bert`: built for kBert);
 // `base` + offset is the "first seen" clock.
 template <class Table>
@@ -127,6 +146,9 @@ void count_text(const FrontEnd& front_end, const BertFrontEnd* bert, std::string
       return;
     case FrontEndKind::kBert:
       count_bert_words(*bert, text, base, t);
+      return;
+    case FrontEndKind::kSentencePiece:
+      count_spm_words(*front_end.spm, text, base, t);
       return;
     case FrontEndKind::kPattern: {
       size_t pos = 0, start = 0, end = 0;

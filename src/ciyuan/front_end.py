@@ -5,6 +5,8 @@ normalizer and pre-tokenizer have a native form:
 
 * no normalizer and no pre-tokenizer: each text (between special tokens) is one piece;
 * no normalizer and a pre-tokenizer with a ``native_pattern``: that scanner;
+* SentencePiece's normalizer (``native_sentencepiece_options()``) and no pre-tokenizer: the
+  SentencePiece front end (each normalized segment is one piece; the model handles ``▁``);
 * the ``BertPreTokenizer`` after a normalizer with ``native_bert_options()`` (``BertNormalizer``)
   or after none (the BERT front end with every option off), in front of a model that
   ``accepts_bert_front_end``: the BERT front end.
@@ -30,7 +32,7 @@ from ciyuan import _core
 from ciyuan.normalizers.base import Normalizer
 from ciyuan.pre_tokenizers.base import PreTokenizer
 
-__all__ = ["FrontEnd", "native_front_end", "scanner"]
+__all__ = ["FrontEnd", "native_front_end", "scanner", "sentencepiece"]
 
 #: The typed description the native encoder takes: ``FrontEnd.none()``, ``FrontEnd.scanner(...)``
 #: or ``FrontEnd.bert(BertOptions)``.
@@ -48,6 +50,22 @@ def scanner(name: str) -> FrontEnd:
     return FrontEnd.scanner(_core.parse_pattern(name))
 
 
+def sentencepiece(normalizer: Normalizer, *, split_by_whitespace: bool = True) -> Optional[FrontEnd]:
+    """The SentencePiece front end of `normalizer` (None if it is not SentencePiece's);
+    ``split_by_whitespace=False`` makes the trainers' word counting keep each sentence whole.
+
+    Example:
+        >>> from ciyuan.normalizers import SentencePieceNormalizer
+        >>> sentencepiece(SentencePieceNormalizer("identity")).kind
+        <FrontEndKind.SENTENCEPIECE: 3>
+    """
+    options = normalizer.native_sentencepiece_options()
+    if options is None:
+        return None
+    options.split_by_whitespace = split_by_whitespace
+    return FrontEnd.sentencepiece(options)
+
+
 def native_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any],
                      model: Optional[Any]) -> Optional[FrontEnd]:
     """The native front end equivalent to ``normalizer`` then ``pre_tokenizer`` in front of
@@ -58,8 +76,8 @@ def native_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any],
             (normalizer is not None and not isinstance(normalizer, Normalizer)):
         return None
     if pre_tokenizer is None:
-        # No normalizer either: each text is one piece.
-        return FrontEnd.none() if normalizer is None else None
+        # No normalizer either: each text is one piece; SentencePiece's: its front end.
+        return FrontEnd.none() if normalizer is None else sentencepiece(normalizer)
     if pre_tokenizer.bert_words:
         # BertPreTokenizer: the BERT front end, after BertNormalizer or no normalizer.
         bert = _NO_BERT_NORMALIZATION if normalizer is None else normalizer.native_bert_options()

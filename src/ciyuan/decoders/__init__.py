@@ -9,10 +9,11 @@ from __future__ import annotations
 from ciyuan.decoders.base import DECODERS, Decoder
 from ciyuan.decoders.bpe_suffix import BPESuffix
 from ciyuan.decoders.byte_level import ByteLevel
+from ciyuan.decoders.sentencepiece import SentencePiece
 from ciyuan.decoders.word_level import CharLevel, WordLevel
 from ciyuan.decoders.wordpiece import WordPiece
 
-__all__ = ["ByteLevel", "BPESuffix", "WordPiece", "WordLevel", "CharLevel", "Decoder", "DECODERS", "from_dict"]
+__all__ = ["ByteLevel", "BPESuffix", "WordPiece", "WordLevel", "CharLevel", "SentencePiece", "Decoder", "DECODERS", "from_dict"]
 
 #: Rebuild a decoder from its ``to_dict()`` form.
 from_dict = DECODERS.from_dict

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 from ciyuan.normalizers.bert import BertNormalizer
+from ciyuan.normalizers.sentencepiece import SentencePieceNormalizer
 from ciyuan.normalizers.sequence import Sequence
 from ciyuan.normalizers.unicode import NFC, NFD, NFKC, NFKD, Lowercase
 
 __all__ = ["NormalizedString", "Normalizer", "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Sequence", "BertNormalizer",
-           "NORMALIZERS", "from_dict"]
+           "SentencePieceNormalizer", "NORMALIZERS", "from_dict"]
 
 #: Rebuild a normalizer from its :meth:`~Normalizer.to_dict` form.
 from_dict = NORMALIZERS.from_dict

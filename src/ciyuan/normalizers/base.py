@@ -81,6 +81,11 @@ class Normalizer(Component, ABC):
         Hugging Face's BertNormalizer, else None (see ``ciyuan.front_end``)."""
         return None
 
+    def native_sentencepiece_options(self) -> Optional[Any]:
+        """The native SentencePiece front end's options (a ``_core.SpmNormalizerOptions``) when
+        this normalizer is SentencePiece's, else None (see ``ciyuan.front_end``)."""
+        return None
+
     def normalize_str(self, text: str) -> str:
         """Normalize a plain string (no offsets)."""
         return self.normalize(NormalizedString.from_str(text)).text

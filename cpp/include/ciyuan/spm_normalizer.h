@@ -1,0 +1,102 @@
+// SentencePiece's normalizer: a precompiled character map, then the whitespace rules.
+//
+// The character map is the blob a .model file stores (normalizer_spec.precompiled_charsmap):
+//   uint32 little-endian  size in bytes of the double array
+//   the double array      darts-clone units (32-bit): bit 8 has_leaf, bit 9 offset scale,
+//                         bits 10-31 offset, low byte the label (bit 31 too: set on value
+//                         units, whose low 31 bits are the value); child on byte c of the node
+//                         at p is at p ^ offset(p) ^ c
+//   the strings           NUL-terminated normalized strings; a key's value is an offset here.
+// At each position the longest key of the map that prefixes the rest of the text is replaced
+// by its string; with no key, one UTF-8 character is copied (a malformed byte becomes U+FFFD,
+// consuming one byte). User-defined symbols are matched first and copied unnormalized. Then
+// whitespace: leading, trailing and repeated spaces dropped (remove_extra_whitespaces), spaces
+// written as U+2581 (escape_whitespaces), one U+2581 added in front (add_dummy_prefix) or at
+// the end (treat_whitespace_as_suffix).
+//
+// One pass over the text, O(bytes x longest key); no allocation per character. The alignment
+// gives, for each normalized byte (and one past the end), the original byte it came from, as
+// sentencepiece's norm_to_orig does.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ciyuan/special.h"
+
+namespace ciyuan {
+
+// The options of SentencePiece's normalizer (normalizer_spec + treat_whitespace_as_suffix).
+struct SpmNormalizerOptions {
+  std::string charsmap;  // the precompiled map; empty: no character rules (identity)
+  bool add_dummy_prefix = true;
+  bool remove_extra_whitespaces = true;
+  bool escape_whitespaces = true;
+  bool treat_whitespace_as_suffix = false;
+  // Training only (WordCounter): cut the normalized sentence into whitespace words; false keeps
+  // each sentence whole.
+  bool split_by_whitespace = true;
+  std::vector<std::string> user_defined_symbols;  // copied unnormalized (longest match first)
+};
+
+class SpmNormalizer {
+ public:
+  // Validates the charsmap: Error(kModel) when it is truncated or inconsistent.
+  explicit SpmNormalizer(SpmNormalizerOptions options);
+
+  // Normalizes `in` into `out` (replaced) and sets orig[k] = the byte of `in` that normalized
+  // byte k came from, with orig.size() == out.size() + 1 (the last entry: the end of what was
+  // consumed).
+  void normalize(std::string_view in, std::string& out, std::vector<uint32_t>& orig) const;
+
+  // The replacement of the longest rule at in[pos..]: sets *rep (NUL-terminated, may be empty)
+  // and returns the bytes consumed, or 0 when no rule matches.
+  size_t match_rule(std::string_view in, size_t pos, const char** rep) const;
+
+  const SpmNormalizerOptions& options() const { return options_; }
+
+ private:
+  SpmNormalizerOptions options_;
+  std::vector<uint32_t> units_;  // the double array (copied: aligned)
+  std::string strings_;          // the normalized strings (+ a guard NUL)
+  size_t strings_size_ = 0;      // without the guard
+  std::unique_ptr<SpecialMatcher> user_;
+};
+
+// The whitespace words of a normalized sentence, as sentencepiece's trainer cuts them: a word
+// starts at each U+2581 (or, with `suffix`, ends after each U+2581). Calls on_word(start, end).
+template <class OnWord>
+void spm_split_words(std::string_view text, bool suffix, OnWord&& on_word) {
+  static constexpr char kSpace[] = "\xE2\x96\x81";
+  auto is_space = [&](size_t i) { return text.compare(i, 3, kSpace, 3) == 0; };
+  auto char_len = [&](size_t i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    return n < text.size() - i ? n : text.size() - i;
+  };
+  size_t start = 0;
+  if (suffix) {
+    for (size_t i = 0; i < text.size();) {
+      const bool ws = is_space(i);
+      i += char_len(i);
+      if (ws && i < text.size()) {
+        on_word(start, i);
+        start = i;
+      }
+    }
+  } else {
+    for (size_t i = 0; i < text.size();) {
+      if (i > start && is_space(i)) {
+        on_word(start, i);
+        start = i;
+      }
+      i += char_len(i);
+    }
+  }
+  if (start < text.size()) on_word(start, text.size());
+}
+
+}  // namespace ciyuan

@@ -1,0 +1,185 @@
+// SentencePiece's normalizer (see spm_normalizer.h).
+#include "ciyuan/spm_normalizer.h"
+
+#include <cstring>
+#include <utility>
+
+#include "ciyuan/errors.h"
+#include "ciyuan/utf8.h"
+
+namespace ciyuan {
+
+namespace {
+
+constexpr char kSpaceSymbol[] = "\xE2\x96\x81";  // U+2581
+constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+
+Error corrupt(const std::string& what) {
+  return Error(ErrorKind::kModel, "the precompiled charsmap (normalizer_spec.precompiled_charsmap) is corrupt: " +
+                                      what + "; rebuild the model or use a named normalization rule");
+}
+
+// darts-clone's unit fields.
+inline bool has_leaf(uint32_t u) { return (u >> 8) & 1; }
+inline uint32_t unit_value(uint32_t u) { return u & ((1u << 31) - 1); }
+inline uint32_t unit_label(uint32_t u) { return u & ((1u << 31) | 0xFFu); }
+inline uint32_t unit_offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
+
+}  // namespace
+
+SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(options)) {
+  const std::string& blob = options_.charsmap;
+  if (!blob.empty()) {
+    if (blob.size() <= 4) throw corrupt("it is " + std::to_string(blob.size()) + " bytes long");
+    const unsigned char* b = reinterpret_cast<const unsigned char*>(blob.data());
+    const uint32_t trie_size = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
+    if (trie_size > blob.size() - 4)
+      throw corrupt("its double array claims " + std::to_string(trie_size) + " bytes but only " +
+                    std::to_string(blob.size() - 4) + " follow");
+    if (trie_size % 4 != 0 || trie_size == 0)
+      throw corrupt("its double array is " + std::to_string(trie_size) + " bytes, not a positive multiple of 4");
+    units_.resize(trie_size / 4);
+    std::memcpy(units_.data(), blob.data() + 4, trie_size);
+    for (uint32_t& u : units_) {  // stored little-endian
+      const unsigned char* p = reinterpret_cast<const unsigned char*>(&u);
+      u = p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24);
+    }
+    strings_.assign(blob.data() + 4 + trie_size, blob.size() - 4 - trie_size);
+    strings_size_ = strings_.size();
+    strings_.push_back('\0');  // every value below strings_size_ reads a terminated string
+  }
+  std::vector<std::pair<std::string, uint32_t>> user;
+  for (const std::string& s : options_.user_defined_symbols) {
+    if (!s.empty()) user.emplace_back(s, static_cast<uint32_t>(user.size()));
+  }
+  if (!user.empty()) user_ = std::make_unique<SpecialMatcher>(user);
+}
+
+size_t SpmNormalizer::match_rule(std::string_view in, size_t pos, const char** rep) const {
+  if (units_.empty()) return 0;
+  const uint32_t* units = units_.data();
+  const size_t n_units = units_.size();
+  size_t node = unit_offset(units[0]);  // the root is unit 0
+  size_t longest = 0;
+  uint32_t value = 0;
+  for (size_t i = pos; i < in.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(in[i]);
+    node ^= c;
+    if (node >= n_units) break;
+    const uint32_t u = units[node];
+    if (unit_label(u) != c) break;
+    node ^= unit_offset(u);
+    if (has_leaf(u)) {
+      if (node >= n_units) throw corrupt("a value unit lies outside the double array");
+      longest = i + 1 - pos;
+      value = unit_value(units[node]);
+    }
+  }
+  if (!longest) return 0;
+  if (value >= strings_size_)
+    throw corrupt("a rule points at byte " + std::to_string(value) + " of " + std::to_string(strings_size_) +
+                  " bytes of normalized strings");
+  *rep = strings_.data() + value;
+  return longest;
+}
+
+void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector<uint32_t>& orig) const {
+  out.clear();
+  orig.clear();
+  const SpmNormalizerOptions& o = options_;
+  // The next user-defined symbol at or after the position (found lazily, kept while ahead).
+  size_t user_s = 0, user_e = 0;
+  bool user_found = false, user_searched = false;
+  uint32_t user_index = 0;
+  // One step of normalization at `pos`: sets the replacement and returns the bytes consumed.
+  auto prefix = [&](size_t pos, const char** rep, size_t* rep_len) -> size_t {
+    if (user_) {
+      if (!user_searched || (user_found && user_s < pos)) {
+        user_found = user_->find(in, pos, &user_s, &user_e, &user_index);
+        user_searched = true;
+      }
+      if (user_found && user_s == pos) {
+        *rep = in.data() + pos;
+        *rep_len = user_e - user_s;
+        return user_e - user_s;
+      }
+    }
+    if (const size_t n = match_rule(in, pos, rep)) {
+      *rep_len = std::strlen(*rep);
+      return n;
+    }
+    uint32_t cp;
+    const size_t n = utf8::decode(in.data() + pos, in.data() + in.size(), &cp);
+    if (cp == utf8::kReplacement && n == 1) {  // malformed: U+FFFD for one byte
+      *rep = kReplacement;
+      *rep_len = 3;
+      return 1;
+    }
+    *rep = in.data() + pos;
+    *rep_len = n;
+    return n;
+  };
+
+  size_t pos = 0;
+  const char* rep;
+  size_t rep_len;
+  if (o.remove_extra_whitespaces) {  // leading spaces
+    while (pos < in.size()) {
+      const size_t n = prefix(pos, &rep, &rep_len);
+      if (!(rep_len == 1 && rep[0] == ' ')) break;
+      pos += n;
+    }
+  }
+  if (pos >= in.size()) return;  // all spaces: nothing (sentencepiece's norm_to_orig is empty too)
+  out.reserve((in.size() - pos) * 3 / 2 + 8);
+  orig.reserve((in.size() - pos) * 3 / 2 + 9);
+  uint32_t consumed = static_cast<uint32_t>(pos);
+  auto add_space = [&]() {
+    if (o.escape_whitespaces) {
+      out.append(kSpaceSymbol, 3);
+      orig.insert(orig.end(), 3, consumed);
+    } else {
+      out.push_back(' ');
+      orig.push_back(consumed);
+    }
+  };
+  if (!o.treat_whitespace_as_suffix && o.add_dummy_prefix) add_space();
+  bool prev_space = o.remove_extra_whitespaces;
+  while (pos < in.size()) {
+    const size_t n = prefix(pos, &rep, &rep_len);
+    const char* s = rep;
+    size_t len = rep_len;
+    if (prev_space) {
+      while (len && *s == ' ') ++s, --len;
+    }
+    if (len) {
+      for (size_t k = 0; k < len; ++k) {
+        if (o.escape_whitespaces && s[k] == ' ') {
+          out.append(kSpaceSymbol, 3);
+          orig.insert(orig.end(), 3, consumed);
+        } else {
+          out.push_back(s[k]);
+          orig.push_back(consumed);
+        }
+      }
+      prev_space = s[len - 1] == ' ';
+    }
+    consumed += static_cast<uint32_t>(n);
+    pos += n;
+    if (!o.remove_extra_whitespaces) prev_space = false;
+  }
+  if (o.remove_extra_whitespaces) {  // trailing spaces
+    const char* space = o.escape_whitespaces ? kSpaceSymbol : " ";
+    const size_t sn = o.escape_whitespaces ? 3 : 1;
+    while (out.size() >= sn && out.compare(out.size() - sn, sn, space, sn) == 0) {
+      const size_t length = out.size() - sn;
+      consumed = orig[length];
+      out.resize(length);
+      orig.resize(length);
+    }
+  }
+  if (o.treat_whitespace_as_suffix && o.add_dummy_prefix) add_space();
+  orig.push_back(consumed);
+}
+
+}  // namespace ciyuan

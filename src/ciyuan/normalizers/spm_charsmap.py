@@ -1,0 +1,317 @@
+"""SentencePiece's precompiled character maps: the rules of the named normalizations built from
+Python's :mod:`unicodedata`, written in the darts-clone double-array layout sentencepiece reads
+(``normalizer_spec.precompiled_charsmap``), and read back.
+
+A charsmap is ``uint32 LE size of the double array`` + the double array (32-bit units) + the
+NUL-terminated normalized strings. The double array maps a UTF-8 key (one or more characters)
+to the offset of its replacement; the normalizer replaces the longest key at each position.
+
+The rules (as sentencepiece builds them):
+
+- ``nfkc``: each code point whose NFKC differs maps to its NFKC; and every sequence that NFKC
+  composes (the NFKD of a character, each part spelled by any character with that NFKD) maps to
+  the composed form, unless shorter rules already give it;
+- ``nfkc_cf``: the same with NFKC then simple case folding (``ẞ`` -> ``ß``, not ``ss``);
+- ``nmt_nfkc`` / ``nmt_nfkc_cf``: plus control characters removed and some spaces, marks and
+  U+FFFD made a space, and the full-width tilde kept;
+- ``identity``: no rules (an empty charsmap).
+
+Building costs a few seconds per rule (a pass over every code point); results are cached.
+
+Example:
+    >>> from ciyuan.normalizers.spm_charsmap import named_charsmap, read_charsmap
+    >>> read_charsmap(named_charsmap("nfkc"))["Ａ".encode()]   # doctest: +SKIP
+    b'A'
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+import unicodedata
+from collections import defaultdict, deque
+from functools import lru_cache
+from typing import Callable, Dict, List, Mapping, Set, Tuple
+
+from ciyuan.errors import ModelError
+
+__all__ = ["RULES", "UNICODE_VERSION", "rule_map", "build_charsmap", "read_charsmap", "named_charsmap"]
+
+#: The named normalization rules.
+RULES = ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity")
+
+#: The Unicode version of the rules ciyuan builds (Python's ``unicodedata``).
+UNICODE_VERSION = unicodedata.unidata_version
+
+# The NMT additions (found by probing sentencepiece one code point at a time).
+_NMT_SPACES = (0x09, 0x0A, 0x0C, 0x0D, 0x061C, 0x1680, 0x200B, 0x200C, 0x200E, 0x200F, 0x2028, 0x2029, 0x2581,
+               0xFEFF, 0xFFFD)
+_NMT_REMOVED = (*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F)
+_NMT_KEPT = (0xFF5E,)  # FULLWIDTH TILDE: used apart from "~" in Japanese
+
+
+def _is_unicode_char(cp: int) -> bool:
+    """Not a surrogate and not a noncharacter (ICU's U_IS_UNICODE_CHAR)."""
+    return not (0xD800 <= cp <= 0xDFFF or 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE)
+
+
+def _simple_fold(ch: str) -> str:
+    """Simple (one-to-one) case folding of one character."""
+    folded = ch.casefold()
+    if len(folded) == 1:
+        return folded
+    lower = ch.lower()
+    return lower if len(lower) == 1 else ch
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def _nfkc_cf(text: str) -> str:
+    """NFKC, simple case folding, NFKC again, until nothing changes."""
+    out = _nfkc(text)
+    for _ in range(4):
+        nxt = _nfkc("".join(_simple_fold(c) for c in out))
+        if nxt == out:
+            break
+        out = nxt
+    return out
+
+
+def _apply(rules: Mapping[str, str], text: str, max_len: int) -> str:
+    """Longest-match rewriting of `text` with the keys of `rules` up to max_len characters."""
+    out: List[str] = []
+    i = 0
+    while i < len(text):
+        for n in range(min(max_len, len(text) - i), 0, -1):
+            rep = rules.get(text[i:i + n])
+            if rep is not None:
+                out.append(rep)
+                i += n
+                break
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _remove_redundant(rules: Dict[str, str]) -> Dict[str, str]:
+    """Keep one-character rules, and a longer rule only where the shorter ones give otherwise."""
+    kept = {k: v for k, v in rules.items() if len(k) == 1}
+    max_len = max((len(k) for k in rules), default=0)
+    for n in range(2, max_len + 1):
+        for k, v in rules.items():
+            if len(k) == n and _apply(kept, k, n - 1) != v:
+                kept[k] = v
+    return kept
+
+
+def _composition_rules(norm: Callable[[str], str]) -> Dict[str, str]:
+    """One-character rules plus the sequences that `norm` composes."""
+    rules: Dict[str, str] = {}
+    spellings: Dict[str, List[str]] = defaultdict(list)  # NFKD character -> characters with that NFKD
+    decomposed: Set[str] = set()
+    for cp in range(1, 0x110000):
+        if not _is_unicode_char(cp):
+            continue
+        ch = chr(cp)
+        out = norm(ch)
+        if out != ch:
+            rules[ch] = out
+        nfkd = unicodedata.normalize("NFKD", ch)
+        if len(nfkd) == 1:
+            spellings[nfkd].append(ch)
+        else:
+            decomposed.add(nfkd)
+    for nfkd in sorted(decomposed):
+        composed = norm(nfkd)
+        if composed == nfkd:
+            continue
+        for parts in itertools.product(*(spellings.get(c) or [c] for c in nfkd)):
+            key = "".join(parts)
+            if key != composed:
+                rules[key] = composed
+    return rules
+
+
+@lru_cache(maxsize=None)
+def rule_map(rule: str) -> Dict[str, str]:
+    """The rules of a named normalization: key text -> replacement (see the module docstring)."""
+    if rule not in RULES:
+        raise ModelError(f"unknown SentencePiece normalization rule {rule!r}; use one of {', '.join(RULES)}")
+    if rule == "identity":
+        return {}
+    rules = _composition_rules(_nfkc_cf if rule.endswith("_cf") else _nfkc)
+    if rule.startswith("nmt_"):
+        for cp in _NMT_SPACES:
+            rules[chr(cp)] = " "
+        for cp in _NMT_REMOVED:
+            rules[chr(cp)] = ""
+        for cp in _NMT_KEPT:
+            rules.pop(chr(cp), None)
+    return _remove_redundant(rules)
+
+
+# -- darts-clone's double array -------------------------------------------------------------------
+
+_LEAF_BIT = 1 << 31
+
+
+def _offset_bits(offset: int) -> int:
+    """A unit's offset field (bits 10-31, or scaled by 256 with bit 9)."""
+    if offset < 1 << 21:
+        return offset << 10
+    if offset % 256 or offset >= 1 << 29:
+        raise ModelError("the character map is too large for a darts-clone double array")
+    return (offset << 2) | (1 << 9)
+
+
+def _double_array(keys: List[Tuple[bytes, int]]) -> List[int]:
+    """darts-clone units for sorted (key, value) pairs; identical subtrees are shared."""
+    # The byte trie: node -> (value or -1, {label: child}).
+    values: List[int] = [-1]
+    children: List[Dict[int, int]] = [{}]
+    for key, value in keys:
+        node = 0
+        for c in key:
+            nxt = children[node].get(c)
+            if nxt is None:
+                nxt = len(values)
+                values.append(-1)
+                children.append({})
+                children[node][c] = nxt
+            node = nxt
+        values[node] = value
+    # Share identical subtrees (bottom-up signatures): node -> canonical node.
+    canon: Dict[Tuple[int, Tuple[Tuple[int, int], ...]], int] = {}
+    rep = [0] * len(values)
+    order: List[int] = []
+    stack = [(0, False)]
+    while stack:  # post-order
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in children[node].values())
+    for node in order:
+        sig = (values[node], tuple(sorted((c, rep[ch]) for c, ch in children[node].items())))
+        rep[node] = canon.setdefault(sig, node)
+    # Place each canonical node's base: its children at base ^ label, its value at base.
+    used = bytearray(256)
+    used[0] = 1  # the root unit
+    bases: Dict[int, int] = {}
+    used_bases: Set[int] = set()
+    queue = deque([0])
+    search_from = 1
+    while queue:
+        node = queue.popleft()
+        if node in bases:
+            continue
+        labels = sorted(children[node])
+        slots = ([0] if values[node] >= 0 else []) + labels
+        first = slots[0]
+        q = search_from
+        while True:
+            q = used.find(0, q)
+            if q < 0:
+                q = len(used)
+            base = q ^ first
+            while base + 256 > len(used):
+                used.extend(bytes(256))
+            if base and base not in used_bases and all(not used[base ^ c] for c in slots):
+                break
+            q += 1
+        for c in slots:
+            used[base ^ c] = 1
+        used_bases.add(base)
+        bases[node] = base
+        while search_from < len(used) and used[search_from]:
+            search_from += 1
+        search_from = max(search_from, len(used) - 16 * 256)
+        queue.extend(rep[ch] for _, ch in sorted(children[node].items()) if rep[ch] not in bases)
+    units = [0] * len(used)
+    units[0] = _offset_bits(bases[0])
+    for node, base in bases.items():
+        if values[node] >= 0:
+            units[base] = values[node] | _LEAF_BIT
+        for c, child in children[node].items():
+            child = rep[child]
+            pos = base ^ c
+            unit = _offset_bits(pos ^ bases[child]) | c
+            if values[child] >= 0:
+                unit |= 1 << 8
+            units[pos] = unit
+    return units
+
+
+def build_charsmap(rules: Mapping[str, str]) -> bytes:
+    """The precompiled charsmap of `rules` (key text -> replacement), as sentencepiece reads it;
+    ``b""`` for no rules."""
+    if not rules:
+        return b""
+    strings = bytearray()
+    offsets: Dict[bytes, int] = {}
+    keys: List[Tuple[bytes, int]] = []
+    for key in sorted(rules, key=lambda k: k.encode("utf-8")):
+        value = rules[key].encode("utf-8")
+        if not key or "\0" in key or b"\0" in value:
+            raise ModelError(f"a charsmap rule cannot have an empty key or hold NUL: {key!r} -> {rules[key]!r}")
+        if value not in offsets:
+            offsets[value] = len(strings)
+            strings += value + b"\0"
+        keys.append((key.encode("utf-8"), offsets[value]))
+    units = _double_array(keys)
+    return struct.pack("<I", 4 * len(units)) + struct.pack(f"<{len(units)}I", *units) + bytes(strings)
+
+
+def read_charsmap(blob: bytes) -> Dict[bytes, bytes]:
+    """Every (key -> replacement) of a precompiled charsmap (``{}`` for ``b""``).
+
+    Raises:
+        ModelError: the blob is truncated or inconsistent.
+    """
+    if not blob:
+        return {}
+    if len(blob) <= 4:
+        raise ModelError(f"the precompiled charsmap is corrupt: it is {len(blob)} bytes long")
+    size = struct.unpack_from("<I", blob)[0]
+    if size % 4 or size == 0 or size > len(blob) - 4:
+        raise ModelError(f"the precompiled charsmap is corrupt: its double array claims {size} bytes "
+                         f"of {len(blob) - 4}")
+    units = struct.unpack_from(f"<{size // 4}I", blob, 4)
+    strings = blob[4 + size:]
+    out: Dict[bytes, bytes] = {}
+
+    def offset(u: int) -> int:
+        return (u >> 10) << ((u & (1 << 9)) >> 6)
+
+    stack: List[Tuple[int, bytes]] = [(0, b"")]
+    seen = 0
+    while stack:
+        pos, key = stack.pop()
+        seen += 1
+        if seen > len(units) * 256 or len(key) > 256:
+            raise ModelError("the precompiled charsmap is corrupt: its double array has a cycle")
+        u = units[pos]
+        base = pos ^ offset(u)
+        if key and (u >> 8) & 1:
+            if base >= len(units):
+                raise ModelError("the precompiled charsmap is corrupt: a value lies outside the double array")
+            value = units[base] & (_LEAF_BIT - 1)
+            end = strings.find(b"\0", value)
+            if value >= len(strings) or end < 0:
+                raise ModelError("the precompiled charsmap is corrupt: a rule points outside its strings")
+            out[key] = strings[value:end]
+        for c in range(1, 256):
+            q = base ^ c
+            if q < len(units) and units[q] & (_LEAF_BIT | 0xFF) == c:
+                stack.append((q, key + bytes([c])))
+    return out
+
+
+@lru_cache(maxsize=None)
+def named_charsmap(rule: str) -> bytes:
+    """The precompiled charsmap of a named rule (cached; ``b""`` for ``identity``)."""
+    return build_charsmap(rule_map(rule))
