@@ -132,6 +132,9 @@ def train_worker(lib: str, corpus: str, train_file: str, holdout_file: str, out_
         model = out / f"ciyuan-{corpus}.model"
         try:
             tok.save(str(model))
+            if model.read_bytes()[:1] == b"{":  # a build without the .model writer saves JSON under any name
+                model.unlink()
+                info["save_error"] = "this build wrote JSON, not a SentencePiece .model (no .model writer yet)"
         except Exception as e:  # the .model writer may be missing from this build: time and quality still count
             info["save_error"] = f"{type(e).__name__}: {e}"[:200]
         size = tok.vocab_size
