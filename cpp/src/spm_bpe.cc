@@ -105,6 +105,8 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
           return;
         }
       }
+      table_.unknown(t, s, e, first, out);  // an UNUSED character: unknown, as SentencePiece has it
+      return;
     }
     emit_symbol(t, s, e, first, out);
   };

@@ -97,8 +97,10 @@ SpmPieces::SpmPieces(std::vector<std::string> pieces, std::vector<float> scores,
         bytes_[i] = p;
         // A piece holding "x▁" (x not ▁) could span a break before a word; "▁x" one after a word.
         for (size_t at = p.find(kSpace); at != std::string::npos; at = p.find(kSpace, at + 1)) {
-          if (at != 0 && p.compare(at - 3, 3, kSpace) != 0) space_inside_first = true;
-          if (at + 3 != p.size() && p.compare(at + 3, 3, kSpace) != 0) space_inside_last = true;
+          const bool space_before = at >= 3 && p.compare(at - 3, 3, kSpace) == 0;
+          const bool space_after = at + 6 <= p.size() && p.compare(at + 3, 3, kSpace) == 0;
+          if (at != 0 && !space_before) space_inside_first = true;
+          if (at + 3 != p.size() && !space_after) space_inside_last = true;
         }
         break;
       case PieceType::kUnknown:

@@ -24,6 +24,7 @@ from ciyuan.errors import CiyuanError, FileFormatError, InvalidInputError, Model
 from ciyuan.formats.bert_vocab import bert_vocab_parts
 from ciyuan.formats.detect import detect_format
 from ciyuan.formats.gpt2 import gpt2_parts
+from ciyuan.formats.sentencepiece import looks_like_sentencepiece, save_sentencepiece, sentencepiece_parts
 from ciyuan.formats.tiktoken import tiktoken_parts
 from ciyuan.front_end import native_front_end
 from ciyuan.models.base import Model
@@ -90,6 +91,8 @@ class Tokenizer:
         decoder: turns token bytes into text; defaults to what the model needs.
         special_tokens: special-token text -> id (e.g. ``{"<|endoftext|>": 100257}``).
         truncation, padding: see :meth:`enable_truncation` and :meth:`enable_padding`.
+        sentencepiece_proto: the serialized ``ModelProto`` of a ``.model`` file (set by
+            :meth:`from_file`; :meth:`save` to ``.model`` keeps its other fields).
 
     Example:
         >>> tok = Tokenizer.from_tiktoken("cl100k_base.tiktoken")          # doctest: +SKIP
@@ -110,8 +113,12 @@ class Tokenizer:
         special_tokens: Optional[Mapping[str, int]] = None,
         truncation: Optional[Truncation] = None,
         padding: Optional[Padding] = None,
+        sentencepiece_proto: Optional[bytes] = None,
     ) -> None:
         self.model: Model = model
+        #: The ``ModelProto`` (serialized) of the ``.model`` file this tokenizer was read from:
+        #: saving as ``.model`` starts from it, so what ciyuan does not use is kept.
+        self.sentencepiece_proto = sentencepiece_proto
         self.normalizer: Optional[Normalizer] = normalizer
         self.pre_tokenizer: Optional[PreTokenizer] = pre_tokenizer
         self.post_processor: Optional[PostProcessor] = post_processor
@@ -505,12 +512,29 @@ class Tokenizer:
         )
 
     def save(self, path: PathLike, *, indent: Optional[int] = None) -> None:
-        """Write the tokenizer as ciyuan JSON (atomically)."""
+        """Write the tokenizer as ciyuan JSON (atomically); a path ending in ``.model`` is
+        written as a SentencePiece model (:func:`~ciyuan.formats.sentencepiece.save_sentencepiece`),
+        which ``sentencepiece`` loads.
+
+        Example:
+            >>> Tokenizer.from_file("llama2.model").save("copy.model")   # doctest: +SKIP
+        """
+        if str(path).endswith(".model"):
+            save_sentencepiece(self, path)
+            return
         atomic_write_text(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=indent))
 
     @classmethod
     def from_file(cls, path: PathLike) -> "Tokenizer":
-        """Load a tokenizer saved by :meth:`save`."""
+        """Load a tokenizer saved by :meth:`save`, or a SentencePiece ``.model`` file (told by
+        its content).
+
+        Example:
+            >>> Tokenizer.from_file("llama2.model").encode("Hello").tokens   # doctest: +SKIP
+            ['▁Hello']
+        """
+        if str(path).endswith(".model") or looks_like_sentencepiece(path):
+            return cls(**sentencepiece_parts(path))
         text = read_utf8(path)
         try:
             data = json.loads(text)
@@ -657,7 +681,7 @@ class Tokenizer:
         kind, first, second = detect_format(path)
         if kind == "gpt2":
             return cls.from_gpt2(first, second)  # type: ignore[arg-type]
-        if kind == "ciyuan":
+        if kind in ("ciyuan", "sentencepiece"):
             return cls.from_file(first)
         if kind == "bert_vocab":
             return cls.from_bert_vocab(first, lowercase=lowercase)

@@ -7,6 +7,7 @@ from typing import Optional, Tuple
 
 from ciyuan._io import PathLike
 from ciyuan.errors import FileFormatError
+from ciyuan.formats.sentencepiece import looks_like_sentencepiece
 
 __all__ = ["detect_format"]
 
@@ -22,12 +23,13 @@ def _looks_like_bert_vocab(p: Path) -> bool:
 
 def detect_format(path: PathLike) -> Tuple[str, Path, Optional[Path]]:
     """Which reader a path needs: ``(kind, file, second file)``, kind one of ``"gpt2"`` (with
-    ``vocab.bpe`` as the second file), ``"tiktoken"``, ``"ciyuan"`` (ciyuan JSON) or
-    ``"bert_vocab"``.
+    ``vocab.bpe`` as the second file), ``"tiktoken"``, ``"ciyuan"`` (ciyuan JSON),
+    ``"sentencepiece"`` (a ``.model`` protobuf) or ``"bert_vocab"``.
 
     - ``*.tiktoken``: a tiktoken file;
     - ``encoder.json`` (with ``vocab.bpe`` beside it), or a folder holding both: GPT-2's files;
     - any other JSON: a tokenizer saved by ciyuan;
+    - ``*.model``, or any file whose content parses as a SentencePiece ``ModelProto``;
     - a BERT ``vocab.txt`` (one token per line, with ``[UNK]``, ``[CLS]``...);
     - no telling suffix: JSON starts with ``{``, anything else is read as a tiktoken file.
 
@@ -43,6 +45,8 @@ def detect_format(path: PathLike) -> Tuple[str, Path, Optional[Path]]:
         raise FileFormatError(str(p), None, "no such file")
     if p.suffix == ".tiktoken":
         return "tiktoken", p, None
+    if p.suffix == ".model" or looks_like_sentencepiece(p):
+        return "sentencepiece", p, None
     if p.name == "encoder.json":
         vocab_bpe = p.with_name("vocab.bpe")
         if not vocab_bpe.exists():

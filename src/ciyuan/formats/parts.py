@@ -26,3 +26,4 @@ class TokenizerParts(TypedDict, total=False):
     post_processor: Optional[PostProcessor]
     decoder: Optional[Decoder]
     special_tokens: Dict[str, int]
+    sentencepiece_proto: Optional[bytes]

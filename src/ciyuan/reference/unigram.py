@@ -259,8 +259,9 @@ def spm_bpe_encode(text: str, table: Table, dropout: float = 0.0,
         if i is not None and table.types[i] == UNUSED and piece in made:
             emit(s, s + made[piece])
             emit(s + made[piece], e)
-        else:
-            path.append((s, e, None if i is None or i == table.unk_id else i, 0.0))
+        else:  # an UNUSED character that was never merged is unknown too
+            unknown = i is None or i == table.unk_id or table.types[i] == UNUSED
+            path.append((s, e, None if unknown else i, 0.0))
 
     for s, e, _ in symbols:
         emit(s, e)  # type: ignore[arg-type]

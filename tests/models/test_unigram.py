@@ -1,0 +1,205 @@
+"""The Unigram model: Viterbi, unknown characters, byte fallback, user-defined pieces, n-best and
+sampling against the plain-Python reference (ciyuan.reference.unigram), on hand-made and
+generated piece tables; bad tables and ids; serialization."""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ciyuan.errors import InvalidInputError, ModelError, UnknownIdError
+from ciyuan.models import MODELS, PieceType, Unigram
+from ciyuan.models.pieces import byte_piece
+from ciyuan.reference import unigram as ref
+
+BYTES = [(byte_piece(b), 0.0) for b in range(256)]
+
+
+def tokens(model, text):
+    """(piece, char start, char end) of the native encoding, as the reference gives them."""
+    data = model.make_encoder().encode(text, b"")
+    offsets = data.char_offsets(text)
+    return [(model.pieces[i], s, e) for i, (s, e) in zip(data.ids, offsets)]
+
+
+def table_of(model):
+    return ref.Table([(p, s, int(t)) for p, s, t in zip(model.pieces, model.scores, model.types)],
+                     byte_fallback=model.byte_fallback)
+
+
+SMALL = Unigram([("<unk>", 0.0), ("▁a", -1.0), ("b", -2.0), ("▁ab", -2.5), ("a", -3.0), ("▁", -1.5)], unk_id=0)
+
+
+def test_viterbi_picks_the_highest_sum():
+    assert tokens(SMALL, "▁ab▁a") == [("▁ab", 0, 3), ("▁a", 3, 5)]
+    assert tokens(SMALL, "▁bab") == [("▁", 0, 1), ("b", 1, 2), ("a", 2, 3), ("b", 3, 4)]
+
+
+def test_ties_go_to_the_longest_last_piece():
+    m = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -2.0), ("c", -1.0), ("bc", -2.0)], unk_id=0)
+    assert [p for p, _, _ in tokens(m, "ab")] == ["ab"]
+    assert [p for p, _, _ in tokens(m, "abc")] == ["a", "bc"]
+    assert [p for p, _, _ in tokens(m, "abcab")] == ["a", "bc", "ab"]
+
+
+def test_consecutive_unknown_characters_are_one_token():
+    m = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -3.0)], unk_id=0)
+    assert tokens(m, "a☃☃b☃") == [("a", 0, 1), ("<unk>", 1, 3), ("b", 3, 4), ("<unk>", 4, 5)]
+    # The unknown node scores (lowest NORMAL score) - 10, one per character.
+    assert m._native.unk_score == pytest.approx(-13.0)
+    [(_, score)] = m._native.nbest("☃☃", 1)
+    assert score == pytest.approx(-26.0)
+
+
+def test_unused_pieces_are_never_matched():
+    m = Unigram([("<unk>", 0.0), ("a", -1.0), ("☃", -1.0), ("x", -100.0)], unk_id=0,
+                types=[2, 1, 5, 5])
+    assert [p for p, _, _ in tokens(m, "a☃☃x")] == ["a", "<unk>"]
+
+
+def test_byte_fallback_spells_unknown_characters_in_bytes():
+    m = Unigram([("<unk>", 0.0)] + BYTES + [("a", -1.0)], unk_id=0, byte_fallback=True)
+    assert m.types[1] == PieceType.BYTE and m.types[257] == PieceType.NORMAL
+    got = tokens(m, "a☃")
+    assert [p for p, _, _ in got] == ["a", "<0xE2>", "<0x98>", "<0x83>"]
+    assert [(s, e) for _, s, e in got[1:]] == [(1, 2)] * 3  # each byte spans the whole character
+    assert m.id_bytes(m.token_to_id("<0xE2>")) == b"\xe2"
+
+
+def test_user_defined_pieces_score_a_tenth_per_byte():
+    # "ab" user-defined scores 0.1 * 2 - 0.1 = 0.1 whatever its own score; "a" + "b" = v - 1.
+    for v, want in ((1.05, ["ab"]), (1.2, ["a", "b"])):
+        m = Unigram([("<unk>", 0.0), ("ab", -50.0), ("a", v), ("b", -1.0)], unk_id=0, types=[2, 4, 1, 1])
+        assert [p for p, _, _ in tokens(m, "ab")] == want
+
+
+def test_no_unknown_piece_makes_unknown_text_an_error():
+    m = Unigram([("a", -1.0)])
+    assert tokens(m, "aa") == [("a", 0, 1), ("a", 1, 2)]
+    with pytest.raises(InvalidInputError, match="unk_id"):
+        m.make_encoder().encode("ab", b"")
+
+
+def test_id_bytes_by_type():
+    m = Unigram([("<unk>", 0.0), ("<s>", 0.0), ("▁x", -1.0), ("[U]", 0.0), ("old", -2.0)] + BYTES, unk_id=0,
+                byte_fallback=True, types=[2, 3, 1, 4, 5] + [6] * 256)
+    assert [m.id_bytes(i) for i in range(6)] == [b"<unk>", b"", "▁x".encode(), b"[U]", b"old", b"\x00"]
+    assert m.id_bytes(10_000) is None
+
+
+def test_bad_tables_raise_model_errors():
+    with pytest.raises(ModelError, match="two ids"):
+        Unigram([("<unk>", 0.0), ("a", -1.0), ("a", -2.0)], unk_id=0)
+    with pytest.raises(ModelError, match="unk_id"):
+        Unigram([("<unk>", 0.0), ("a", -1.0)], unk_id=5)
+    with pytest.raises(ModelError, match="<0x00>"):
+        Unigram([("<unk>", 0.0), ("a", -1.0)], unk_id=0, byte_fallback=True)
+    with pytest.raises(ModelError, match="UNKNOWN"):
+        Unigram([("<unk>", 0.0), ("a", -1.0)], unk_id=0, types=[1, 1])
+    with pytest.raises(ModelError, match="one unknown piece"):
+        Unigram([("<unk>", 0.0), ("?", -1.0)], types=[2, 2])
+    with pytest.raises(ModelError, match="pair"):
+        Unigram(["a"])  # type: ignore[list-item]
+    with pytest.raises(ModelError, match="empty"):
+        Unigram([("", -1.0)])
+    with pytest.raises(ModelError, match="PieceType"):
+        Unigram([("a", -1.0)], types=[9])
+    with pytest.raises(UnknownIdError):
+        SMALL.id_to_token(99)
+
+
+def test_serialization_round_trips():
+    m = Unigram([("<unk>", 0.0), ("<s>", 0.0), ("▁x", -1.5), ("y", -2.25)], unk_id=0, types=[2, 3, 1, 4])
+    d = m.to_dict()
+    assert d["type"] == "Unigram" and d["types"] == [2, 3, 1, 4]
+    again = MODELS.from_dict(d)
+    assert again == m and again.unk_id == 0 and again.types[3] is PieceType.USER_DEFINED
+    assert again.get_vocab() == {"<unk>": 0, "<s>": 1, "▁x": 2, "y": 3}
+
+
+def test_nbest_order_and_scores_match_the_reference():
+    text = "▁abab"
+    t = table_of(SMALL)
+    got = SMALL._native.nbest(text, 6)
+    want = ref.nbest(text, t, 6)
+    assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-4)
+    assert got[0][0] == [(SMALL.token_to_id(p), len(text[:s].encode()), len(text[:e].encode()))
+                         for p, s, e in ref.viterbi(text, t)]
+    assert SMALL._native.nbest(text, 0) == []
+
+
+def test_sampling_matches_the_exact_distribution():
+    text = "▁abab"
+    t = table_of(SMALL)
+    alpha = 0.5
+    exact = ref.segmentation_probabilities(text, t, alpha)
+    counts: collections.Counter = collections.Counter()
+    n = 4000
+    for seed in range(n):
+        counts[tuple(SMALL.pieces[i] for i, _, _ in SMALL._native.sample(text, alpha, -1, seed))] += 1
+    assert set(counts) <= set(exact)
+    # Deterministic (fixed seeds): each frequency within 4.5 standard deviations of its probability.
+    for key, p in exact.items():
+        assert abs(counts[key] / n - p) <= 4.5 * math.sqrt(p * (1 - p) / n) + 1e-9, key
+    # nbest_size = 1 is Viterbi; k > 1 draws among the k best only.
+    viterbi = [i for i, _, _ in SMALL._native.encode_tokens(text)]
+    assert [i for i, _, _ in SMALL._native.sample(text, alpha, 1, 7)] == viterbi
+    top2 = {tuple(i for i, _, _ in path) for path, _ in SMALL._native.nbest(text, 2)}
+    assert {tuple(i for i, _, _ in SMALL._native.sample(text, alpha, 2, s)) for s in range(200)} == top2
+
+
+def test_sampling_is_deterministic_for_a_seed():
+    a = [SMALL._native.sample("▁ab▁ab▁abab", 0.2, -1, s) for s in range(20)]
+    b = [SMALL._native.sample("▁ab▁ab▁abab", 0.2, -1, s) for s in range(20)]
+    assert a == b and len({tuple(x) for x in a}) > 1
+
+
+# -- generated tables against the reference -----------------------------------------------------
+
+CHARS = "ab▁cé☃"
+
+
+@st.composite
+def tables(draw):
+    pieces = draw(st.lists(st.text(CHARS, min_size=1, max_size=4), min_size=1, max_size=25, unique=True))
+    pieces = [p for p in pieces if p != "<unk>"]
+    scores = draw(st.lists(st.sampled_from([-1.0, -2.0, -2.5, -3.0, -0.5, -7.25]) | st.floats(-12, -0.01),
+                           min_size=len(pieces), max_size=len(pieces)))
+    kinds = draw(st.lists(st.sampled_from([1, 1, 1, 1, 4, 5]), min_size=len(pieces), max_size=len(pieces)))
+    fallback = draw(st.booleans())
+    entries = [("<unk>", 0.0)] + list(zip(pieces, scores))
+    types = [2] + kinds
+    if 1 not in kinds:  # a model without NORMAL pieces has no unknown score (FLT_MAX)
+        types[1] = 1
+    if fallback:
+        entries += BYTES
+        types += [6] * 256
+    return Unigram(entries, unk_id=0, byte_fallback=fallback, types=types)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.text(CHARS + "x", max_size=24))
+def test_viterbi_matches_the_reference(model, text):
+    assert tokens(model, text) == ref.viterbi(text, table_of(model))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.text(CHARS, max_size=7))
+def test_nbest_matches_the_reference(model, text):
+    t = table_of(model)
+    want = ref.nbest(text, t, 5)
+    got = model._native.nbest(text, 5)
+    assert len(got) == len(want)
+    assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-3)
+    # The same paths, modulo order among equal scores.
+    def keyed(paths):
+        return sorted((round(s, 3), tuple(x)) for x, s in paths)
+    by_text = [([(model.pieces[i], s, e) for i, s, e in path], score) for path, score in got]
+    byte_ref = [([(p, len(text[:s].encode()), len(text[:e].encode())) for p, s, e in path], score)
+                for path, score in want]
+    if len(set(round(s, 3) for _, s in want)) == len(want):
+        assert keyed(by_text) == keyed(byte_ref)
