@@ -241,12 +241,12 @@ def encode_worker(lib: str, model: str, text_file: str, threads: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         encode = _encoder(lib, model, threads, tmp)
         encode(warm)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         ids = encode(lines)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     rss = peak_rss_mb()
-    print(json.dumps({"mbps": nbytes / seconds / 1e6, "seconds": seconds, "rss_mb": rss, "lines": _line_hashes(ids),
-                      "tokens": sum(len(x) for x in ids), "mb": nbytes / 1e6}))
+    print(json.dumps({"mbps": nbytes / seconds / 1e6, "seconds": seconds, "cores": cpu / seconds, "rss_mb": rss,
+                      "lines": _line_hashes(ids), "tokens": sum(len(x) for x in ids), "mb": nbytes / 1e6}))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,26 +289,20 @@ def version(lib: str) -> str:
         return "?"
 
 
-def read_lines_prefix(path: Path, mb: Optional[float]) -> List[bytes]:
-    """The lines (without their ends) of the file, or of its first `mb` MB cut at a line end."""
-    with open(path, "rb") as f:
-        data = f.read() if mb is None else f.read(int(mb * 1_000_000))
-    if mb is not None:
-        data = data[: data.rfind(b"\n") + 1]
-    lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()
-    return lines
-
-
 def prepare_training(corpus: str, mb: Optional[float], holdout: int, work: Path) -> Tuple[Path, Path, float, int]:
-    """Write the training file (all but the last `holdout` lines) and the held-out file."""
-    lines = read_lines_prefix(CORPORA[corpus], mb)
-    cut = len(lines) - min(holdout, len(lines) // 10)  # a small prefix keeps at least 90% for training
+    """Write the training file (all but the last `holdout` lines of the corpus, or of its first
+    `mb` MB cut at a line end) and the held-out file; (train, held-out, train MB, held-out lines)."""
+    with open(CORPORA[corpus], "rb") as f:
+        data = f.read() if mb is None else f.read(int(mb * 1_000_000))
+    data = data[: data.rfind(b"\n") + 1]
+    holdout = min(holdout, data.count(b"\n") // 10)  # a small prefix keeps at least 90% for training
+    cut = len(data)
+    for _ in range(holdout):
+        cut = data.rfind(b"\n", 0, cut - 1) + 1
     train, held = work / f"train-{corpus}.txt", work / f"holdout-{corpus}.txt"
-    train.write_bytes(b"".join(line + b"\n" for line in lines[:cut]))
-    held.write_bytes(b"".join(line + b"\n" for line in lines[cut:]))
-    return train, held, train.stat().st_size / 1e6, len(lines) - cut
+    train.write_bytes(data[:cut])
+    held.write_bytes(data[cut:])
+    return train, held, cut / 1e6, holdout
 
 
 def run_train(args: argparse.Namespace, out: Path, work: Path) -> Tuple[List[str], Dict]:
@@ -480,12 +474,14 @@ def run_encode(args: argparse.Namespace, out: Path, work: Path) -> List[str]:
                     row = {"model": name, "corpus": corpus, "threads": threads, "lib": lib,
                            "mbps": statistics.median(x["mbps"] for x in rs),
                            "rss_mb": statistics.median(x["rss_mb"] for x in rs),
+                           "cores": statistics.median(x["cores"] for x in rs),
                            "runs": [round(x["mbps"], 1) for x in rs],
                            "same": (differ == 0 if checked else None), "differ": differ,
                            "checked": sum(len(theirs) for _, theirs in checked)}
                     rows.append(row)
                     print(f"{name:28s} {corpus} {threads}t {ENCODE_LABELS[lib]:36s} {row['mbps']:8.2f} MB/s  "
-                          f"peak RSS {row['rss_mb']:6.0f} MB  ids {_same_word(row)}  runs {row['runs']}",
+                          f"peak RSS {row['rss_mb']:6.0f} MB  CPU/wall {row['cores']:.2f}  ids {_same_word(row)}  "
+                          f"runs {row['runs']}",
                           file=sys.stderr, flush=True)
     return encode_tables(args, rows, libs, texts_needed, slices)
 
@@ -511,10 +507,12 @@ def encode_tables(args: argparse.Namespace, rows: List[dict], libs: List[str], t
         + ", ".join(f"{c} {slice_mb[c]:.1f} MB" for c in texts)
         + f"), {args.encode_rounds} rounds, every run a fresh process (order alternating); MB/s is the median "
         "of the rounds, peak RSS the worker's. \"ciyuan / this\": ciyuan's MB/s over the library's at the same "
-        "thread count. \"ids = sentencepiece\": the library's ids on every line of every slice equal SentencePiece's.",
+        "thread count. \"CPU / wall\": the process's CPU time over the wall time of the pass (how many cores the "
+        "library kept busy). \"ids = sentencepiece\": the library's ids on every line of every slice equal "
+        "SentencePiece's.",
         "",
-        "| model | text | library | threads | MB/s | ciyuan / this | peak RSS | ids = sentencepiece |",
-        "|---|---|---|---:|---:|---:|---:|---|",
+        "| model | text | library | threads | MB/s | ciyuan / this | CPU / wall | peak RSS | ids = sentencepiece |",
+        "|---|---|---|---:|---:|---:|---:|---:|---|",
     ]
     by_key: Dict[Tuple[str, str, int], Dict[str, dict]] = {}
     for row in rows:
@@ -524,7 +522,7 @@ def encode_tables(args: argparse.Namespace, rows: List[dict], libs: List[str], t
         for lib, row in group.items():
             ratio = f"{ours['mbps'] / row['mbps']:.2f}x" if ours and lib != "ciyuan" else "-"
             lines.append(f"| {model} | {corpus} | {ENCODE_LABELS[lib]} | {threads} | {row['mbps']:.2f} | {ratio} | "
-                         f"{row['rss_mb']:.0f} MB | {_same_word(row)} |")
+                         f"{row['cores']:.2f} | {row['rss_mb']:.0f} MB | {_same_word(row)} |")
     lines += [
         "",
         "Summary (libraries whose ids differ from SentencePiece's are left out of \"fastest other\"):",
