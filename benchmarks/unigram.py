@@ -35,7 +35,8 @@ Encoding (--part encode): MB/s of
 line by line (a batch of the lines of --encode-mb MB), 1 thread and 2 threads, by
   ciyuan         Tokenizer.from_file(model).encode_batch_ids(lines, threads=N)
   sentencepiece  SentencePieceProcessor(model_file=model).encode(lines, num_threads=N)
-  kitoken        Kitoken.from_sentencepiece_file(model).encode_all(lines), Rayon on N threads
+  kitoken        Kitoken.from_sentencepiece_file(model).encode_all(lines) (RAYON_NUM_THREADS=N,
+                 but it kept one core busy in every run here: CPU / wall stays near 1)
   gigatoken      Tokenizer.from_sentencepiece(model).encode_batch_list(lines) (BPE models with
                  byte fallback only), parallel=False for 1 thread, Rayon on 2 for 2
   tokie, hf      do not read .model files: they load the tokenizer.json that gigatoken's
@@ -44,7 +45,8 @@ Each round takes a new slice of the text (so that no library's caches are warm f
 round; a text smaller than the slice is used whole every round) and runs every library in a fresh
 worker process, the order alternating between rounds; a worker encodes one warm-up line set,
 then times one pass over the slice. Every library's ids are checked against SentencePiece's on
-the same slice; a library whose ids differ is printed but left out of the ranking.
+the same slice; a library whose ids differ is printed but left out of the ranking. Peak RSS is
+the worker's VmHWM (see _common.peak_rss_mb); "CPU / wall" shows how many cores a pass used.
 
 A library that is not installed or cannot load a model is skipped with a one-line note. The
 peers are not test dependencies of ciyuan: benchmarks/requirements-peers.txt lists them.
