@@ -35,7 +35,19 @@ def median_seconds(fn: Callable[[], object], repeats: int) -> Tuple[float, List[
 
 
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, in MB."""
+    """Peak resident memory of this process so far, in MB.
+
+    Linux's VmHWM (/proc/self/status), the high-water mark of this program's own memory. Not
+    getrusage's ru_maxrss: Linux carries that across fork + exec, so a worker started by a parent
+    that once held 300 MB reports at least 300 MB whatever it uses itself.
+    """
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
