@@ -137,3 +137,34 @@ def test_a_value_outside_the_strings_is_a_model_error():
     broken = struct.pack("<I", size) + good[4:4 + size] + b"x"
     with pytest.raises(ModelError, match="points at byte"):
         _core.spm_normalize("c", bare(broken))
+
+
+@pytest.mark.slow
+def test_shipped_maps_are_what_the_generator_writes(tmp_path):
+    # src/ciyuan/normalizers/charsmaps is scripts/gen_spm_charsmaps.py's output for this Unicode
+    # version; a difference means the builder changed: rerun the script.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    shipped = repo / "src" / "ciyuan" / "normalizers" / "charsmaps"
+    if '"unicode_version": "%s"' % unicodedata.unidata_version not in (shipped / "index.json").read_text():
+        pytest.skip("the shipped maps are for another Unicode version")
+    run = subprocess.run([sys.executable, str(repo / "scripts" / "gen_spm_charsmaps.py"), "--out", str(tmp_path)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    for path in sorted(shipped.iterdir()):
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), f"{path.name} differs"
+
+
+def test_named_maps_come_from_the_package():
+    # Read, not built: the shipped copy decompresses to the builder's map for a small sample.
+    sc.named_charsmap.cache_clear()
+    blob = sc._shipped_charsmap("nmt_nfkc")
+    if sc._SHIPPED.joinpath("index.json").read_text().find(unicodedata.unidata_version) < 0:
+        assert blob is None
+        return
+    assert blob is not None and sc.named_charsmap("nmt_nfkc") == blob
+    rules = sc.read_charsmap(blob)
+    assert rules["Ａ".encode()] == b"A" and rules["\t".encode()] == b" " and rules[b"\x01"] == b""

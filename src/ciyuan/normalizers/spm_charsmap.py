@@ -16,7 +16,9 @@ The rules (as sentencepiece builds them):
   U+FFFD made a space, and the full-width tilde kept;
 - ``identity``: no rules (an empty charsmap).
 
-Building costs a few seconds per rule (a pass over every code point); results are cached.
+Building costs a few seconds per rule (a pass over every code point), so the package ships the
+four maps (``charsmaps/``, written by scripts/gen_spm_charsmaps.py) and builds only for another
+Unicode version; results are cached.
 
 Example:
     >>> from ciyuan.normalizers.spm_charsmap import named_charsmap, read_charsmap
@@ -27,11 +29,14 @@ Example:
 from __future__ import annotations
 
 import itertools
+import json
+import lzma
 import struct
 import unicodedata
 from collections import defaultdict, deque
 from functools import lru_cache
-from typing import Callable, Dict, List, Mapping, Set, Tuple
+from pathlib import Path
+from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from ciyuan.errors import ModelError
 
@@ -311,7 +316,27 @@ def read_charsmap(blob: bytes) -> Dict[bytes, bytes]:
     return out
 
 
+# The maps of the named rules as scripts/gen_spm_charsmaps.py wrote them (xz), for one Unicode
+# version: building one takes seconds, reading it milliseconds.
+_SHIPPED = Path(__file__).with_name("charsmaps")
+
+
+def _shipped_charsmap(rule: str) -> Optional[bytes]:
+    try:
+        index = json.loads((_SHIPPED / "index.json").read_text(encoding="utf-8"))
+        if index.get("unicode_version") != UNICODE_VERSION:
+            return None  # another Python's Unicode: build the map from this one's
+        return lzma.decompress((_SHIPPED / f"{rule}.xz").read_bytes())
+    except (OSError, ValueError, lzma.LZMAError):
+        return None  # missing or damaged: building gives the same map
+
+
 @lru_cache(maxsize=None)
 def named_charsmap(rule: str) -> bytes:
-    """The precompiled charsmap of a named rule (cached; ``b""`` for ``identity``)."""
+    """The precompiled charsmap of a named rule (cached; ``b""`` for ``identity``): the shipped
+    copy when it was built for this Python's Unicode version, else built now."""
+    if rule != "identity" and rule in RULES:
+        shipped = _shipped_charsmap(rule)
+        if shipped is not None:
+            return shipped
     return build_charsmap(rule_map(rule))
