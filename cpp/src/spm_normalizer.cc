@@ -53,6 +53,17 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
     if (!s.empty()) user.emplace_back(s, static_cast<uint32_t>(user.size()));
   }
   if (!user.empty()) user_ = std::make_unique<SpecialMatcher>(user);
+  // A byte is plain when no rule key and no user-defined symbol starts with it: normalizing a
+  // character that starts with it only copies the character (no trie walk, no symbol search).
+  for (unsigned b = 1; b < 256; ++b) {
+    bool plain = true;
+    if (!units_.empty()) {
+      const size_t node = unit_offset(units_[0]) ^ b;
+      plain = !(node < units_.size() && unit_label(units_[node]) == b);
+    }
+    for (const auto& sym : user) plain = plain && static_cast<unsigned char>(sym.first[0]) != b;
+    plain_[b] = plain;
+  }
 }
 
 size_t SpmNormalizer::match_rule(std::string_view in, size_t pos, const char** rep) const {
@@ -93,7 +104,13 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
   uint32_t user_index = 0;
   // One step of normalization at `pos`: sets the replacement and returns the bytes consumed.
   auto prefix = [&](size_t pos, const char** rep, size_t* rep_len) -> size_t {
-    if (user_) {
+    const unsigned char lead = static_cast<unsigned char>(in[pos]);
+    if (plain_[lead] && lead < 0x80) {  // most text: no rule and no symbol starts here
+      *rep = in.data() + pos;
+      *rep_len = 1;
+      return 1;
+    }
+    if (user_ && !plain_[lead]) {
       if (!user_searched || (user_found && user_s < pos)) {
         user_found = user_->find(in, pos, &user_s, &user_e, &user_index);
         user_searched = true;
@@ -104,9 +121,11 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
         return user_e - user_s;
       }
     }
-    if (const size_t n = match_rule(in, pos, rep)) {
-      *rep_len = std::strlen(*rep);
-      return n;
+    if (!plain_[lead]) {
+      if (const size_t n = match_rule(in, pos, rep)) {
+        *rep_len = std::strlen(*rep);
+        return n;
+      }
     }
     uint32_t cp;
     const size_t n = utf8::decode(in.data() + pos, in.data() + in.size(), &cp);

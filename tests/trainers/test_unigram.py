@@ -1,5 +1,5 @@
 """UnigramTrainer and the native Unigram trainer: options, determinism, meta pieces, the
-SentencePiece BPE type, and the native steps against ciyuan.reference.unigram_train."""
+SentencePiece BPE type, and the native steps against ciyuan.reference.unigram."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
-from ciyuan.reference import unigram_train as ref
+from ciyuan.reference import unigram as ref
 from ciyuan.trainers import TRAINERS, SentencePieceBPETrainer, UnigramTrainer
 
 SPACE = "\u2581"

@@ -64,6 +64,7 @@ class SpmNormalizer {
   std::string strings_;          // the normalized strings (+ a guard NUL)
   size_t strings_size_ = 0;      // without the guard
   std::unique_ptr<SpecialMatcher> user_;
+  bool plain_[256] = {};          // see the constructor (byte 0 is never plain: NUL rules)
 };
 
 // The whitespace words of a normalized sentence, as sentencepiece's trainer cuts them: a word
