@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -184,3 +185,21 @@ def test_help_explains_regularization(capsys):
     out = capsys.readouterr().out
     for flag in ("--sample", "--alpha A", "--nbest-size N", "--seed S", "--nbest K", "BPE-dropout", "examples:"):
         assert flag in out
+
+
+def test_sentencepiece_models_encode_files_and_refuse_bad_input(tmp_path):
+    model = str(shared("tokenizers", "sentencepiece", "llama2.model"))
+    src = tmp_path / "in.txt"
+    src.write_text("Hello world\n词元\n", encoding="utf-8")
+    r = run(["encode", "-t", model, str(src)])
+    assert r.returncode == 0 and r.stdout.decode() == "15043 3186\n29871 235 178 144 30824\n"
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine\nbroken \xff here\n")
+    r = run(["encode", "-t", model, str(bad)])
+    assert r.returncode == 1 and "bad.txt: invalid UTF-8 at byte 12 (line 2)" in r.stderr.decode()
+    r = run(["decode", "-t", model], b"15043 32000\n")
+    assert r.returncode == 1 and "id 32000" in r.stderr.decode()
+    truncated = tmp_path / "cut.model"
+    truncated.write_bytes(Path(model).read_bytes()[:1000])
+    r = run(["encode", "-t", str(truncated)], b"x\n")
+    assert r.returncode == 1 and "cut.model" in r.stderr.decode() and "Traceback" not in r.stderr.decode()

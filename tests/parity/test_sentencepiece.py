@@ -17,7 +17,7 @@ from tests.conftest import read_prefix, shared
 spm = pytest.importorskip("sentencepiece")
 
 MODELS = ["llama2", "albert", "spm-test", "spm-test-ja"]
-CORPORA = [("en", "tinyshakespeare.txt", None), ("zh", "jinyong_16novels.txt", 2 << 20),
+CORPORA = [("en", "tinyshakespeare.txt", None), ("en", "taylorswift.txt", None), ("zh", "jinyong_16novels.txt", 2 << 20),
            ("multi", "wagahaiwa.ja.txt", None), ("multi", "udhr_sample.txt", None), ("multi", "emoji.txt", None)]
 
 
@@ -64,6 +64,21 @@ def test_whole_corpora_as_sentencepiece(name, folder, file, limit):
     assert tok.encode_batch_ids(lines) == sp.encode(lines)
     for line in lines[::7]:
         check(tok, sp, line)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", MODELS)
+def test_all_of_gutenberg_as_sentencepiece(name):
+    # Every line of the 105 MB English corpus, in slices of ~8 MB (the id lists of the whole file
+    # would take gigabytes), both libraries on two threads.
+    tok, sp = pair(name)
+    with shared("corpora", "en", "gutenberg_100mb.txt").open(encoding="utf-8") as f:
+        while True:
+            lines = f.readlines(8 << 20)
+            if not lines:
+                break
+            lines = [line.rstrip("\n") for line in lines]
+            assert tok.encode_batch_ids(lines, threads=2) == sp.encode(lines, num_threads=2)
 
 
 PIECES = st.one_of(
