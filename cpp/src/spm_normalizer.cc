@@ -61,8 +61,23 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
       const size_t node = unit_offset(units_[0]) ^ b;
       plain = !(node < units_.size() && unit_label(units_[node]) == b);
     }
-    for (const auto& sym : user) plain = plain && static_cast<unsigned char>(sym.first[0]) != b;
+    bool alone = true;  // for ASCII: no key is b alone or b + another ASCII byte
+    if (!plain && b < 0x80) {
+      const size_t node = unit_offset(units_[0]) ^ b;
+      const uint32_t u = units_[node];
+      const size_t base = node ^ unit_offset(u);
+      alone = !has_leaf(u);
+      for (unsigned c = 1; alone && c < 0x80; ++c) {
+        const size_t child = base ^ c;
+        alone = !(child < units_.size() && unit_label(units_[child]) == c);
+      }
+    }
+    for (const auto& sym : user) {
+      plain = plain && static_cast<unsigned char>(sym.first[0]) != b;
+      alone = alone && static_cast<unsigned char>(sym.first[0]) != b;
+    }
     plain_[b] = plain;
+    if (b < 0x80) ascii_alone_[b] = alone;
   }
 }
 
@@ -105,7 +120,10 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
   // One step of normalization at `pos`: sets the replacement and returns the bytes consumed.
   auto prefix = [&](size_t pos, const char** rep, size_t* rep_len) -> size_t {
     const unsigned char lead = static_cast<unsigned char>(in[pos]);
-    if (plain_[lead] && lead < 0x80) {  // most text: no rule and no symbol starts here
+    if (lead < 0x80 && (plain_[lead] || (ascii_alone_[lead] && (pos + 1 == in.size() ||
+                                                                  static_cast<unsigned char>(in[pos + 1]) < 0x80)))) {
+      // Most text: no rule or symbol starts here, or (letters, which start composition rules
+      // such as "A" + U+0300) none starts with this byte followed by another ASCII byte.
       *rep = in.data() + pos;
       *rep_len = 1;
       return 1;

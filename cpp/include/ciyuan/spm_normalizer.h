@@ -65,6 +65,7 @@ class SpmNormalizer {
   size_t strings_size_ = 0;      // without the guard
   std::unique_ptr<SpecialMatcher> user_;
   bool plain_[256] = {};          // see the constructor (byte 0 is never plain: NUL rules)
+  bool ascii_alone_[128] = {};    // the same, for an ASCII byte followed by an ASCII byte
 };
 
 // The whitespace words of a normalized sentence, as sentencepiece's trainer cuts them: a word
