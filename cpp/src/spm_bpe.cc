@@ -50,7 +50,22 @@ inline double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x
 
 SpmBpeModel::SpmBpeModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
                          SpmModelConfig config)
-    : SpmModel(std::move(pieces), std::move(scores), std::move(types), config) {}
+    : SpmModel(std::move(pieces), std::move(scores), std::move(types), config) {
+  const int64_t unk = table_.unk_id();
+  auto piece_id = [&](const char* p, size_t n) {  // the piece with these bytes, or kNone
+    const uint32_t id = table_.symbol_id(p, n);
+    return static_cast<int64_t>(id) == unk && table_.piece(id) != std::string_view(p, n) ? SpmPieces::kNone : id;
+  };
+  for (uint32_t id = 0; id < table_.size(); ++id) {
+    const std::string& p = table_.piece(id);
+    if (table_.find_matchable(p.data(), p.size()) != id) continue;  // not matchable (or a duplicate)
+    for (size_t k = utf8::lead_length(static_cast<unsigned char>(p[0])); k < p.size();
+         k += utf8::lead_length(static_cast<unsigned char>(p[k]))) {
+      const uint32_t a = piece_id(p.data(), k), b = piece_id(p.data() + k, p.size() - k);
+      if (a != SpmPieces::kNone && b != SpmPieces::kNone) pairs_.insert(PairMap::key(a, b), PairMap::Value{0, id});
+    }
+  }
+}
 
 void SpmBpeModel::emit_symbol(const char* text, uint32_t s, uint32_t e, uint32_t id, size_t first,
                               std::vector<Token>& out) const {
@@ -67,6 +82,7 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
   std::vector<Symbol>& syms = scratch.syms;
   std::vector<Candidate>& heap = scratch.heap;
   std::vector<std::pair<std::string, uint32_t>>& unused_made = scratch.unused_made;
+  const int64_t unk = table_.unk_id();
   syms.clear();
   heap.clear();
   unused_made.clear();
@@ -93,7 +109,14 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
     const Symbol& b = syms[static_cast<size_t>(r)];
     if (a.frozen || b.frozen) return;
     const uint32_t size = a.len + b.len;
-    const uint32_t id = table_.find_matchable(t + a.start, size);
+    uint32_t id;
+    if (a.id != SpmPieces::kNone && b.id != SpmPieces::kNone && static_cast<int64_t>(a.id) != unk &&
+        static_cast<int64_t>(b.id) != unk) {
+      const PairMap::Value* v = pairs_.find(PairMap::key(a.id, b.id));
+      id = v ? v->id : SpmPieces::kNone;
+    } else {
+      id = table_.find_matchable(t + a.start, size);
+    }
     if (id == SpmPieces::kNone) return;
     if (table_.type(id) == PieceType::kUnused) unused_made.emplace_back(std::string(t + a.start, size), a.len);
     heap.push_back(Candidate{table_.score(id), l, r, size, id});

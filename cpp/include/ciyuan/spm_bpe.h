@@ -10,7 +10,8 @@
 // Sampling is BPE-dropout: each merge the loop would make is skipped with probability alpha.
 //
 // Cost: O(m log m) for a word of m symbols (a binary heap of candidate pairs over a linked
-// list of symbols, stale entries skipped when popped); words of up to 16 bytes are cached per
+// list of symbols, stale entries skipped when popped; pairs found by id in a table of all
+// splits of the pieces); words of up to 16 bytes are cached per
 // thread when every segmentation breaks at `▁` (spm_pieces.h: WordBreak). No allocation per
 // token: the symbol list and the heap are per-thread buffers.
 #pragma once
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "ciyuan/encoder.h"
+#include "ciyuan/hash.h"
 #include "ciyuan/spm_pieces.h"
 
 namespace ciyuan {
@@ -45,6 +47,12 @@ class SpmBpeModel final : public SpmModel {
                   double dropout, Rng* rng) const;
   // Appends a final symbol text[s, e) that is the piece `id` (kNone: no piece).
   void emit_symbol(const char* text, uint32_t s, uint32_t e, uint32_t id, size_t first, std::vector<Token>& out) const;
+
+  // (left id, right id) -> the matchable piece that is their concatenation (PairMap's `id`;
+  // `rank` unused), for every split of every matchable piece into two pieces: the merge loop
+  // looks pairs up by id instead of hashing their bytes. Symbols that are no piece (unknown
+  // characters share the unknown id) still go by bytes.
+  PairMap pairs_;
 };
 
 }  // namespace ciyuan
