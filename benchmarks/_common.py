@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("CIYUAN_SHARED_DATA", REPO.parent / "shared" / "data"))
@@ -71,3 +71,12 @@ def run_worker(script: Path, args: List[str], env_extra: dict) -> str:
     if out.returncode != 0:
         raise RuntimeError(f"worker {args} failed:\n{out.stderr}")
     return out.stdout.strip().splitlines()[-1]
+
+
+def append_markdown(path: Optional[str], sections: List[Tuple[str, List[str]]]) -> None:
+    """Append each (title, lines) section to the markdown file `path` (nothing when None)."""
+    if not path or not sections:
+        return
+    with open(path, "a", encoding="utf-8") as f:
+        for title, lines in sections:
+            f.write(f"\n## {title}\n\n" + "\n".join(lines) + "\n")

@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import SHARED_DATA, machine, peak_rss_mb  # noqa: E402
+from _common import SHARED_DATA, append_markdown, machine, peak_rss_mb  # noqa: E402
 
 CORPORA = {
     "en": SHARED_DATA / "corpora" / "en" / "gutenberg_100mb.txt",
@@ -608,10 +608,7 @@ def main() -> None:
     for title, lines in sections:
         print(f"\n## {title}\n")
         print("\n".join(lines))
-    if args.markdown and sections:
-        with open(args.markdown, "a", encoding="utf-8") as f:
-            for title, lines in sections:
-                f.write(f"\n## {title}\n\n" + "\n".join(lines) + "\n")
+    append_markdown(args.markdown, sections)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import SHARED_DATA, machine, median_seconds, peak_rss_mb, read_prefix, run_worker  # noqa: E402
+from _common import SHARED_DATA, append_markdown, machine, median_seconds, peak_rss_mb, read_prefix, run_worker  # noqa: E402
 
 TRAIN_CORPUS = SHARED_DATA / "corpora" / "en" / "gutenberg_100mb.txt"
 VOCAB = 30000
@@ -248,10 +248,7 @@ def main() -> None:
             sections.append(("BERT encoding (`benchmarks/wordpiece.py --part encode`)", lines))
     for _title, lines in sections:
         print("\n".join(lines))
-    if args.markdown and sections:
-        with open(args.markdown, "a", encoding="utf-8") as f:
-            for title, lines in sections:
-                f.write(f"\n## {title}\n\n" + "\n".join(lines) + "\n")
+    append_markdown(args.markdown, sections)
 
 
 if __name__ == "__main__":

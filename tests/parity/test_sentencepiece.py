@@ -17,8 +17,8 @@ from tests.conftest import read_prefix, shared
 spm = pytest.importorskip("sentencepiece")
 
 MODELS = ["llama2", "albert", "spm-test", "spm-test-ja"]
-CORPORA = [("en", "tinyshakespeare.txt", None), ("en", "taylorswift.txt", None), ("zh", "jinyong_16novels.txt", 2 << 20),
-           ("multi", "wagahaiwa.ja.txt", None), ("multi", "udhr_sample.txt", None), ("multi", "emoji.txt", None)]
+CORPORA = [("en", "tinyshakespeare.txt", None), ("en", "taylorswift.txt", None),
+           ("zh", "jinyong_16novels.txt", 2 << 20), ("multi", "wagahaiwa.ja.txt", None), ("multi", "udhr_sample.txt", None), ("multi", "emoji.txt", None)]
 
 
 @functools.lru_cache(maxsize=None)
