@@ -18,7 +18,8 @@ spm = pytest.importorskip("sentencepiece")
 
 MODELS = ["llama2", "albert", "spm-test", "spm-test-ja"]
 CORPORA = [("en", "tinyshakespeare.txt", None), ("en", "taylorswift.txt", None),
-           ("zh", "jinyong_16novels.txt", 2 << 20), ("multi", "wagahaiwa.ja.txt", None), ("multi", "udhr_sample.txt", None), ("multi", "emoji.txt", None)]
+           ("zh", "jinyong_16novels.txt", 2 << 20),
+           ("multi", "wagahaiwa.ja.txt", None), ("multi", "udhr_sample.txt", None), ("multi", "emoji.txt", None)]
 
 
 @functools.lru_cache(maxsize=None)
