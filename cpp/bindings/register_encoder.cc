@@ -16,6 +16,7 @@
 #include "ciyuan/encoder.h"
 #include "ciyuan/errors.h"
 #include "ciyuan/utf8.h"
+#include "batch_ids.h"
 #include "common.h"
 #include "encoding_data.h"
 
@@ -30,6 +31,8 @@ using ciyuan::SpmNormalizerOptions;
 using ciyuan::Token;
 using ciyuan::TokenSink;
 using ciyuan_bindings::EncodingData;
+using ciyuan_bindings::StrBatch;
+using ciyuan_bindings::encode_id_lists;
 using ciyuan_bindings::GcPause;
 using ciyuan_bindings::char_offsets;
 using ciyuan_bindings::id_list;
@@ -88,15 +91,6 @@ nb::list encoding_list(std::vector<std::vector<Token>> results) {
     data->tokens = std::move(r);
     out.append(nb::cast(data, nb::rv_policy::take_ownership));
   }
-  return out;
-}
-
-// A batch's ids as a list of id lists, `head` and `tail` around each.
-nb::list id_lists(const std::vector<std::vector<uint32_t>>& results, const std::vector<uint32_t>& head,
-                  const std::vector<uint32_t>& tail) {
-  GcPause pause;
-  nb::list out;
-  for (const auto& r : results) out.append(wrapped_id_list(head, r, tail));
   return out;
 }
 
@@ -392,9 +386,11 @@ void register_encoder(nb::module_& m) {
           "encode_batch_ids",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads, const std::vector<uint32_t>& head,
              const std::vector<uint32_t>& tail) {
-            return id_lists(run_batch<uint32_t>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
-              self.encode_batch_ids(views, pol, threads, r);
-            }), head, tail);
+            const StrBatch batch(texts);
+            const auto pol = policy_from(policy);
+            return encode_id_lists(batch, threads, [&](size_t, std::string_view utf8, std::vector<uint32_t>& ids) {
+              self.encode_ids(utf8, pol, ids);
+            }, head, tail);
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"), nb::arg("head") = std::vector<uint32_t>(),
           nb::arg("tail") = std::vector<uint32_t>(),
@@ -441,9 +437,13 @@ void register_encoder(nb::module_& m) {
           "encode_sampled_batch_ids",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, const ciyuan::SampleOptions& options,
              uint64_t seed, int threads, const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
-            return id_lists(run_batch<uint32_t>(texts, policy, [&](const auto& views, const auto& pol, auto& r) {
-              self.encode_sampled_batch_ids(views, pol, options, seed, threads, r);
-            }), head, tail);
+            const StrBatch batch(texts);
+            const auto pol = policy_from(policy);
+            return encode_id_lists(batch, threads, [&](size_t i, std::string_view utf8, std::vector<uint32_t>& ids) {
+              TokenSink sink(ids);
+              ciyuan::Rng rng = ciyuan::sample_rng(seed, i);
+              self.encode_sampled(utf8, pol, options, rng, sink);
+            }, head, tail);
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("options"), nb::arg("seed"), nb::arg("threads"),
           nb::arg("head") = std::vector<uint32_t>(), nb::arg("tail") = std::vector<uint32_t>())

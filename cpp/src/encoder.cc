@@ -306,23 +306,9 @@ void Encoder::encode_batch(const std::vector<std::string_view>& texts, const std
   encode_each(texts.size(), threads, out, [&](size_t i, TokenSink& sink) { encode(texts[i], policy, sink); });
 }
 
-void Encoder::encode_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
-                               int threads, std::vector<std::vector<uint32_t>>& out) const {
-  encode_each(texts.size(), threads, out, [&](size_t i, TokenSink& sink) { encode(texts[i], policy, sink); });
-}
-
 void Encoder::encode_sampled_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
                                    const SampleOptions& options, uint64_t seed, int threads,
                                    std::vector<std::vector<Token>>& out) const {
-  encode_each(texts.size(), threads, out, [&](size_t i, TokenSink& sink) {
-    Rng rng = sample_rng(seed, i);
-    encode_with(texts[i], policy, sink, SampleCall{*model_, options, rng});
-  });
-}
-
-void Encoder::encode_sampled_batch_ids(const std::vector<std::string_view>& texts,
-                                       const std::vector<SpecialPolicy>& policy, const SampleOptions& options,
-                                       uint64_t seed, int threads, std::vector<std::vector<uint32_t>>& out) const {
   encode_each(texts.size(), threads, out, [&](size_t i, TokenSink& sink) {
     Rng rng = sample_rng(seed, i);
     encode_with(texts[i], policy, sink, SampleCall{*model_, options, rng});

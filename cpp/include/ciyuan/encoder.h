@@ -228,11 +228,10 @@ class Encoder {
   // The model alone on pieces chosen by the caller (a Python pre-tokenizer): [start, end) byte
   // spans of `text`.
   void encode_spans(std::string_view text, const std::vector<Span>& spans, std::vector<Token>& out) const;
-  // Encodes each text; `threads` <= 0 means one per core.
+  // Encodes each text; `threads` <= 0 means one per core. (Batches of ids only are scheduled by
+  // the bindings, which overlap encoding with building the Python lists: encode_ids per text.)
   void encode_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
                     int threads, std::vector<std::vector<Token>>& out) const;
-  void encode_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
-                        int threads, std::vector<std::vector<uint32_t>>& out) const;
 
   // Subword regularization: like encode, but the model samples each piece's segmentation
   // (TokenModel::sample_pieces) with the generator sample_rng(seed, 0).
@@ -250,9 +249,6 @@ class Encoder {
   void encode_sampled_batch(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
                             const SampleOptions& options, uint64_t seed, int threads,
                             std::vector<std::vector<Token>>& out) const;
-  void encode_sampled_batch_ids(const std::vector<std::string_view>& texts, const std::vector<SpecialPolicy>& policy,
-                                const SampleOptions& options, uint64_t seed, int threads,
-                                std::vector<std::vector<uint32_t>>& out) const;
   // encode_spans, sampled with `rng` (the caller's: one generator for all the pieces of a text).
   void encode_spans_sampled(std::string_view text, const std::vector<Span>& spans, const SampleOptions& options,
                             Rng& rng, std::vector<Token>& out) const;

@@ -1,0 +1,101 @@
+"""Batches of ids (`encode_batch_ids`): each text's UTF-8 is made by the encoding thread from
+the str's own storage (ASCII, Latin-1, UCS-2 and UCS-4 strs), the caller builds the lists while
+the other threads encode, and nothing of that may show: the ids equal one-by-one `encode`, at
+any thread count, and errors are those of the lowest failing text."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ciyuan
+from ciyuan.errors import DisallowedSpecialTokenError
+from tests.conftest import shared
+
+# One text of each storage width CPython picks, and their mixtures.
+TEXTS = [
+    "",
+    "plain ASCII text",
+    "café naïve déjà",                 # Latin-1: one byte a character, not UTF-8
+    "词元 tokenization 分词",            # UCS-2
+    "emoji 😀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 outside the BMP",  # UCS-4
+    "\x00\x7f\x80\xff" + "\u07ff\u0800\uffff" + "\U00010000\U0010ffff",  # UTF-8 length boundaries
+    " " * 50,
+]
+
+
+@pytest.fixture(scope="module")
+def cl100k(ciyuan_tokenizers):
+    return ciyuan_tokenizers["cl100k_base"]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_batch_ids_equal_single_encodes(cl100k, threads):
+    texts = TEXTS * 40  # more texts than runs, so that the threads and the caller interleave
+    expected = [cl100k.encode(t).ids for t in texts]
+    assert cl100k.encode_batch_ids(texts, threads=threads) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40), max_size=70),
+       st.integers(min_value=1, max_value=4))
+def test_generated_batches(cl100k, texts, threads):
+    assert cl100k.encode_batch_ids(texts, threads=threads) == [cl100k.encode(t).ids for t in texts]
+
+
+def test_str_subclass_and_tuple_input(cl100k):
+    class Text(str):
+        pass
+
+    assert cl100k.encode_batch_ids((Text("hello 词元"), "x")) == [cl100k.encode("hello 词元").ids, [87]]
+
+
+def test_lone_surrogates_become_replacement_characters(cl100k):
+    # No UTF-8 form: the Tokenizer reads them as U+FFFD, as for a single text.
+    texts = ["fine", "bad \ud800 here", "词\udfff", "fine again"]
+    expected = [cl100k.encode(t.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd")).ids for t in texts]
+    for threads in (1, 2):
+        assert cl100k.encode_batch_ids(texts, threads=threads) == expected
+
+
+def test_native_batch_raises_cpythons_unicode_error_for_the_first_bad_text(cl100k):
+    encoder = cl100k._encoder
+    texts = ["ok"] * 500 + ["x\ud800"] + ["ok"] * 500 + ["\udc00y"]
+    for threads in (1, 2, 4):
+        with pytest.raises(UnicodeEncodeError) as info:
+            encoder.encode_batch_ids(texts, b"", threads)
+        assert info.value.object == "x\ud800"
+
+
+def test_non_str_item_is_a_type_error():
+    tok = ciyuan.Tokenizer(ciyuan.models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"),
+                           pre_tokenizer=ciyuan.pre_tokenizers.WhitespaceSplit())
+    with pytest.raises(TypeError, match="expected str, got int"):
+        tok._encoder.encode_batch_ids(["a", 3], b"", 1)
+
+
+def test_disallowed_special_token_reports_the_first_text_at_any_thread_count(cl100k):
+    texts = ["plain"] * 300 + ["one <|endoftext|>"] + ["plain"] * 300 + ["two <|fim_prefix|> <|endoftext|>"]
+    for threads in (1, 2, 4):
+        with pytest.raises(DisallowedSpecialTokenError, match="'<\\|endoftext\\|>' at byte 4"):
+            cl100k.encode_batch_ids(texts, threads=threads)
+
+
+def test_template_ids_around_each_text():
+    bert = ciyuan.Tokenizer.from_bert_vocab(str(shared("tokenizers", "bert", "bert-base-uncased-vocab.txt")))
+    texts = ["Hello, world!", "", "词元"] * 30
+    for threads in (1, 2):
+        assert bert.encode_batch_ids(texts, threads=threads) == [bert.encode(t).ids for t in texts]
+
+
+def test_sampled_batches_do_not_depend_on_the_thread_count():
+    albert = ciyuan.Tokenizer.from_file(str(shared("tokenizers", "sentencepiece", "albert.model")))
+    texts = ["hello world, this is subword regularization", "词元 and 😀"] * 50
+    one = albert.encode_batch_ids(texts, threads=1, sample=True, alpha=0.1, seed=7)
+    assert albert.encode_batch_ids(texts, threads=3, sample=True, alpha=0.1, seed=7) == one
+    assert [albert.encode(t, sample=True, alpha=0.1, seed=7).ids for t in texts[:1]] == one[:1]
+
+
+def test_empty_batch(cl100k):
+    assert cl100k.encode_batch_ids([]) == []
