@@ -207,7 +207,9 @@ nb::list encode_id_lists(const StrBatch& texts, int threads, const EncodeIds& en
   const size_t workers = std::min(static_cast<size_t>(ciyuan::resolve_threads(threads)), n);
   // Runs small enough that the caller can turn finished ones into lists while the others
   // encode (dozens per thread), large enough that claiming one is rare next to encoding it.
-  const size_t run = std::clamp<size_t>(n / (workers * 32), 1, 64);
+  // One thread has no one to overlap with: one run, so that building the lists (which touches
+  // an int object per distinct id) does not evict the model's tables between runs.
+  const size_t run = workers == 1 ? n : std::clamp<size_t>(n / (workers * 32), 1, 64);
   Pipeline pipe(texts, encode, run);
   GcPause pause;  // millions of small lists: no collection passes meanwhile
   std::exception_ptr list_error;  // a failure to build a list (MemoryError), raised after the join

@@ -65,6 +65,7 @@ SpmBpeModel::SpmBpeModel(std::vector<std::string> pieces, std::vector<float> sco
       if (a != SpmPieces::kNone && b != SpmPieces::kNone) pairs_.insert(PairMap::key(a, b), PairMap::Value{0, id});
     }
   }
+  for (uint32_t id = 0; id < table_.size(); ++id) has_unused_ |= table_.type(id) == PieceType::kUnused;
 }
 
 void SpmBpeModel::emit_symbol(const char* text, uint32_t s, uint32_t e, uint32_t id, size_t first,
@@ -84,25 +85,7 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
   std::vector<std::pair<std::string, uint32_t>>& unused_made = scratch.unused_made;
   const int64_t unk = table_.unk_id();
   syms.clear();
-  heap.clear();
   unused_made.clear();
-  for (uint32_t pos = start; pos < end;) {
-    const size_t user = table_.has_user_defined() ? table_.user_defined_prefix(t + pos, end - pos) : 0;
-    const int32_t i = static_cast<int32_t>(syms.size());
-    if (user) {
-      syms.push_back(Symbol{pos, static_cast<uint32_t>(user), i - 1, -1, table_.symbol_id(t + pos, user), true});
-    } else {
-      uint32_t cp;
-      const uint32_t len = static_cast<uint32_t>(utf8::decode(t + pos, t + end, &cp));
-      // A character no longer piece holds never merges: frozen, no pair lookups.
-      if (cp < 0x10000)
-        syms.push_back(Symbol{pos, len, i - 1, -1, table_.bmp_symbol_id(cp), !table_.bmp_in_longer_piece(cp)});
-      else
-        syms.push_back(Symbol{pos, len, i - 1, -1, table_.symbol_id(t + pos, len), false});
-    }
-    if (i > 0) syms[static_cast<size_t>(i - 1)].next = i;
-    pos += syms.back().len;
-  }
   auto offer = [&](int32_t l, int32_t r) {
     if (l < 0 || r < 0) return;
     const Symbol& a = syms[static_cast<size_t>(l)];
@@ -122,23 +105,6 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
     heap.push_back(Candidate{table_.score(id), l, r, size, id});
     std::push_heap(heap.begin(), heap.end(), below);
   };
-  for (size_t i = 1; i < syms.size(); ++i) offer(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), below);
-    const Candidate c = heap.back();
-    heap.pop_back();
-    Symbol& a = syms[static_cast<size_t>(c.left)];
-    Symbol& b = syms[static_cast<size_t>(c.right)];
-    if (a.len == 0 || b.len == 0 || a.len + b.len != c.size) continue;  // stale
-    if (dropout > 0 && uniform01(*rng) < dropout) continue;
-    a.len += b.len;
-    a.id = c.id;
-    a.next = b.next;
-    if (b.next >= 0) syms[static_cast<size_t>(b.next)].prev = c.left;
-    b.len = 0;
-    offer(a.prev, c.left);
-    offer(c.left, a.next);
-  }
   // Final symbols; an UNUSED piece goes back to its parts (the last split recorded for its text).
   auto emit = [&](auto&& self, uint32_t s, uint32_t e, uint32_t id) -> void {
     if (id != SpmPieces::kNone && table_.type(id) == PieceType::kUnused) {
@@ -156,10 +122,64 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
     }
     emit_symbol(t, s, e, id, first, out);
   };
-  for (int32_t i = syms.empty() ? -1 : 0; i >= 0; i = syms[static_cast<size_t>(i)].next) {
-    const Symbol& y = syms[static_cast<size_t>(i)];
-    emit(emit, y.start, y.start + y.len, y.id);
+  // The merge loop over the symbols collected so far, then their tokens.
+  auto merge_and_emit = [&]() {
+    heap.clear();
+    for (size_t i = 1; i < syms.size(); ++i) offer(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), below);
+      const Candidate c = heap.back();
+      heap.pop_back();
+      Symbol& a = syms[static_cast<size_t>(c.left)];
+      Symbol& b = syms[static_cast<size_t>(c.right)];
+      if (a.len == 0 || b.len == 0 || a.len + b.len != c.size) continue;  // stale
+      if (dropout > 0 && uniform01(*rng) < dropout) continue;
+      a.len += b.len;
+      a.id = c.id;
+      a.next = b.next;
+      if (b.next >= 0) syms[static_cast<size_t>(b.next)].prev = c.left;
+      b.len = 0;
+      offer(a.prev, c.left);
+      offer(c.left, a.next);
+    }
+    for (int32_t i = syms.empty() ? -1 : 0; i >= 0; i = syms[static_cast<size_t>(i)].next) {
+      const Symbol& y = syms[static_cast<size_t>(i)];
+      emit(emit, y.start, y.start + y.len, y.id);
+    }
+    syms.clear();
+  };
+  // A frozen symbol takes part in no pair, so no merge crosses it: the symbols between frozen
+  // ones merge on their own and a frozen one is emitted as it is (Chinese under Llama 2: most
+  // characters are in no longer piece, and the heap then holds only the few runs that can
+  // merge). Not with dropout (its draws follow the heap order of the whole word) nor with
+  // UNUSED pieces (their split is the last one recorded anywhere in the word).
+  const bool split_at_frozen = dropout <= 0 && !has_unused_;
+  for (uint32_t pos = start; pos < end;) {
+    const size_t user = table_.has_user_defined() ? table_.user_defined_prefix(t + pos, end - pos) : 0;
+    Symbol y;
+    if (user) {
+      y = Symbol{pos, static_cast<uint32_t>(user), -1, -1, table_.symbol_id(t + pos, user), true};
+    } else {
+      uint32_t cp;
+      const uint32_t len = static_cast<uint32_t>(utf8::decode(t + pos, t + end, &cp));
+      // A character no longer piece holds never merges: frozen, no pair lookups.
+      if (cp < 0x10000)
+        y = Symbol{pos, len, -1, -1, table_.bmp_symbol_id(cp), !table_.bmp_in_longer_piece(cp)};
+      else
+        y = Symbol{pos, len, -1, -1, table_.symbol_id(t + pos, len), false};
+    }
+    pos += y.len;
+    if (y.frozen && split_at_frozen) {
+      if (!syms.empty()) merge_and_emit();
+      emit_symbol(t, y.start, y.start + y.len, y.id, first, out);
+      continue;
+    }
+    const int32_t i = static_cast<int32_t>(syms.size());
+    y.prev = i - 1;
+    syms.push_back(y);
+    if (i > 0) syms[static_cast<size_t>(i - 1)].next = i;
   }
+  if (!syms.empty()) merge_and_emit();
 }
 
 void SpmBpeModel::encode_span(std::string_view text, uint32_t start, uint32_t end, size_t first,

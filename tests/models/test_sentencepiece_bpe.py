@@ -99,3 +99,15 @@ def test_dropout_skips_merges_with_probability_alpha():
 def test_merges_match_the_reference(drawn, text):
     model = build(SentencePieceBPE, drawn)
     assert tokens(model, text) == ref.spm_bpe_encode(text, table_of(model))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(models(), st.text(CHARS + "☃x", max_size=40))
+def test_words_cut_at_frozen_symbols_match_the_reference(drawn, text):
+    # Without UNUSED pieces the native loop merges the runs between frozen symbols (characters
+    # in no longer piece, user-defined pieces) one by one; the tokens must be those of one
+    # merge loop over the whole text.
+    pieces, fallback = drawn
+    pieces = [(p, s, ref.NORMAL if t == ref.UNUSED else t) for p, s, t in pieces]
+    model = build(SentencePieceBPE, (pieces, fallback))
+    assert tokens(model, text) == ref.spm_bpe_encode(text, table_of(model))

@@ -11,7 +11,7 @@
 //
 // Cost: O(m log m) for a word of m symbols (a binary heap of candidate pairs over a linked
 // list of symbols, stale entries skipped when popped; pairs found by id in a table of all
-// splits of the pieces); words of up to 16 bytes are cached per
+// splits of the pieces; a word is cut at its frozen symbols, which no merge crosses); words of up to 16 bytes are cached per
 // thread when every segmentation breaks at `▁` (spm_pieces.h: WordBreak). No allocation per
 // token: the symbol list and the heap are per-thread buffers.
 #pragma once
@@ -53,6 +53,7 @@ class SpmBpeModel final : public SpmModel {
   // looks pairs up by id instead of hashing their bytes. Symbols that are no piece (unknown
   // characters share the unknown id) still go by bytes.
   PairMap pairs_;
+  bool has_unused_ = false;  // any UNUSED piece (merge_word then keeps each word whole)
 };
 
 }  // namespace ciyuan
