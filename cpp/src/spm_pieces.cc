@@ -179,6 +179,7 @@ SpmPieces::SpmPieces(std::vector<std::string> pieces, std::vector<float> scores,
   std::sort(cps.begin(), cps.end());
   cps.erase(std::unique(cps.begin(), cps.end()), cps.end());
   bmp_codes_.assign(0x10000, 0);
+  code_count_ = static_cast<uint32_t>(cps.size() + 1);
   for (size_t k = 0; k < cps.size(); ++k) {
     const uint32_t code = static_cast<uint32_t>(k + 1);
     if (cps[k] < 0x10000) bmp_codes_[cps[k]] = code < kFarCode ? static_cast<uint16_t>(code) : kFarCode;

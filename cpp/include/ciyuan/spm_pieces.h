@@ -79,6 +79,8 @@ class SpmPieces {
   // instead of three.
   const DoubleArrayTrie& trie() const { return trie_; }
   bool trie_empty() const { return trie_empty_; }
+  // The number of trie labels: char_code() is below it.
+  uint32_t char_code_count() const { return code_count_; }
   // The trie label of a character, 0 for a character in no lattice piece.
   uint32_t char_code(uint32_t cp) const {
     if (cp < 0x10000 && bmp_codes_[cp] != kFarCode) return bmp_codes_[cp];
@@ -131,6 +133,7 @@ class SpmPieces {
   BytesMap matchable_, all_;
   DoubleArrayTrie trie_;
   bool trie_empty_ = true;
+  uint32_t code_count_ = 1;
   // Character codes: 16 bits by code point below U+10000 (128 KB: the table's cache lines are
   // what a CJK text touches), kFarCode sending the lookup to far_codes_ (code points above
   // U+FFFF, and codes past 16 bits in a model of more than 65534 distinct characters).

@@ -64,16 +64,30 @@ class UnigramModel final : public SpmModel {
   void lattice(std::string_view text, uint32_t start, uint32_t end, std::vector<Edge>& edges) const;
 
  private:
-  template <class Visit>
-  void each_node(const char* t, uint32_t from, uint32_t to, Visit&& visit) const;
-  // Float Viterbi over w[0, n) from `total`, SentencePiece's arithmetic; the path goes to `path`
-  // as (end, id) pairs, last piece first.
-  float viterbi(const char* w, uint32_t n, float total, std::vector<std::pair<uint32_t, int32_t>>& path) const;
+  struct Scratch;  // a thread's buffers for the Viterbi (unigram.cc)
+  static Scratch& scratch();
+  // By trie code, what a piece's first character decides: the piece of that character alone
+  // (kUnkNode: none, an unknown node) with its lattice score, and the trie node of the
+  // character to walk on from (-1: no longer piece starts with it, no walk at all).
+  struct First {
+    int32_t node;
+    int32_t id;
+    float score;
+  };
+  // Decodes w[0, n) into the scratch's trie codes and byte offsets; returns the characters.
+  uint32_t decode(const char* w, uint32_t n, Scratch& s) const;
+  // Calls relax(i, j, id, score) for each node of the lattice of the characters code[0, chars)
+  // over characters [i, j), by start i and then end j (an unknown node last at its start).
+  template <class Relax>
+  void each_edge(const uint32_t* code, uint32_t chars, Relax&& relax) const;
+  // Float Viterbi over w[0, n) from `total`, SentencePiece's arithmetic; the path goes to the
+  // scratch's path as (end, id) pairs, last piece first.
+  float viterbi(const char* w, uint32_t n, float total, Scratch& s) const;
   // Viterbi of w[0, n) from 0 in double, with the smallest margin between the best and the
   // second best candidate at each node of the best path (infinity if there is no choice).
-  double viterbi_margin(const char* w, uint32_t n, std::vector<std::pair<uint32_t, int32_t>>& path) const;
+  double viterbi_margin(const char* w, uint32_t n, Scratch& s) const;
   void encode_word(std::string_view text, uint32_t start, uint32_t end, float& total, size_t first,
-                   std::vector<Token>& out, SpmWordCache* cache) const;
+                   std::vector<Token>& out, SpmWordCache* cache, Scratch& s) const;
   // Appends the path (last piece first, as viterbi() leaves it) of the word at `start`.
   void emit(const char* text, uint32_t start, const std::pair<uint32_t, int32_t>* path, size_t count, size_t first,
             std::vector<Token>& out) const;
@@ -81,6 +95,7 @@ class UnigramModel final : public SpmModel {
   float piece_score(int32_t id) const { return id == kUnkNode ? unk_score_ : lattice_score_[static_cast<size_t>(id)]; }
 
   std::vector<float> lattice_score_;  // per id: its score in the lattice (NORMAL, USER_DEFINED)
+  std::vector<First> first_;          // per trie code (code 0: in no piece)
   float unk_score_;
 };
 
