@@ -199,53 +199,62 @@ void UnigramModel::emit(const char* text, uint32_t start, const std::pair<uint32
 
 void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t end, float& total, size_t first,
                                std::vector<Token>& out, SpmWordCache* cache, Scratch& s) const {
-  Path& path = s.path;
   const char* w = text.data() + start;
   const uint32_t n = end - start;
-  // A path found without the running total is the float Viterbi's when its smallest margin
-  // is far above the rounding error of float sums of this size (2^-17 of them: 64 ulps).
-  auto replay = [&](const uint32_t* ids, size_t count) {
-    float t = total;
-    for (size_t i = 0; i < count; ++i) t = lattice_score_[ids[i]] + t;
-    return t;
-  };
-  auto safe = [&](double margin, float after) {
-    return margin > (std::fabs(static_cast<double>(total)) + std::fabs(static_cast<double>(after)) + 1.0) * 0x1.0p-17;
-  };
   if (cache && n <= SpmWordCache::kMaxBytes) {
     bool hit;
     SpmWordCache::Entry& entry = cache->slot(w, n, instance_, &hit);
-    if (hit) {
-      const float after = replay(entry.ids, entry.count);
-      if (safe(entry.extra, after)) {
-        SpmWordCache::replay(entry, start, end, out);
-        total = after;
-        return;
-      }
-    } else {
+    if (!hit) {
+      // The word's path from 0 and its smallest margin; kept even when it is not safe at this
+      // total (it may be at the next, smaller one).
       const double margin = viterbi_margin(w, n, s);
-      bool known = path.size() <= SpmWordCache::kMaxPieces;
-      for (const auto& p : path) known &= p.second != kUnkNode;
-      if (known) {
+      const Path& path = s.path;
+      if (path.size() <= SpmWordCache::kMaxPieces) {
         entry.count = static_cast<uint8_t>(path.size());
         for (size_t i = 0; i < path.size(); ++i) {
           const auto& p = path[path.size() - 1 - i];
-          entry.ids[i] = static_cast<uint32_t>(p.second);
+          entry.ids[i] = static_cast<uint32_t>(p.second);  // kUnkNode: kCachedUnk
           if (i + 1 < path.size()) entry.ends[i] = static_cast<uint8_t>(p.first);
         }
         entry.extra = static_cast<float>(std::min(margin, 1e30));
         cache->fill(entry);
-        const float after = replay(entry.ids, entry.count);
-        if (safe(margin, after)) {
-          emit(text.data(), start, path.data(), path.size(), first, out);
-          total = after;
-          return;
-        }
+        hit = true;
+      }
+    }
+    if (hit) {
+      // The path's float total, added in SentencePiece's order; the path found without the
+      // running total is the float Viterbi's when its smallest margin is far above the
+      // rounding error of float sums of this size (2^-17 of them: 64 ulps).
+      const float* score = lattice_score_.data();
+      float after = total;
+      for (uint32_t i = 0; i < entry.count; ++i) {
+        const uint32_t id = entry.ids[i];
+        after = (id == kCachedUnk ? unk_score_ : score[id]) + after;
+      }
+      const double bound = (std::fabs(static_cast<double>(total)) + std::fabs(static_cast<double>(after)) + 1.0) * 0x1.0p-17;
+      if (entry.extra > bound) {
+        replay(text.data(), entry, start, end, first, out);
+        total = after;
+        return;
       }
     }
   }
   total = viterbi(w, n, total, s);
-  emit(text.data(), start, path.data(), path.size(), first, out);
+  emit(text.data(), start, s.path.data(), s.path.size(), first, out);
+}
+
+void UnigramModel::replay(const char* text, const SpmWordCache::Entry& entry, uint32_t start, uint32_t end,
+                          size_t first, std::vector<Token>& out) const {
+  uint32_t from = start;
+  for (uint32_t i = 0; i < entry.count; ++i) {
+    const uint32_t to = i + 1 < entry.count ? start + entry.ends[i] : end;
+    if (entry.ids[i] == kCachedUnk) {
+      table_.unknown(text, from, to, first, out);
+    } else {
+      out.push_back(Token{entry.ids[i], from, to});
+    }
+    from = to;
+  }
 }
 
 void UnigramModel::encode_span(std::string_view text, uint32_t start, uint32_t end, float& total,

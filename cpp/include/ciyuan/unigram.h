@@ -88,6 +88,11 @@ class UnigramModel final : public SpmModel {
   double viterbi_margin(const char* w, uint32_t n, Scratch& s) const;
   void encode_word(std::string_view text, uint32_t start, uint32_t end, float& total, size_t first,
                    std::vector<Token>& out, SpmWordCache* cache, Scratch& s) const;
+  // An unknown node in a word cache entry (kUnkNode as stored there; no piece has this id).
+  static constexpr uint32_t kCachedUnk = static_cast<uint32_t>(kUnkNode);
+  // Appends the tokens of a cached word [start, end), as emit() would.
+  void replay(const char* text, const SpmWordCache::Entry& entry, uint32_t start, uint32_t end, size_t first,
+              std::vector<Token>& out) const;
   // Appends the path (last piece first, as viterbi() leaves it) of the word at `start`.
   void emit(const char* text, uint32_t start, const std::pair<uint32_t, int32_t>* path, size_t count, size_t first,
             std::vector<Token>& out) const;
