@@ -83,7 +83,29 @@ struct UnigramModel::Scratch {
   std::vector<uint32_t> code, off;  // per character: trie code, byte offset (one more: the end)
   std::vector<Cell> cells;
   std::vector<MarginCell> margin_cells;
-  Path path;
+  Path path;  // the best path: (end, id), last piece first; path_len of it are valid
+  size_t path_len = 0;
+
+  // Sizes the buffers for a word of `chars` characters (grown only).
+  template <class Cell>
+  Cell* prepare(std::vector<Cell>& cell_buffer, uint32_t chars) {
+    if (cell_buffer.size() < size_t{chars} + 1) cell_buffer.resize(size_t{chars} + 1);
+    if (path.size() < size_t{chars}) path.resize(chars);
+    return cell_buffer.data();
+  }
+  // The path ending at `chars` into path (written through a pointer: push_back would store the
+  // vector's end back to memory on every node of a long CJK line).
+  template <class Cell, class Each>
+  void backtrack(const Cell* cells, uint32_t chars, Each&& each) {
+    const uint32_t* offsets = off.data();
+    std::pair<uint32_t, int32_t>* p = path.data();
+    size_t k = 0;
+    for (uint32_t e = chars; e > 0; e = static_cast<uint32_t>(cells[e].start)) {
+      p[k++] = {offsets[e], cells[e].id};
+      each(cells[e]);
+    }
+    path_len = k;
+  }
 };
 
 UnigramModel::Scratch& UnigramModel::scratch() {
@@ -98,13 +120,26 @@ uint32_t UnigramModel::decode(const char* w, uint32_t n, Scratch& s) const {
   }
   uint32_t* code = s.code.data();
   uint32_t* off = s.off.data();
+  const uint16_t* bmp = table_.bmp_codes();
+  const unsigned char* u = reinterpret_cast<const unsigned char*>(w);
   uint32_t k = 0;
   for (uint32_t at = 0; at < n; ++k) {
-    const unsigned char b = static_cast<unsigned char>(w[at]);
-    uint32_t cp = b, len = 1;
-    if (b >= 0x80) len = static_cast<uint32_t>(utf8::decode(w + at, w + n, &cp));
-    code[k] = table_.char_code(cp);
+    const uint32_t b = u[at];
+    uint32_t cp, len;
     off[k] = at;
+    if (b < 0x80) {
+      cp = b;
+      len = 1;
+    } else if ((b & 0xF0) == 0xE0 && n - at >= 3 && (u[at + 1] & 0xC0) == 0x80 && (u[at + 2] & 0xC0) == 0x80 &&
+               (cp = ((b & 0x0Fu) << 12) | ((u[at + 1] & 0x3Fu) << 6) | (u[at + 2] & 0x3Fu)) >= 0x800 &&
+               (cp < 0xD800 || cp > 0xDFFF)) {
+      // A valid three-byte character (CJK), decoded here rather than by the general decoder.
+      len = 3;
+    } else {
+      len = static_cast<uint32_t>(utf8::decode(w + at, w + n, &cp));
+    }
+    const uint32_t c = cp < 0x10000 ? bmp[cp] : SpmPieces::kFarCode;
+    code[k] = c != SpmPieces::kFarCode ? c : table_.char_code(cp);
     at += len;
   }
   off[k] = n;
@@ -135,8 +170,7 @@ void UnigramModel::each_edge(const uint32_t* code, uint32_t chars, Relax&& relax
 float UnigramModel::viterbi(const char* w, uint32_t n, float total, Scratch& s) const {
   using Cell = Scratch::Cell;
   const uint32_t chars = decode(w, n, s);
-  if (s.cells.size() < size_t{chars} + 1) s.cells.resize(size_t{chars} + 1);
-  Cell* cells = s.cells.data();
+  Cell* cells = s.prepare(s.cells, chars);
   cells[0] = Cell{total, 0, 0};
   for (uint32_t k = 1; k <= chars; ++k) cells[k].start = -1;
   each_edge(s.code.data(), chars, [cells](uint32_t i, uint32_t e, int32_t id, float score) {
@@ -144,9 +178,7 @@ float UnigramModel::viterbi(const char* w, uint32_t n, float total, Scratch& s) 
     Cell& c = cells[e];
     if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(i), id};
   });
-  const uint32_t* off = s.off.data();
-  s.path.clear();
-  for (uint32_t e = chars; e > 0; e = static_cast<uint32_t>(cells[e].start)) s.path.emplace_back(off[e], cells[e].id);
+  s.backtrack(cells, chars, [](const Cell&) {});
   return cells[chars].score;
 }
 
@@ -154,8 +186,7 @@ double UnigramModel::viterbi_margin(const char* w, uint32_t n, Scratch& s) const
   constexpr double kInf = std::numeric_limits<double>::infinity();
   using Cell = Scratch::MarginCell;
   const uint32_t chars = decode(w, n, s);
-  if (s.margin_cells.size() < size_t{chars} + 1) s.margin_cells.resize(size_t{chars} + 1);
-  Cell* cells = s.margin_cells.data();
+  Cell* cells = s.prepare(s.margin_cells, chars);
   cells[0] = Cell{0.0, -kInf, 0, 0};
   for (uint32_t k = 1; k <= chars; ++k) cells[k] = Cell{-kInf, -kInf, -1, 0};
   each_edge(s.code.data(), chars, [cells](uint32_t i, uint32_t e, int32_t id, float score) {
@@ -172,23 +203,23 @@ double UnigramModel::viterbi_margin(const char* w, uint32_t n, Scratch& s) const
       c.second = cand;
     }
   });
-  const uint32_t* off = s.off.data();
-  s.path.clear();
   double margin = kInf;
-  for (uint32_t e = chars; e > 0; e = static_cast<uint32_t>(cells[e].start)) {
-    s.path.emplace_back(off[e], cells[e].id);
-    margin = std::min(margin, cells[e].best - cells[e].second);
-  }
+  s.backtrack(cells, chars, [&margin](const Cell& c) { margin = std::min(margin, c.best - c.second); });
   return margin;
 }
 
 void UnigramModel::emit(const char* text, uint32_t start, const std::pair<uint32_t, int32_t>* path, size_t count,
                         size_t first, std::vector<Token>& out) const {
+  // At least a token per node but the merged unknown ones: one growth, not one per doubling.
+  if (out.capacity() - out.size() < count) out.reserve(out.size() + std::max(count, out.size() / 2));
   uint32_t s = start;
   for (size_t i = count; i-- > 0;) {
-    const uint32_t e = start + path[i].first;
+    uint32_t e = start + path[i].first;
     if (path[i].second == kUnkNode) {
-      // One unknown node per character.
+      // One unknown node per character; without byte fallback a run of them is one token (as
+      // unknown() merges it), so the run takes one call.
+      if (!table_.byte_fallback())
+        while (i > 0 && path[i - 1].second == kUnkNode) e = start + path[--i].first;
       table_.unknown(text, s, e, first, out);
     } else {
       out.push_back(Token{static_cast<uint32_t>(path[i].second), s, e});
@@ -208,13 +239,13 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
       // The word's path from 0 and its smallest margin; kept even when it is not safe at this
       // total (it may be at the next, smaller one).
       const double margin = viterbi_margin(w, n, s);
-      const Path& path = s.path;
-      if (path.size() <= SpmWordCache::kMaxPieces) {
-        entry.count = static_cast<uint8_t>(path.size());
-        for (size_t i = 0; i < path.size(); ++i) {
-          const auto& p = path[path.size() - 1 - i];
+      const size_t len = s.path_len;
+      if (len <= SpmWordCache::kMaxPieces) {
+        entry.count = static_cast<uint8_t>(len);
+        for (size_t i = 0; i < len; ++i) {
+          const auto& p = s.path[len - 1 - i];
           entry.ids[i] = static_cast<uint32_t>(p.second);  // kUnkNode: kCachedUnk
-          if (i + 1 < path.size()) entry.ends[i] = static_cast<uint8_t>(p.first);
+          if (i + 1 < len) entry.ends[i] = static_cast<uint8_t>(p.first);
         }
         entry.extra = static_cast<float>(std::min(margin, 1e30));
         cache->fill(entry);
@@ -240,7 +271,7 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
     }
   }
   total = viterbi(w, n, total, s);
-  emit(text.data(), start, s.path.data(), s.path.size(), first, out);
+  emit(text.data(), start, s.path.data(), s.path_len, first, out);
 }
 
 void UnigramModel::replay(const char* text, const SpmWordCache::Entry& entry, uint32_t start, uint32_t end,

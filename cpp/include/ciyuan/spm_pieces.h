@@ -81,6 +81,10 @@ class SpmPieces {
   bool trie_empty() const { return trie_empty_; }
   // The number of trie labels: char_code() is below it.
   uint32_t char_code_count() const { return code_count_; }
+  // The codes of the characters below U+10000 by code point, for hot loops; kFarCode sends a
+  // character to char_code().
+  static constexpr uint16_t kFarCode = 0xFFFF;
+  const uint16_t* bmp_codes() const { return bmp_codes_.data(); }
   // The trie label of a character, 0 for a character in no lattice piece.
   uint32_t char_code(uint32_t cp) const {
     if (cp < 0x10000 && bmp_codes_[cp] != kFarCode) return bmp_codes_[cp];
@@ -137,7 +141,6 @@ class SpmPieces {
   // Character codes: 16 bits by code point below U+10000 (128 KB: the table's cache lines are
   // what a CJK text touches), kFarCode sending the lookup to far_codes_ (code points above
   // U+FFFF, and codes past 16 bits in a model of more than 65534 distinct characters).
-  static constexpr uint16_t kFarCode = 0xFFFF;
   std::vector<uint16_t> bmp_codes_;
   std::unordered_map<uint32_t, uint32_t> far_codes_;
   std::vector<uint32_t> bmp_ids_;        // by code point < 0x10000

@@ -12,11 +12,14 @@
 // token; with byte fallback an unknown character is its UTF-8 bytes' <0xXX> pieces instead.
 //
 // Speed: when every segmentation breaks at known places (spm_pieces.h: WordBreak), each word
-// is its own small Viterbi, and words of up to 16 bytes are cached per thread with the
-// smallest score margin of their decisions; a cached word is reused only when that margin is
-// far above float rounding at the running total, so the result is always what one float
-// Viterbi over the whole text gives. Cost: O(n * L) trie steps for n characters (L the
-// longest piece in characters), O(1) per cached word; no allocation per token.
+// is its own small Viterbi, and words of up to 16 bytes are cached per thread (up to 8 nodes,
+// unknown ones included) with the smallest score margin of their decisions; a cached word is
+// reused only when that margin is far above float rounding at the running total, so the
+// result is always what one float Viterbi over the whole text gives. A Viterbi decodes the
+// word's characters to trie codes once, then walks from each character in one pass; the first
+// step is a table by code (first_), so a character in no piece or only in a piece alone (most
+// CJK text) costs no trie step. Cost: O(n * L) trie steps for n characters (L the longest
+// piece in characters), O(1) per cached word; no allocation per token or word.
 //
 // n-best: the k best paths by a k-best list per position (O(n * L * k log k)); sampling:
 // forward-filtering backward-sampling over all paths with scores scaled by alpha
