@@ -179,6 +179,7 @@ SpmPieces::SpmPieces(std::vector<std::string> pieces, std::vector<float> scores,
   std::sort(cps.begin(), cps.end());
   cps.erase(std::unique(cps.begin(), cps.end()), cps.end());
   bmp_codes_.assign(0x10000, 0);
+  code_count_ = static_cast<uint32_t>(cps.size() + 1);
   for (size_t k = 0; k < cps.size(); ++k) {
     const uint32_t code = static_cast<uint32_t>(k + 1);
     if (cps[k] < 0x10000) bmp_codes_[cps[k]] = code < kFarCode ? static_cast<uint16_t>(code) : kFarCode;
@@ -215,21 +216,27 @@ void SpmPieces::no_unknown(const char* p, size_t n) {
 }
 
 namespace {
-struct FreeCache {
-  void operator()(SpmWordCache* c) const { std::free(c); }
+// The cache's memory: calloc'd (zero pages, touched as used) with room to align it to 64 bytes.
+struct CacheMemory {
+  void* raw = nullptr;
+  SpmWordCache* cache = nullptr;
+  ~CacheMemory() { std::free(raw); }
 };
 std::atomic<uint32_t> next_instance{1};
 }  // namespace
 
 SpmWordCache* SpmWordCache::of_thread() {
   static_assert(std::is_trivially_default_constructible<SpmWordCache>::value, "SpmWordCache must be plain data");
-  static thread_local std::unique_ptr<SpmWordCache, FreeCache> cache;
-  if (!cache) {
-    void* memory = std::calloc(1, sizeof(SpmWordCache));
-    if (!memory) throw std::bad_alloc();
-    cache.reset(new (memory) SpmWordCache);
+  static_assert(sizeof(Entry) == 64, "an entry is one cache line");
+  static thread_local CacheMemory memory;
+  if (!memory.cache) {
+    memory.raw = std::calloc(1, sizeof(SpmWordCache) + alignof(SpmWordCache));
+    if (!memory.raw) throw std::bad_alloc();
+    const uintptr_t at = reinterpret_cast<uintptr_t>(memory.raw);
+    const uintptr_t aligned = (at + alignof(SpmWordCache) - 1) & ~static_cast<uintptr_t>(alignof(SpmWordCache) - 1);
+    memory.cache = new (reinterpret_cast<void*>(aligned)) SpmWordCache;
   }
-  return cache.get();
+  return memory.cache;
 }
 
 uint32_t SpmWordCache::new_instance() {

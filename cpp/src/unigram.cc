@@ -49,103 +49,177 @@ UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> s
     }
   }
   unk_score_ = table_.min_score() - 10.0f;
-}
-
-// Calls visit(start, end, id, score) for each node of the lattice of t[from, to), by start and
-// then end: the NORMAL and USER_DEFINED pieces starting at each character, and an unknown node
-// (kUnkNode) of one character where no piece of exactly that character starts.
-template <class Visit>
-void UnigramModel::each_node(const char* t, uint32_t from, uint32_t to, Visit&& visit) const {
-  // The characters' trie labels and byte offsets, once; then one walk per start.
-  thread_local std::vector<uint32_t> codes, offsets;
-  codes.clear();
-  offsets.clear();
-  for (uint32_t at = from; at < to;) {
-    const unsigned char b = static_cast<unsigned char>(t[at]);
-    uint32_t cp = b, len = 1;
-    if (b >= 0x80) len = std::min<uint32_t>(static_cast<uint32_t>(utf8::decode(t + at, t + to, &cp)), to - at);
-    codes.push_back(table_.char_code(cp));
-    offsets.push_back(at);
-    at += len;
-  }
-  offsets.push_back(to);
-  const size_t chars = codes.size();
-  const DoubleArrayTrie::Node* nodes = table_.trie_empty() ? nullptr : table_.trie().data();
-  for (size_t i = 0; i < chars; ++i) {
-    bool single = false;
-    int32_t node = nodes ? DoubleArrayTrie::kRoot : -1;
-    for (size_t j = i; node >= 0 && j < chars && codes[j]; ++j) {
-      node = DoubleArrayTrie::child_of(nodes, node, codes[j]);
-      if (node < 0) break;
-      const int32_t id = nodes[node].value;
-      if (id < 0) continue;
-      visit(offsets[i], offsets[j + 1], id, lattice_score_[static_cast<size_t>(id)]);
-      single |= j == i;
+  first_.assign(table_.char_code_count(), First{-1, kUnkNode, unk_score_});
+  if (!table_.trie_empty()) {
+    const DoubleArrayTrie& trie = table_.trie();
+    for (uint32_t c = 1; c < first_.size(); ++c) {
+      const int32_t node = trie.child(DoubleArrayTrie::kRoot, c);
+      if (node < 0) continue;
+      const int32_t id = trie.value(node);
+      if (id >= 0) {
+        first_[c].id = id;
+        first_[c].score = lattice_score_[static_cast<size_t>(id)];
+      }
+      // child_bits holds a bit for each child: none means a leaf, nothing to walk.
+      if (trie.data()[node].child_bits != 0) first_[c].node = node;
     }
-    if (!single) visit(offsets[i], offsets[i + 1], kUnkNode, unk_score_);
   }
 }
 
-float UnigramModel::viterbi(const char* w, uint32_t n, float total, Path& path) const {
+// One thread's buffers, grown only: a word's Viterbi allocates nothing once they are large
+// enough. Fetched once per encode call and passed down, since every thread_local access in a
+// shared library may be a __tls_get_addr call.
+struct UnigramModel::Scratch {
   struct Cell {
     float score;
-    int32_t start;  // -1: no candidate yet
+    int32_t start;  // character index; -1: no candidate yet
     int32_t id;
   };
-  thread_local std::vector<Cell> cells;
-  cells.assign(n + 1, Cell{0.f, -1, 0});
-  cells[0] = Cell{total, 0, 0};
-  each_node(w, 0, n, [&](uint32_t s, uint32_t e, int32_t id, float score) {
-    const float cand = score + cells[s].score;
-    Cell& c = cells[e];
-    if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(s), id};
-  });
-  path.clear();
-  for (uint32_t e = n; e > 0; e = static_cast<uint32_t>(cells[e].start)) path.emplace_back(e, cells[e].id);
-  return cells[n].score;
-}
-
-double UnigramModel::viterbi_margin(const char* w, uint32_t n, Path& path) const {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  struct Cell {
+  struct MarginCell {
     double best, second;
     int32_t start;
     int32_t id;
   };
-  thread_local std::vector<Cell> cells;
-  cells.assign(n + 1, Cell{-kInf, -kInf, -1, 0});
+  std::vector<uint32_t> code, off;  // per character: trie code, byte offset (one more: the end)
+  std::vector<Cell> cells;
+  std::vector<MarginCell> margin_cells;
+  Path path;  // the best path: (end, id), last piece first; path_len of it are valid
+  size_t path_len = 0;
+
+  // Sizes the buffers for a word of `chars` characters (grown only).
+  template <class Cell>
+  Cell* prepare(std::vector<Cell>& cell_buffer, uint32_t chars) {
+    if (cell_buffer.size() < size_t{chars} + 1) cell_buffer.resize(size_t{chars} + 1);
+    if (path.size() < size_t{chars}) path.resize(chars);
+    return cell_buffer.data();
+  }
+  // The path ending at `chars` into path (written through a pointer: push_back would store the
+  // vector's end back to memory on every node of a long CJK line).
+  template <class Cell, class Each>
+  void backtrack(const Cell* cells, uint32_t chars, Each&& each) {
+    const uint32_t* offsets = off.data();
+    std::pair<uint32_t, int32_t>* p = path.data();
+    size_t k = 0;
+    for (uint32_t e = chars; e > 0; e = static_cast<uint32_t>(cells[e].start)) {
+      p[k++] = {offsets[e], cells[e].id};
+      each(cells[e]);
+    }
+    path_len = k;
+  }
+};
+
+UnigramModel::Scratch& UnigramModel::scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+uint32_t UnigramModel::decode(const char* w, uint32_t n, Scratch& s) const {
+  if (s.code.size() < size_t{n} + 1) {
+    s.code.resize(size_t{n} + 1);
+    s.off.resize(size_t{n} + 1);
+  }
+  uint32_t* code = s.code.data();
+  uint32_t* off = s.off.data();
+  const uint16_t* bmp = table_.bmp_codes();
+  const unsigned char* u = reinterpret_cast<const unsigned char*>(w);
+  uint32_t k = 0;
+  for (uint32_t at = 0; at < n; ++k) {
+    const uint32_t b = u[at];
+    uint32_t cp, len;
+    off[k] = at;
+    if (b < 0x80) {
+      cp = b;
+      len = 1;
+    } else if ((b & 0xF0) == 0xE0 && n - at >= 3 && (u[at + 1] & 0xC0) == 0x80 && (u[at + 2] & 0xC0) == 0x80 &&
+               (cp = ((b & 0x0Fu) << 12) | ((u[at + 1] & 0x3Fu) << 6) | (u[at + 2] & 0x3Fu)) >= 0x800 &&
+               (cp < 0xD800 || cp > 0xDFFF)) {
+      // A valid three-byte character (CJK), decoded here rather than by the general decoder.
+      len = 3;
+    } else {
+      len = static_cast<uint32_t>(utf8::decode(w + at, w + n, &cp));
+    }
+    const uint32_t c = cp < 0x10000 ? bmp[cp] : SpmPieces::kFarCode;
+    code[k] = c != SpmPieces::kFarCode ? c : table_.char_code(cp);
+    at += len;
+  }
+  off[k] = n;
+  return k;
+}
+
+// One walk down the trie from each character over the precomputed codes; the first step is a
+// read of first_, so a character in no piece (code 0, an unknown node) or in no longer piece
+// (a CJK character that is a piece alone) costs one table read and no trie step.
+template <class Relax>
+void UnigramModel::each_edge(const uint32_t* code, uint32_t chars, Relax&& relax) const {
+  const DoubleArrayTrie::Node* nodes = table_.trie().data();
+  const First* first = first_.data();
+  for (uint32_t i = 0; i < chars; ++i) {
+    const First f = first[code[i]];
+    if (f.id != kUnkNode) relax(i, i + 1, f.id, f.score);
+    int32_t node = f.node;
+    for (uint32_t j = i + 1; node >= 0 && j < chars && code[j]; ++j) {
+      node = DoubleArrayTrie::child_of(nodes, node, code[j]);
+      if (node < 0) break;
+      const int32_t id = nodes[node].value;
+      if (id >= 0) relax(i, j + 1, id, lattice_score_[static_cast<size_t>(id)]);
+    }
+    if (f.id == kUnkNode) relax(i, i + 1, kUnkNode, unk_score_);
+  }
+}
+
+float UnigramModel::viterbi(const char* w, uint32_t n, float total, Scratch& s) const {
+  using Cell = Scratch::Cell;
+  const uint32_t chars = decode(w, n, s);
+  Cell* cells = s.prepare(s.cells, chars);
+  cells[0] = Cell{total, 0, 0};
+  for (uint32_t k = 1; k <= chars; ++k) cells[k].start = -1;
+  each_edge(s.code.data(), chars, [cells](uint32_t i, uint32_t e, int32_t id, float score) {
+    const float cand = score + cells[i].score;
+    Cell& c = cells[e];
+    if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(i), id};
+  });
+  s.backtrack(cells, chars, [](const Cell&) {});
+  return cells[chars].score;
+}
+
+double UnigramModel::viterbi_margin(const char* w, uint32_t n, Scratch& s) const {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  using Cell = Scratch::MarginCell;
+  const uint32_t chars = decode(w, n, s);
+  Cell* cells = s.prepare(s.margin_cells, chars);
   cells[0] = Cell{0.0, -kInf, 0, 0};
-  auto offer = [](Cell& c, double cand, uint32_t s, int32_t id) {
+  for (uint32_t k = 1; k <= chars; ++k) cells[k] = Cell{-kInf, -kInf, -1, 0};
+  each_edge(s.code.data(), chars, [cells](uint32_t i, uint32_t e, int32_t id, float score) {
+    const double cand = cells[i].best + score;
+    Cell& c = cells[e];
     if (c.start < 0) {
-      c = Cell{cand, -kInf, static_cast<int32_t>(s), id};
+      c = Cell{cand, -kInf, static_cast<int32_t>(i), id};
     } else if (cand > c.best) {
       c.second = c.best;
       c.best = cand;
-      c.start = static_cast<int32_t>(s);
+      c.start = static_cast<int32_t>(i);
       c.id = id;
     } else if (cand > c.second) {
       c.second = cand;
     }
-  };
-  each_node(w, 0, n, [&](uint32_t s, uint32_t e, int32_t id, float score) {
-    offer(cells[e], cells[s].best + score, s, id);
   });
-  path.clear();
   double margin = kInf;
-  for (uint32_t e = n; e > 0; e = static_cast<uint32_t>(cells[e].start)) {
-    path.emplace_back(e, cells[e].id);
-    margin = std::min(margin, cells[e].best - cells[e].second);
-  }
+  s.backtrack(cells, chars, [&margin](const Cell& c) { margin = std::min(margin, c.best - c.second); });
   return margin;
 }
 
 void UnigramModel::emit(const char* text, uint32_t start, const std::pair<uint32_t, int32_t>* path, size_t count,
                         size_t first, std::vector<Token>& out) const {
+  // At least a token per node but the merged unknown ones: one growth, not one per doubling.
+  if (out.capacity() - out.size() < count) out.reserve(out.size() + std::max(count, out.size() / 2));
   uint32_t s = start;
   for (size_t i = count; i-- > 0;) {
-    const uint32_t e = start + path[i].first;
+    uint32_t e = start + path[i].first;
     if (path[i].second == kUnkNode) {
-      // One unknown node per character.
+      // One unknown node per character; without byte fallback a run of them is one token (as
+      // unknown() merges it), so the run takes one call.
+      if (!table_.byte_fallback())
+        while (i > 0 && path[i - 1].second == kUnkNode) e = start + path[--i].first;
       table_.unknown(text, s, e, first, out);
     } else {
       out.push_back(Token{static_cast<uint32_t>(path[i].second), s, e});
@@ -155,66 +229,77 @@ void UnigramModel::emit(const char* text, uint32_t start, const std::pair<uint32
 }
 
 void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t end, float& total, size_t first,
-                               std::vector<Token>& out, SpmWordCache* cache) const {
-  thread_local Path path;
+                               std::vector<Token>& out, SpmWordCache* cache, Scratch& s) const {
   const char* w = text.data() + start;
   const uint32_t n = end - start;
-  // A path found without the running total is the float Viterbi's when its smallest margin
-  // is far above the rounding error of float sums of this size (2^-17 of them: 64 ulps).
-  auto replay = [&](const uint32_t* ids, size_t count) {
-    float t = total;
-    for (size_t i = 0; i < count; ++i) t = lattice_score_[ids[i]] + t;
-    return t;
-  };
-  auto safe = [&](double margin, float after) {
-    return margin > (std::fabs(static_cast<double>(total)) + std::fabs(static_cast<double>(after)) + 1.0) * 0x1.0p-17;
-  };
   if (cache && n <= SpmWordCache::kMaxBytes) {
     bool hit;
     SpmWordCache::Entry& entry = cache->slot(w, n, instance_, &hit);
-    if (hit) {
-      const float after = replay(entry.ids, entry.count);
-      if (safe(entry.extra, after)) {
-        SpmWordCache::replay(entry, start, end, out);
-        total = after;
-        return;
-      }
-    } else {
-      const double margin = viterbi_margin(w, n, path);
-      bool known = path.size() <= SpmWordCache::kMaxPieces;
-      for (const auto& p : path) known &= p.second != kUnkNode;
-      if (known) {
-        entry.count = static_cast<uint8_t>(path.size());
-        for (size_t i = 0; i < path.size(); ++i) {
-          const auto& p = path[path.size() - 1 - i];
-          entry.ids[i] = static_cast<uint32_t>(p.second);
-          if (i + 1 < path.size()) entry.ends[i] = static_cast<uint8_t>(p.first);
+    if (!hit) {
+      // The word's path from 0 and its smallest margin; kept even when it is not safe at this
+      // total (it may be at the next, smaller one).
+      const double margin = viterbi_margin(w, n, s);
+      const size_t len = s.path_len;
+      if (len <= SpmWordCache::kMaxPieces) {
+        entry.count = static_cast<uint8_t>(len);
+        for (size_t i = 0; i < len; ++i) {
+          const auto& p = s.path[len - 1 - i];
+          entry.ids[i] = static_cast<uint32_t>(p.second);  // kUnkNode: kCachedUnk
+          if (i + 1 < len) entry.ends[i] = static_cast<uint8_t>(p.first);
         }
         entry.extra = static_cast<float>(std::min(margin, 1e30));
         cache->fill(entry);
-        const float after = replay(entry.ids, entry.count);
-        if (safe(margin, after)) {
-          emit(text.data(), start, path.data(), path.size(), first, out);
-          total = after;
-          return;
-        }
+        hit = true;
+      }
+    }
+    if (hit) {
+      // The path's float total, added in SentencePiece's order; the path found without the
+      // running total is the float Viterbi's when its smallest margin is far above the
+      // rounding error of float sums of this size (2^-17 of them: 64 ulps).
+      const float* score = lattice_score_.data();
+      float after = total;
+      for (uint32_t i = 0; i < entry.count; ++i) {
+        const uint32_t id = entry.ids[i];
+        after = (id == kCachedUnk ? unk_score_ : score[id]) + after;
+      }
+      const double bound = (std::fabs(static_cast<double>(total)) + std::fabs(static_cast<double>(after)) + 1.0) * 0x1.0p-17;
+      if (entry.extra > bound) {
+        replay(text.data(), entry, start, end, first, out);
+        total = after;
+        return;
       }
     }
   }
-  total = viterbi(w, n, total, path);
-  emit(text.data(), start, path.data(), path.size(), first, out);
+  total = viterbi(w, n, total, s);
+  emit(text.data(), start, s.path.data(), s.path_len, first, out);
+}
+
+void UnigramModel::replay(const char* text, const SpmWordCache::Entry& entry, uint32_t start, uint32_t end,
+                          size_t first, std::vector<Token>& out) const {
+  uint32_t from = start;
+  for (uint32_t i = 0; i < entry.count; ++i) {
+    const uint32_t to = i + 1 < entry.count ? start + entry.ends[i] : end;
+    if (entry.ids[i] == kCachedUnk) {
+      table_.unknown(text, from, to, first, out);
+    } else {
+      out.push_back(Token{entry.ids[i], from, to});
+    }
+    from = to;
+  }
 }
 
 void UnigramModel::encode_span(std::string_view text, uint32_t start, uint32_t end, float& total,
                                std::vector<Token>& out) const {
   SpmWordCache* cache = table_.word_break() == WordBreak::kNone ? nullptr : SpmWordCache::of_thread();
+  Scratch& scratch = UnigramModel::scratch();
   const size_t first = out.size();
   spm_each_word(table_.word_break(), text.data(), start, end,
-            [&](uint32_t s, uint32_t e) { encode_word(text, s, e, total, first, out, cache); });
+                [&](uint32_t s, uint32_t e) { encode_word(text, s, e, total, first, out, cache, scratch); });
 }
 
 void UnigramModel::encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const {
   SpmWordCache* cache = table_.word_break() == WordBreak::kNone ? nullptr : SpmWordCache::of_thread();
+  Scratch& scratch = UnigramModel::scratch();
   const size_t first = out.size();
   float total = 0.f;
   uint32_t last_end = 0xFFFFFFFFu;
@@ -224,7 +309,7 @@ void UnigramModel::encode_pieces(std::string_view text, const Span* pieces, size
     if (pieces[k].first != last_end) total = 0.f;
     last_end = pieces[k].second;
     spm_each_word(table_.word_break(), text.data(), pieces[k].first, pieces[k].second,
-              [&](uint32_t s, uint32_t e) { encode_word(text, s, e, total, first, out, cache); });
+                  [&](uint32_t s, uint32_t e) { encode_word(text, s, e, total, first, out, cache, scratch); });
   }
 }
 
@@ -245,8 +330,12 @@ void UnigramModel::encode_bert(const BertFrontEnd& bert, std::string_view text, 
 
 void UnigramModel::lattice(std::string_view text, uint32_t start, uint32_t end, std::vector<Edge>& edges) const {
   edges.clear();
-  each_node(text.data(), start, end,
-            [&](uint32_t s, uint32_t e, int32_t id, float score) { edges.push_back(Edge{s, e, id, score}); });
+  Scratch& s = scratch();
+  const uint32_t chars = decode(text.data() + start, end - start, s);
+  const uint32_t* off = s.off.data();
+  each_edge(s.code.data(), chars, [&](uint32_t i, uint32_t j, int32_t id, float score) {
+    edges.push_back(Edge{start + off[i], start + off[j], id, score});
+  });
 }
 
 void UnigramModel::emit_path(std::string_view text, const std::vector<Edge>& path, std::vector<Token>& out) const {

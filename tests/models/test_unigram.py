@@ -206,3 +206,57 @@ def test_long_texts_with_near_ties_match_the_float_viterbi(words, scores):
     m = Unigram([("<unk>", 0.0)] + list(zip(pieces, scores)), unk_id=0)
     text = "".join(words)
     assert tokens(m, text) == ref.viterbi(text, table_of(m))
+
+
+# -- the paths of the native Viterbi: long CJK runs, the word cache's limits -------------------
+
+CJK = "的一是不了人我在有他这中大来上"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(CJK), st.floats(-12.0, -0.5)), min_size=1, max_size=8, unique_by=lambda x: x[0]),
+       st.lists(st.tuples(st.text(CJK, min_size=2, max_size=4), st.floats(-12.0, -0.5)), max_size=12,
+                unique_by=lambda x: x[0]),
+       st.text(CJK + "☃ab", min_size=8, max_size=80), st.booleans())
+def test_long_cjk_runs_with_unknown_characters_match_the_reference(singles, longer, text, byte_fallback):
+    # Words longer than the cache's 16 bytes go through the Viterbi itself: characters in no
+    # piece (unknown nodes, merged or spelled in bytes), characters that are only a piece alone
+    # (no trie walk), and characters that start longer pieces, some without a piece alone.
+    pieces = [("<unk>", 0.0)] + singles + [(p, s) for p, s in longer if p not in dict(singles)]
+    m = Unigram(pieces + (BYTES if byte_fallback else []), unk_id=0, byte_fallback=byte_fallback)
+    assert tokens(m, text) == ref.viterbi(text, table_of(m))
+    assert tokens(m, "▁" + text) == ref.viterbi("▁" + text, table_of(m))
+
+
+# Lower-case pieces only: a capital is an unknown node, as in albert.
+CASED = Unigram([("<unk>", 0.0), ("▁", -2.0), ("a", -3.0), ("b", -3.5), ("c", -4.0), ("ab", -4.5), ("bc", -5.0),
+                 ("▁ab", -5.5), ("é", -6.0), ("abc", -7.0)], unk_id=0)
+CASED_BYTES = Unigram([("<unk>", 0.0), ("▁", -2.0), ("a", -3.0), ("b", -3.5), ("c", -4.0), ("ab", -4.5),
+                       ("▁ab", -5.5), ("é", -6.0)] + BYTES, unk_id=0, byte_fallback=True)
+
+
+@pytest.mark.parametrize("model", [CASED, CASED_BYTES], ids=["unk", "bytes"])
+@pytest.mark.parametrize("word", [
+    "▁aBc", "▁ABC", "▁AbAbAbA", "▁ABCDEFG", "▁abcabcab", "▁ABCDEFGHIJKLM", "▁ABCDEFGHIJKLMN",  # 3..16 bytes
+    "▁ABCDEFGHIJKLMNO", "▁ABCDEFGHIJKLMNOP", "▁éÉéÉéÉé", "▁éÉéÉéÉéÉ", "▁AAAAAAA", "▁AAAAAAAA",  # 17+ bytes, 8/9 nodes
+    "▁aAbBaA", "▁XaYbZcW", "▁XaYbZcWa", "▁XaYbZcWab",  # 7, 8, 9 pieces with unknown ones between
+])
+def test_words_near_the_cache_limits_match_the_reference(model, word):
+    # Each word thrice (the first a miss that fills the cache, then hits), after a word ending in
+    # an unknown character (an unknown token only merges within a word: "▁" starts the next).
+    text = "▁abC" + word * 3 + "▁" + word[1:] * 2
+    assert tokens(model, text) == ref.viterbi(text, table_of(model))
+    # A fresh text after the cache is warm: a hit replays the same tokens.
+    assert tokens(model, word + word) == ref.viterbi(word + word, table_of(model))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["▁aB", "▁Bab", "▁BB", "▁cB", "▁abBab", "▁bBcb", "▁ZZZZZZZ"]), min_size=50, max_size=400),
+       st.lists(st.sampled_from([-1.0, -2.0, -3.0, -1.0000001, -2.0000002, -0.9999999]), min_size=8, max_size=8))
+def test_near_ties_in_cached_words_with_unknown_characters_match_the_float_viterbi(words, scores):
+    # As test_long_texts_with_near_ties_match_the_float_viterbi, with unknown nodes (B, Z) in
+    # the cached words: their score enters the running total and the margins.
+    pieces = ["▁a", "b", "▁ab", "c", "bc", "▁", "a", "▁b"]
+    m = Unigram([("<unk>", 0.0)] + list(zip(pieces, scores)), unk_id=0)
+    text = "".join(words)
+    assert tokens(m, text) == ref.viterbi(text, table_of(m))

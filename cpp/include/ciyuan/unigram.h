@@ -12,11 +12,14 @@
 // token; with byte fallback an unknown character is its UTF-8 bytes' <0xXX> pieces instead.
 //
 // Speed: when every segmentation breaks at known places (spm_pieces.h: WordBreak), each word
-// is its own small Viterbi, and words of up to 16 bytes are cached per thread with the
-// smallest score margin of their decisions; a cached word is reused only when that margin is
-// far above float rounding at the running total, so the result is always what one float
-// Viterbi over the whole text gives. Cost: O(n * L) trie steps for n characters (L the
-// longest piece in characters), O(1) per cached word; no allocation per token.
+// is its own small Viterbi, and words of up to 16 bytes are cached per thread (up to 8 nodes,
+// unknown ones included) with the smallest score margin of their decisions; a cached word is
+// reused only when that margin is far above float rounding at the running total, so the
+// result is always what one float Viterbi over the whole text gives. A Viterbi decodes the
+// word's characters to trie codes once, then walks from each character in one pass; the first
+// step is a table by code (first_), so a character in no piece or only in a piece alone (most
+// CJK text) costs no trie step. Cost: O(n * L) trie steps for n characters (L the longest
+// piece in characters), O(1) per cached word; no allocation per token or word.
 //
 // n-best: the k best paths by a k-best list per position (O(n * L * k log k)); sampling:
 // forward-filtering backward-sampling over all paths with scores scaled by alpha
@@ -64,16 +67,35 @@ class UnigramModel final : public SpmModel {
   void lattice(std::string_view text, uint32_t start, uint32_t end, std::vector<Edge>& edges) const;
 
  private:
-  template <class Visit>
-  void each_node(const char* t, uint32_t from, uint32_t to, Visit&& visit) const;
-  // Float Viterbi over w[0, n) from `total`, SentencePiece's arithmetic; the path goes to `path`
-  // as (end, id) pairs, last piece first.
-  float viterbi(const char* w, uint32_t n, float total, std::vector<std::pair<uint32_t, int32_t>>& path) const;
+  struct Scratch;  // a thread's buffers for the Viterbi (unigram.cc)
+  static Scratch& scratch();
+  // By trie code, what a piece's first character decides: the piece of that character alone
+  // (kUnkNode: none, an unknown node) with its lattice score, and the trie node of the
+  // character to walk on from (-1: no longer piece starts with it, no walk at all).
+  struct First {
+    int32_t node;
+    int32_t id;
+    float score;
+  };
+  // Decodes w[0, n) into the scratch's trie codes and byte offsets; returns the characters.
+  uint32_t decode(const char* w, uint32_t n, Scratch& s) const;
+  // Calls relax(i, j, id, score) for each node of the lattice of the characters code[0, chars)
+  // over characters [i, j), by start i and then end j (an unknown node last at its start).
+  template <class Relax>
+  void each_edge(const uint32_t* code, uint32_t chars, Relax&& relax) const;
+  // Float Viterbi over w[0, n) from `total`, SentencePiece's arithmetic; the path goes to the
+  // scratch's path as (end, id) pairs, last piece first.
+  float viterbi(const char* w, uint32_t n, float total, Scratch& s) const;
   // Viterbi of w[0, n) from 0 in double, with the smallest margin between the best and the
   // second best candidate at each node of the best path (infinity if there is no choice).
-  double viterbi_margin(const char* w, uint32_t n, std::vector<std::pair<uint32_t, int32_t>>& path) const;
+  double viterbi_margin(const char* w, uint32_t n, Scratch& s) const;
   void encode_word(std::string_view text, uint32_t start, uint32_t end, float& total, size_t first,
-                   std::vector<Token>& out, SpmWordCache* cache) const;
+                   std::vector<Token>& out, SpmWordCache* cache, Scratch& s) const;
+  // An unknown node in a word cache entry (kUnkNode as stored there; no piece has this id).
+  static constexpr uint32_t kCachedUnk = static_cast<uint32_t>(kUnkNode);
+  // Appends the tokens of a cached word [start, end), as emit() would.
+  void replay(const char* text, const SpmWordCache::Entry& entry, uint32_t start, uint32_t end, size_t first,
+              std::vector<Token>& out) const;
   // Appends the path (last piece first, as viterbi() leaves it) of the word at `start`.
   void emit(const char* text, uint32_t start, const std::pair<uint32_t, int32_t>* path, size_t count, size_t first,
             std::vector<Token>& out) const;
@@ -81,6 +103,7 @@ class UnigramModel final : public SpmModel {
   float piece_score(int32_t id) const { return id == kUnkNode ? unk_score_ : lattice_score_[static_cast<size_t>(id)]; }
 
   std::vector<float> lattice_score_;  // per id: its score in the lattice (NORMAL, USER_DEFINED)
+  std::vector<First> first_;          // per trie code (code 0: in no piece)
   float unk_score_;
 };
 
