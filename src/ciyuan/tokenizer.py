@@ -405,18 +405,24 @@ class Tokenizer:
         inputs = list(inputs)
         sampling = self._sampling(sample, alpha, nbest_size, seed) if sample or self._always_sampling else None
         wrap = self._single_template() if add_special_tokens else ([], [])
-        if (self.truncation is not None or self.padding is not None or wrap is None
-                or any(not isinstance(t, str) for t in inputs)):
-            return [e.ids for e in self._encode_batch(inputs, add_special_tokens, threads, allowed_special,
-                                                      disallowed_special, sampling)]
-        head, tail = wrap
-        # cast: every input is a str (pairs took the encode_batch path above).
-        texts, ids = self._native_batch(cast(List[str], inputs), threads, allowed_special, disallowed_special,
-                                        ids_only=True, wrap=(head, tail), sampling=sampling)
-        if ids is None:
-            policy = self._policy(allowed_special, disallowed_special)
-            ids = [head + self._encode_python(t, policy, sampling, i).ids + tail for i, t in enumerate(texts)]
-        return ids
+        if self.truncation is None and self.padding is None and wrap is not None:
+            head, tail = wrap
+            if self._native_path:
+                # The native batch checks that every input is a str as it reads them (a Python
+                # scan first would cost a few percent of a batch of short lines).
+                try:
+                    return self._native_batch(cast(List[str], inputs), threads, allowed_special, disallowed_special,
+                                              ids_only=True, wrap=(head, tail), sampling=sampling)[1]
+                except TypeError:
+                    if all(isinstance(t, str) for t in inputs):
+                        raise
+            elif all(isinstance(t, str) for t in inputs):
+                policy = self._policy(allowed_special, disallowed_special)
+                return [head + self._encode_python(t, policy, sampling, i).ids + tail
+                        for i, t in enumerate(cast(List[str], inputs))]
+        # Pairs, truncation, padding or a processor that does more than wrap each text.
+        return [e.ids for e in self._encode_batch(inputs, add_special_tokens, threads, allowed_special,
+                                                  disallowed_special, sampling)]
 
     def _single_template(self) -> Optional[Tuple[List[int], List[int]]]:
         """(ids before, ids after) the text that the post-processor adds to a single text, or
