@@ -214,7 +214,8 @@ CJK = "的一是不了人我在有他这中大来上"
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.sampled_from(CJK), st.floats(-12.0, -0.5)), min_size=1, max_size=8, unique_by=lambda x: x[0]),
+@given(st.lists(st.tuples(st.sampled_from(CJK), st.floats(-12.0, -0.5)), min_size=1, max_size=8,
+                unique_by=lambda x: x[0]),
        st.lists(st.tuples(st.text(CJK, min_size=2, max_size=4), st.floats(-12.0, -0.5)), max_size=12,
                 unique_by=lambda x: x[0]),
        st.text(CJK + "☃ab", min_size=8, max_size=80), st.booleans())
@@ -251,7 +252,8 @@ def test_words_near_the_cache_limits_match_the_reference(model, word):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(["▁aB", "▁Bab", "▁BB", "▁cB", "▁abBab", "▁bBcb", "▁ZZZZZZZ"]), min_size=50, max_size=400),
+@given(st.lists(st.sampled_from(["▁aB", "▁Bab", "▁BB", "▁cB", "▁abBab", "▁bBcb", "▁ZZZZZZZ"]), min_size=50,
+                max_size=400),
        st.lists(st.sampled_from([-1.0, -2.0, -3.0, -1.0000001, -2.0000002, -0.9999999]), min_size=8, max_size=8))
 def test_near_ties_in_cached_words_with_unknown_characters_match_the_float_viterbi(words, scores):
     # As test_long_texts_with_near_ties_match_the_float_viterbi, with unknown nodes (B, Z) in
