@@ -5,7 +5,7 @@ sentencepiece's own normalizer, serialization and bad options."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ciyuan import _core
@@ -22,8 +22,8 @@ CHARSMAP = build_charsmap(RULES)
 
 TEXT = st.lists(st.one_of(st.sampled_from(list(" \t\x01\u3000▁aAbeｅs\u0301ﬁ…😀") + ["ab", "<u>", "<u", "ab "]),
                           st.characters(blacklist_categories=("Cs",))), max_size=25).map("".join)
-FLAGS = st.fixed_dictionaries({name: st.booleans() for name in (
-    "add_dummy_prefix", "remove_extra_whitespaces", "escape_whitespaces", "treat_whitespace_as_suffix")})
+FLAG_NAMES = ("add_dummy_prefix", "remove_extra_whitespaces", "escape_whitespaces", "treat_whitespace_as_suffix")
+FLAGS = st.fixed_dictionaries({name: st.booleans() for name in FLAG_NAMES})
 USER = st.lists(st.sampled_from(["<u>", "ab", "▁a", "😀", "e\u0301", " "]), max_size=3, unique=True)
 
 
@@ -47,6 +47,7 @@ def test_native_is_the_reference(text, flags, user):
 
 @settings(max_examples=300, deadline=None)
 @given(TEXT, FLAGS)
+@example("\U0001E030", dict.fromkeys(FLAG_NAMES, False))  # Unicode 15.0, newer than Python 3.11's
 def test_as_sentencepiece_normalizes(text, flags):
     flags.pop("treat_whitespace_as_suffix")
     ours = SentencePieceNormalizer("nmt_nfkc", **flags)

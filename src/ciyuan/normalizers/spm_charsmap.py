@@ -1,6 +1,7 @@
 """SentencePiece's precompiled character maps: the rules of the named normalizations built from
-Python's :mod:`unicodedata`, written in the darts-clone double-array layout sentencepiece reads
-(``normalizer_spec.precompiled_charsmap``), and read back.
+the Unicode Character Database of sentencepiece's rules (Unicode 17.0.0), written in the
+darts-clone double-array layout sentencepiece reads (``normalizer_spec.precompiled_charsmap``),
+and read back.
 
 A charsmap is ``uint32 LE size of the double array`` + the double array (32-bit units) + the
 NUL-terminated normalized strings. The double array maps a UTF-8 key (one or more characters)
@@ -16,9 +17,23 @@ The rules (as sentencepiece builds them):
   U+FFFD made a space, and the full-width tilde kept;
 - ``identity``: no rules (an empty charsmap).
 
-Building costs a few seconds per rule (a pass over every code point), so the package ships the
-four maps (``charsmaps/``, written by scripts/gen_spm_charsmaps.py) and builds only for another
-Unicode version; results are cached.
+The Unicode version is sentencepiece's, not the running Python's: sentencepiece (0.2.x) compiles
+its named rules from Unicode 17.0.0 whatever Python runs it, so ciyuan's maps are built from that
+version's database, the ``unicodedata2`` package pinned to it (``UNICODE_VERSION``). Python's
+``unicodedata`` is a different version (14.0 in 3.11, 15.1 in 3.13), and maps built from it
+differ from sentencepiece's for every character added or changed in between.
+
+Simple case folding comes from Python's ``str`` (``unicodedata2`` has no case mappings) for the
+characters both Python's Unicode and Unicode 17.0 assign: Unicode's case-pair stability keeps an
+assigned character's folding the same in later versions. A capital letter newer than Python's
+Unicode folds to the small letter of the same name (``GARAY CAPITAL LETTER A`` -> ``GARAY SMALL
+LETTER A``); building fails if a newer capital has no such partner. A character unassigned in
+Unicode 17.0 has no rule, even where a newer Python folds it.
+
+Building costs a few seconds per rule (a pass over every code point) and needs ``unicodedata2``
+at that version, so the package ships the four maps (``charsmaps/``, written by
+scripts/gen_spm_charsmaps.py) and reads them whatever Python's Unicode version; results are
+cached.
 
 Example:
     >>> from ciyuan.normalizers.spm_charsmap import named_charsmap, read_charsmap
@@ -36,17 +51,24 @@ import unicodedata
 from collections import defaultdict, deque
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from ciyuan.errors import ModelError
 
-__all__ = ["RULES", "UNICODE_VERSION", "rule_map", "build_charsmap", "read_charsmap", "named_charsmap"]
+__all__ = ["RULES", "UNICODE_VERSION", "UNICODEDATA2", "unicode_database", "rule_map", "build_charsmap",
+           "read_charsmap", "named_charsmap"]
 
 #: The named normalization rules.
 RULES = ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity")
 
-#: The Unicode version of the rules ciyuan builds (Python's ``unicodedata``).
-UNICODE_VERSION = unicodedata.unidata_version
+#: The Unicode version of sentencepiece's named rules, and so of the maps ciyuan ships and builds
+#: (found by comparing sentencepiece 0.2.3's maps with maps built from each ``unicodedata2``
+#: version: 17.0 gives equal keys and values for all four rules, 16.0 and 18.0 do not).
+UNICODE_VERSION = "17.0.0"
+
+#: The ``unicodedata2`` release that holds that database (17.0.1 only fixes CJK names of 17.0.0).
+UNICODEDATA2 = "17.0.1"
 
 # The NMT additions (found by probing sentencepiece one code point at a time).
 _NMT_SPACES = (0x09, 0x0A, 0x0C, 0x0D, 0x061C, 0x1680, 0x200B, 0x200C, 0x200E, 0x200F, 0x2028, 0x2029, 0x2581,
@@ -55,29 +77,65 @@ _NMT_REMOVED = (*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F)
 _NMT_KEPT = (0xFF5E,)  # FULLWIDTH TILDE: used apart from "~" in Japanese
 
 
+def unicode_database() -> ModuleType:
+    """The Unicode Character Database of the named rules: Python's ``unicodedata`` if it is
+    ``UNICODE_VERSION``, else ``unicodedata2`` at that version.
+
+    Raises:
+        ModelError: neither is that version (install ``unicodedata2==UNICODEDATA2``).
+    """
+    if unicodedata.unidata_version == UNICODE_VERSION:
+        return unicodedata
+    try:
+        import unicodedata2
+    except ImportError:
+        unicodedata2 = None
+    if unicodedata2 is not None and unicodedata2.unidata_version == UNICODE_VERSION:
+        return unicodedata2
+    have = f"unicodedata2 has Unicode {unicodedata2.unidata_version}" if unicodedata2 else "no unicodedata2"
+    raise ModelError(f"building SentencePiece's named rules needs the Unicode {UNICODE_VERSION} database "
+                     f"(Python has {unicodedata.unidata_version}, {have}): pip install unicodedata2=={UNICODEDATA2}")
+
+
 def _is_unicode_char(cp: int) -> bool:
     """Not a surrogate and not a noncharacter (ICU's U_IS_UNICODE_CHAR)."""
     return not (0xD800 <= cp <= 0xDFFF or 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE)
 
 
-def _simple_fold(ch: str) -> str:
-    """Simple (one-to-one) case folding of one character."""
-    folded = ch.casefold()
-    if len(folded) == 1:
+def _simple_fold(ch: str, db: ModuleType) -> str:
+    """Simple (one-to-one) case folding of one character in `db`'s Unicode (module docstring)."""
+    if db.category(ch) == "Cn":
+        return ch
+    if unicodedata.category(ch) != "Cn":  # Python knows it: its case mappings
+        folded = ch.casefold()
+        if len(folded) != 1:
+            lower = ch.lower()
+            folded = lower if len(lower) == 1 else ch
+        if db.category(folded) == "Cn":
+            raise ModelError(f"U+{ord(ch):04X} folds to U+{ord(folded):04X}, which Unicode "
+                             f"{db.unidata_version} does not assign")
         return folded
-    lower = ch.lower()
-    return lower if len(lower) == 1 else ch
+    if db.category(ch) not in ("Lu", "Lt"):
+        return ch
+    name = db.name(ch, "")
+    if "CAPITAL LETTER" in name:
+        try:
+            return str(db.lookup(name.replace("CAPITAL LETTER", "SMALL LETTER", 1)))
+        except KeyError:
+            pass
+    raise ModelError(f"no case folding for U+{ord(ch):04X} {name} (newer than Python's Unicode "
+                     f"{unicodedata.unidata_version} and without a small letter of the same name)")
 
 
-def _nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text)
+def _nfkc(text: str, db: ModuleType) -> str:
+    return str(db.normalize("NFKC", text))
 
 
-def _nfkc_cf(text: str) -> str:
+def _nfkc_cf(text: str, db: ModuleType) -> str:
     """NFKC, simple case folding, NFKC again, until nothing changes."""
-    out = _nfkc(text)
+    out = _nfkc(text, db)
     for _ in range(4):
-        nxt = _nfkc("".join(_simple_fold(c) for c in out))
+        nxt = _nfkc("".join(_simple_fold(c, db) for c in out), db)
         if nxt == out:
             break
         out = nxt
@@ -112,8 +170,8 @@ def _remove_redundant(rules: Dict[str, str]) -> Dict[str, str]:
     return kept
 
 
-def _composition_rules(norm: Callable[[str], str]) -> Dict[str, str]:
-    """One-character rules plus the sequences that `norm` composes."""
+def _composition_rules(norm: Callable[[str, ModuleType], str], db: ModuleType) -> Dict[str, str]:
+    """One-character rules plus the sequences that `norm` composes (Unicode of `db`)."""
     rules: Dict[str, str] = {}
     spellings: Dict[str, List[str]] = defaultdict(list)  # NFKD character -> characters with that NFKD
     decomposed: Set[str] = set()
@@ -121,16 +179,16 @@ def _composition_rules(norm: Callable[[str], str]) -> Dict[str, str]:
         if not _is_unicode_char(cp):
             continue
         ch = chr(cp)
-        out = norm(ch)
+        out = norm(ch, db)
         if out != ch:
             rules[ch] = out
-        nfkd = unicodedata.normalize("NFKD", ch)
+        nfkd = db.normalize("NFKD", ch)
         if len(nfkd) == 1:
             spellings[nfkd].append(ch)
         else:
             decomposed.add(nfkd)
     for nfkd in sorted(decomposed):
-        composed = norm(nfkd)
+        composed = norm(nfkd, db)
         if composed == nfkd:
             continue
         for parts in itertools.product(*(spellings.get(c) or [c] for c in nfkd)):
@@ -141,13 +199,18 @@ def _composition_rules(norm: Callable[[str], str]) -> Dict[str, str]:
 
 
 @lru_cache(maxsize=None)
-def rule_map(rule: str) -> Dict[str, str]:
-    """The rules of a named normalization: key text -> replacement (see the module docstring)."""
+def rule_map(rule: str, db: Optional[ModuleType] = None) -> Dict[str, str]:
+    """The rules of a named normalization: key text -> replacement (see the module docstring),
+    from the Unicode database `db` (default: ``unicode_database()``, sentencepiece's version).
+
+    Raises:
+        ModelError: an unknown rule, or no database of sentencepiece's Unicode version.
+    """
     if rule not in RULES:
         raise ModelError(f"unknown SentencePiece normalization rule {rule!r}; use one of {', '.join(RULES)}")
     if rule == "identity":
         return {}
-    rules = _composition_rules(_nfkc_cf if rule.endswith("_cf") else _nfkc)
+    rules = _composition_rules(_nfkc_cf if rule.endswith("_cf") else _nfkc, db or unicode_database())
     if rule.startswith("nmt_"):
         for cp in _NMT_SPACES:
             rules[chr(cp)] = " "
@@ -316,8 +379,8 @@ def read_charsmap(blob: bytes) -> Dict[bytes, bytes]:
     return out
 
 
-# The maps of the named rules as scripts/gen_spm_charsmaps.py wrote them (xz), for one Unicode
-# version: building one takes seconds, reading it milliseconds.
+# The maps of the named rules as scripts/gen_spm_charsmaps.py wrote them (xz), for
+# UNICODE_VERSION: building one takes seconds (and unicodedata2), reading it milliseconds.
 _SHIPPED = Path(__file__).with_name("charsmaps")
 
 
@@ -325,7 +388,7 @@ def _shipped_charsmap(rule: str) -> Optional[bytes]:
     try:
         index = json.loads((_SHIPPED / "index.json").read_text(encoding="utf-8"))
         if index.get("unicode_version") != UNICODE_VERSION:
-            return None  # another Python's Unicode: build the map from this one's
+            return None  # stale (written for another version of the rules): build it
         return lzma.decompress((_SHIPPED / f"{rule}.xz").read_bytes())
     except (OSError, ValueError, lzma.LZMAError):
         return None  # missing or damaged: building gives the same map
@@ -334,7 +397,12 @@ def _shipped_charsmap(rule: str) -> Optional[bytes]:
 @lru_cache(maxsize=None)
 def named_charsmap(rule: str) -> bytes:
     """The precompiled charsmap of a named rule (cached; ``b""`` for ``identity``): the shipped
-    copy when it was built for this Python's Unicode version, else built now."""
+    copy, whatever Python's Unicode version; built now (``unicodedata2`` needed) only if the
+    shipped copy is missing, damaged or stale.
+
+    Raises:
+        ModelError: an unknown rule, or no shipped copy and no Unicode 17.0 database to build it.
+    """
     if rule != "identity" and rule in RULES:
         shipped = _shipped_charsmap(rule)
         if shipped is not None:
