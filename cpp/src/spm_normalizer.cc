@@ -1,6 +1,7 @@
 // SentencePiece's normalizer (see spm_normalizer.h).
 #include "ciyuan/spm_normalizer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -79,6 +80,82 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
     plain_[b] = plain;
     if (b < 0x80) ascii_alone_[b] = alone;
   }
+  for (const auto& sym : user) user_first_[static_cast<unsigned char>(sym.first[0])] = true;
+  for (unsigned b = 0; b < 0x80; ++b)
+    ascii_run_[b] = b == ' ' ? 0 : plain_[b] ? 2 : ascii_alone_[b] ? 1 : 0;
+  // The plain characters of the BMP beyond ASCII (2- and 3-byte UTF-8). A character is plain
+  // when the walk of match_rule over its bytes dies before passing a leaf (a key ending inside
+  // or at the end of the character would be matched; a walk that survives the whole character
+  // may go on into a longer key, e.g. a composition) and no user-defined symbol starts with
+  // its bytes or is a prefix of them.
+  for (uint32_t cp = 0x80; cp < 0x10000; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;  // surrogates: invalid UTF-8, never plain
+    unsigned char bytes[3];
+    size_t len;
+    if (cp < 0x800) {
+      bytes[0] = static_cast<unsigned char>(0xC0 | (cp >> 6));
+      bytes[1] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+      len = 2;
+    } else {
+      bytes[0] = static_cast<unsigned char>(0xE0 | (cp >> 12));
+      bytes[1] = static_cast<unsigned char>(0x80 | ((cp >> 6) & 0x3F));
+      bytes[2] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+      len = 3;
+    }
+    bool plain = true;
+    if (!units_.empty()) {
+      plain = false;
+      size_t node = unit_offset(units_[0]);
+      for (size_t i = 0; i < len; ++i) {
+        node ^= bytes[i];
+        if (node >= units_.size() || unit_label(units_[node]) != bytes[i]) {
+          plain = true;  // the walk dies here, no leaf before
+          break;
+        }
+        const uint32_t u = units_[node];
+        node ^= unit_offset(u);
+        if (has_leaf(u)) break;  // a key ends within the character: not plain
+      }
+    }
+    for (size_t k = 0; plain && k < user.size(); ++k) {
+      const std::string& sym = user[k].first;
+      plain = std::memcmp(sym.data(), bytes, std::min(sym.size(), len)) != 0;
+    }
+    if (plain) plain_bmp_[cp >> 6] |= uint64_t{1} << (cp & 63);
+  }
+}
+
+const unsigned char* SpmNormalizer::plain_run(const unsigned char* p, const unsigned char* end) const {
+  while (p < end) {
+    const unsigned b = p[0];
+    if (b < 0x80) {
+      const uint8_t c = ascii_run_[b];
+      if (c == 2 || (c == 1 && (p + 1 == end || p[1] < 0x80))) {
+        ++p;
+        continue;
+      }
+      break;
+    }
+    // Valid UTF-8 only, exactly as utf8::decode accepts it (anything else takes the slow path,
+    // which reads malformed bytes as U+FFFD).
+    if (b >= 0xE0 && b <= 0xEF) {
+      if (end - p < 3 || ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) >= 0x40) break;
+      const uint32_t cp = ((b & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+      if (cp < 0x800 || !plain_bmp(cp)) break;  // overlong; the surrogates' bits are clear
+      p += 3;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+      if (end - p < 2 || (p[1] & 0xC0u) != 0x80) break;
+      if (!plain_bmp(((b & 0x1Fu) << 6) | (p[1] & 0x3Fu))) break;
+      p += 2;
+    } else if (plain_[b]) {  // a 4-byte character whose lead byte starts no key and no symbol
+      uint32_t cp;
+      if (utf8::decode(p, end, &cp) != 4) break;
+      p += 4;
+    } else {
+      break;
+    }
+  }
+  return p;
 }
 
 size_t SpmNormalizer::match_rule(std::string_view in, size_t pos, const char** rep) const {
@@ -109,14 +186,10 @@ size_t SpmNormalizer::match_rule(std::string_view in, size_t pos, const char** r
   return longest;
 }
 
-void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector<uint32_t>& orig) const {
+void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector<uint32_t>* orig) const {
   out.clear();
-  orig.clear();
+  if (orig) orig->clear();
   const SpmNormalizerOptions& o = options_;
-  // The next user-defined symbol at or after the position (found lazily, kept while ahead).
-  size_t user_s = 0, user_e = 0;
-  bool user_found = false, user_searched = false;
-  uint32_t user_index = 0;
   // One step of normalization at `pos`: sets the replacement and returns the bytes consumed.
   auto prefix = [&](size_t pos, const char** rep, size_t* rep_len) -> size_t {
     const unsigned char lead = static_cast<unsigned char>(in[pos]);
@@ -128,15 +201,12 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
       *rep_len = 1;
       return 1;
     }
-    if (user_ && !plain_[lead]) {
-      if (!user_searched || (user_found && user_s < pos)) {
-        user_found = user_->find(in, pos, &user_s, &user_e, &user_index);
-        user_searched = true;
-      }
-      if (user_found && user_s == pos) {
+    if (user_first_[lead]) {  // the longest user-defined symbol here, if any
+      uint32_t index;
+      if (const size_t n = user_->match_at(in, pos, &index)) {
         *rep = in.data() + pos;
-        *rep_len = user_e - user_s;
-        return user_e - user_s;
+        *rep_len = n;
+        return n;
       }
     }
     if (!plain_[lead]) {
@@ -169,20 +239,41 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
   }
   if (pos >= in.size()) return;  // all spaces: nothing (sentencepiece's norm_to_orig is empty too)
   out.reserve((in.size() - pos) * 3 / 2 + 8);
-  orig.reserve((in.size() - pos) * 3 / 2 + 9);
-  uint32_t consumed = static_cast<uint32_t>(pos);
+  if (orig) orig->reserve((in.size() - pos) * 3 / 2 + 9);
+  uint32_t consumed = static_cast<uint32_t>(pos);  // == pos (as 32 bits: check_size)
   auto add_space = [&]() {
     if (o.escape_whitespaces) {
       out.append(kSpaceSymbol, 3);
-      orig.insert(orig.end(), 3, consumed);
+      if (orig) orig->insert(orig->end(), 3, consumed);
     } else {
       out.push_back(' ');
-      orig.push_back(consumed);
+      if (orig) orig->push_back(consumed);
     }
   };
+  const unsigned char* const data = reinterpret_cast<const unsigned char*>(in.data());
+  const unsigned char* const data_end = data + in.size();
   if (!o.treat_whitespace_as_suffix && o.add_dummy_prefix) add_space();
   bool prev_space = o.remove_extra_whitespaces;
   while (pos < in.size()) {
+    // A run of plain characters: copied as is, and no space, so nothing to collapse or escape.
+    const size_t run_end = static_cast<size_t>(plain_run(data + pos, data_end) - data);
+    if (run_end > pos) {
+      out.append(in.data() + pos, run_end - pos);
+      if (orig) {  // each byte maps to the start of its character
+        const size_t first = orig->size();
+        orig->resize(first + (run_end - pos));
+        uint32_t* to = orig->data() + first;
+        uint32_t at = consumed;
+        for (size_t k = pos; k < run_end; ++k) {
+          if ((data[k] & 0xC0u) != 0x80) at = static_cast<uint32_t>(k);
+          *to++ = at;
+        }
+      }
+      prev_space = false;
+      consumed = static_cast<uint32_t>(run_end);
+      pos = run_end;
+      if (pos == in.size()) break;
+    }
     const size_t n = prefix(pos, &rep, &rep_len);
     const char* s = rep;
     size_t len = rep_len;
@@ -193,10 +284,10 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
       for (size_t k = 0; k < len; ++k) {
         if (o.escape_whitespaces && s[k] == ' ') {
           out.append(kSpaceSymbol, 3);
-          orig.insert(orig.end(), 3, consumed);
+          if (orig) orig->insert(orig->end(), 3, consumed);
         } else {
           out.push_back(s[k]);
-          orig.push_back(consumed);
+          if (orig) orig->push_back(consumed);
         }
       }
       prev_space = s[len - 1] == ' ';
@@ -210,13 +301,15 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
     const size_t sn = o.escape_whitespaces ? 3 : 1;
     while (out.size() >= sn && out.compare(out.size() - sn, sn, space, sn) == 0) {
       const size_t length = out.size() - sn;
-      consumed = orig[length];
+      if (orig) {
+        consumed = (*orig)[length];
+        orig->resize(length);
+      }
       out.resize(length);
-      orig.resize(length);
     }
   }
   if (o.treat_whitespace_as_suffix && o.add_dummy_prefix) add_space();
-  orig.push_back(consumed);
+  if (orig) orig->push_back(consumed);
 }
 
 }  // namespace ciyuan
