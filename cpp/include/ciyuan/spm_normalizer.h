@@ -69,9 +69,13 @@ class SpmNormalizer {
   const SpmNormalizerOptions& options() const { return options_; }
 
  private:
-  // The end of the run of plain characters (see the top of this file) starting at p.
-  const unsigned char* plain_run(const unsigned char* p, const unsigned char* end) const;
-  bool plain_bmp(uint32_t cp) const { return (plain_bmp_[cp >> 6] >> (cp & 63)) & 1; }
+  // The end of the run of characters that normalize to themselves (no space) starting at p, in
+  // the text [begin, end) (see the top of this file). When the run ends at a rule, its length
+  // and replacement are *rule_len and *rep (as match_rule); otherwise *rule_len is 0.
+  const unsigned char* plain_run(const unsigned char* begin, const unsigned char* p, const unsigned char* end,
+                                 const char** rep, size_t* rule_len) const;
+  bool plain2(uint32_t cp) const { return (plain2_[cp >> 6] >> (cp & 63)) & 1; }
+  bool plain3(uint32_t cp) const { return (plain3_[cp >> 6] >> (cp & 63)) & 1; }
 
   SpmNormalizerOptions options_;
   std::vector<uint32_t> units_;  // the double array (copied: aligned)
@@ -84,9 +88,11 @@ class SpmNormalizer {
   // Per ASCII byte, in a run: 2 always plain, 1 plain when the next byte is ASCII or the end,
   // 0 not (' ' is 0: spaces go through the whitespace rules).
   uint8_t ascii_run_[128] = {};
-  // One bit per code point U+0080..U+FFFF (a few ASCII bits unused): set when the character is
-  // plain; never for the surrogates (invalid: they read as U+FFFD, byte by byte).
-  uint64_t plain_bmp_[1024] = {};
+  // One bit per code point: set when the character is plain (see the constructor). plain2_
+  // holds U+0080..U+07FF (2-byte UTF-8), plain3_ U+0800..U+FFFF (3-byte; the bits below U+0800
+  // and those of the surrogates, which are invalid UTF-8, stay clear).
+  uint64_t plain2_[32] = {};
+  uint64_t plain3_[1024] = {};
 };
 
 // The whitespace words of a normalized sentence, as sentencepiece's trainer cuts them: a word
