@@ -15,15 +15,18 @@
 // the end (treat_whitespace_as_suffix).
 //
 // One pass over the text, O(bytes x longest key); no allocation per character. Most text needs
-// no rule at all, so the pass copies runs: a maximal run of characters that no rule key and no
-// user-defined symbol starts with (and no space) is appended with one copy. Whether a character
-// is such a plain one is a table lookup: for ASCII per byte (a letter is plain when the next
-// byte is ASCII too: letters start composition rules), for the rest of the BMP one bit per code
-// point, set at construction where the trie walk over the character's bytes dies before passing
-// a key (so no key, however long, starts with the character). Only at the other positions is
-// the trie walked and a user-defined symbol looked for (anchored there). The alignment, when
-// asked for, gives for each normalized byte (and one past the end) the original byte it came
-// from, as sentencepiece's norm_to_orig does; callers that want token ids only skip it.
+// no rule at all, so the pass copies runs: a maximal run of characters that normalize to
+// themselves (and no space) is appended with one copy. Most such characters are plain - no rule
+// key and no user-defined symbol starts with them - which is a table lookup: for ASCII per byte
+// (a letter is plain when the next byte is ASCII too: letters start composition rules), for the
+// rest of the BMP one bit per code point, set at construction where the trie walk over the
+// character's bytes dies before passing a key (so no key, however long, starts with the
+// character). A character that starts keys only as part of longer ones (kana, letters before
+// a combining mark) is walked inside the run and stays in it when no key matches. Only where a
+// key matches, at a space, or where a user-defined symbol may start (by its first byte; then
+// matched anchored there) does the run end. The alignment, when asked for, gives for each
+// normalized byte (and one past the end) the original byte it came from, as sentencepiece's
+// norm_to_orig does; callers that want token ids only skip it.
 #pragma once
 
 #include <cstdint>
