@@ -125,24 +125,39 @@ struct NbestCall {
 
 namespace {
 // SentencePiece: text[start, end) normalized, the model on the normalized text as one piece,
-// each token's span mapped back to the original bytes (sentencepiece's norm_to_orig).
+// each token's span mapped back to the original bytes (sentencepiece's norm_to_orig). With
+// `ids_only` the spans are never read: neither the alignment nor the mapping is made (the
+// model's own spans, within the normalized text, stay as the model needs them).
+struct SpmScratch {
+  std::string normalized;
+  std::vector<uint32_t> orig;
+};
+// The calling thread's buffers. Not inlined, as thread_tokens: one thread-local lookup per call.
+__attribute__((noinline)) SpmScratch& spm_scratch() {
+  static thread_local SpmScratch scratch;
+  return scratch;
+}
+
 template <class Call>
 void encode_sentencepiece(const Call& call, const SpmNormalizer& spm, std::string_view text, size_t start, size_t end,
-                          std::vector<Token>& out) {
-  thread_local std::string normalized;
-  thread_local std::vector<uint32_t> orig;
-  spm.normalize(text.substr(start, end - start), normalized, orig);
+                          bool ids_only, std::vector<Token>& out) {
+  SpmScratch& scratch = spm_scratch();
+  std::string& normalized = scratch.normalized;
+  std::vector<uint32_t>& orig = scratch.orig;
+  spm.normalize(text.substr(start, end - start), normalized, ids_only ? nullptr : &orig);
   if (normalized.empty()) return;
   const Span piece{0, static_cast<uint32_t>(normalized.size())};
   const size_t first = out.size();
   call.pieces(normalized, &piece, 1, out);
-  const uint32_t base = static_cast<uint32_t>(start);
-  // Byte-fallback tokens of one character share its span: as sentencepiece, all but the last
-  // get the empty span at its start.
-  for (size_t k = first; k < out.size(); ++k) {
-    const bool split = k + 1 < out.size() && out[k + 1].start == out[k].start && out[k + 1].end == out[k].end;
-    out[k].start = base + orig[out[k].start];
-    out[k].end = split ? out[k].start : base + orig[out[k].end];
+  if (!ids_only) {
+    const uint32_t base = static_cast<uint32_t>(start);
+    // Byte-fallback tokens of one character share its span: as sentencepiece, all but the last
+    // get the empty span at its start.
+    for (size_t k = first; k < out.size(); ++k) {
+      const bool split = k + 1 < out.size() && out[k + 1].start == out[k].start && out[k + 1].end == out[k].end;
+      out[k].start = base + orig[out[k].start];
+      out[k].end = split ? out[k].start : base + orig[out[k].end];
+    }
   }
   // Keep no huge buffers alive in the thread after a long text.
   if (normalized.capacity() > (size_t{1} << 22)) {
@@ -160,7 +175,7 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, T
   std::vector<Token>& out = sink.buffer();
   switch (front_end_.kind) {
     case FrontEndKind::kSentencePiece:
-      encode_sentencepiece(call, *front_end_.spm, text, start, end, out);
+      encode_sentencepiece(call, *front_end_.spm, text, start, end, sink.ids_only(), out);
       break;
     case FrontEndKind::kNone: {
       const Span piece{static_cast<uint32_t>(start), static_cast<uint32_t>(end)};

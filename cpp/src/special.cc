@@ -40,31 +40,36 @@ bool SpecialMatcher::find(std::string_view text, size_t pos, size_t* start, size
     } else if (!can_start_[static_cast<unsigned char>(text[i])]) {
       continue;
     }
-    uint32_t node = 0, found = 0xFFFFFFFFu;
-    size_t found_end = 0;
-    for (size_t j = i; j < text.size(); ++j) {
-      unsigned char c = static_cast<unsigned char>(text[j]);
-      uint32_t child = 0xFFFFFFFFu;
-      for (const auto& [byte, next] : nodes_[node].children)
-        if (byte == c) {
-          child = next;
-          break;
-        }
-      if (child == 0xFFFFFFFFu) break;
-      node = child;
-      if (nodes_[node].index != 0xFFFFFFFFu) {
-        found = nodes_[node].index;
-        found_end = j + 1;
-      }
-    }
-    if (found != 0xFFFFFFFFu) {
+    if (const size_t n = match_at(text, i, index)) {
       *start = i;
-      *end = found_end;
-      *index = found;
+      *end = i + n;
       return true;
     }
   }
   return false;
+}
+
+size_t SpecialMatcher::match_at(std::string_view text, size_t pos, uint32_t* index) const {
+  uint32_t node = 0, found = 0xFFFFFFFFu;
+  size_t found_end = 0;
+  for (size_t j = pos; j < text.size(); ++j) {
+    unsigned char c = static_cast<unsigned char>(text[j]);
+    uint32_t child = 0xFFFFFFFFu;
+    for (const auto& [byte, next] : nodes_[node].children)
+      if (byte == c) {
+        child = next;
+        break;
+      }
+    if (child == 0xFFFFFFFFu) break;
+    node = child;
+    if (nodes_[node].index != 0xFFFFFFFFu) {
+      found = nodes_[node].index;
+      found_end = j + 1;
+    }
+  }
+  if (found == 0xFFFFFFFFu) return 0;
+  *index = found;
+  return found_end - pos;
 }
 
 }  // namespace ciyuan

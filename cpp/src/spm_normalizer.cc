@@ -1,6 +1,7 @@
 // SentencePiece's normalizer (see spm_normalizer.h).
 #include "ciyuan/spm_normalizer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -79,6 +80,101 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
     plain_[b] = plain;
     if (b < 0x80) ascii_alone_[b] = alone;
   }
+  for (const auto& sym : user) user_first_[static_cast<unsigned char>(sym.first[0])] = true;
+  for (unsigned b = 0; b < 0x80; ++b)
+    ascii_run_[b] = b == ' ' ? 0 : plain_[b] ? 2 : ascii_alone_[b] ? 1 : 0;
+  // The plain characters of the BMP beyond ASCII (2- and 3-byte UTF-8). A character is plain
+  // when the walk of match_rule over its bytes dies before passing a leaf (a key ending inside
+  // or at the end of the character would be matched; a walk that survives the whole character
+  // may go on into a longer key, e.g. a composition) and no user-defined symbol starts with
+  // its bytes or is a prefix of them.
+  for (uint32_t cp = 0x80; cp < 0x10000; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;  // surrogates: invalid UTF-8, never plain
+    unsigned char bytes[3];
+    size_t len;
+    if (cp < 0x800) {
+      bytes[0] = static_cast<unsigned char>(0xC0 | (cp >> 6));
+      bytes[1] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+      len = 2;
+    } else {
+      bytes[0] = static_cast<unsigned char>(0xE0 | (cp >> 12));
+      bytes[1] = static_cast<unsigned char>(0x80 | ((cp >> 6) & 0x3F));
+      bytes[2] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+      len = 3;
+    }
+    bool plain = true;
+    if (!units_.empty()) {
+      plain = false;
+      size_t node = unit_offset(units_[0]);
+      for (size_t i = 0; i < len; ++i) {
+        node ^= bytes[i];
+        if (node >= units_.size() || unit_label(units_[node]) != bytes[i]) {
+          plain = true;  // the walk dies here, no leaf before
+          break;
+        }
+        const uint32_t u = units_[node];
+        node ^= unit_offset(u);
+        if (has_leaf(u)) break;  // a key ends within the character: not plain
+      }
+    }
+    for (size_t k = 0; plain && k < user.size(); ++k) {
+      const std::string& sym = user[k].first;
+      plain = std::memcmp(sym.data(), bytes, std::min(sym.size(), len)) != 0;
+    }
+    // 2-byte characters in a table of their own: then an overlong 3-byte form (E0 80..9F xx,
+    // read as a code point below U+0800) finds its bit clear.
+    if (plain) (cp < 0x800 ? plain2_ : plain3_)[cp >> 6] |= uint64_t{1} << (cp & 63);
+  }
+}
+
+// Inlined into normalize's loop: called once per run, i.e. about once per word of English.
+__attribute__((always_inline)) inline const unsigned char* SpmNormalizer::plain_run(const unsigned char* begin,
+                                                                                    const unsigned char* p,
+                                                                                    const unsigned char* end,
+                                                                                    const char** rep,
+                                                                                    size_t* rule_len) const {
+  // A character that starts a key only as part of a longer one (a letter or kana, which
+  // compositions start with) still copies as itself when the walk from it finds no key; the
+  // walk is done here (no user-defined symbol may start with its lead byte) so that the run
+  // goes on. When it finds a key, the run ends there with the rule (not walked again).
+  *rule_len = 0;
+  auto no_rule = [&](const unsigned char* at) {
+    if (user_first_[*at]) return false;
+    *rule_len = match_rule(std::string_view(reinterpret_cast<const char*>(begin), static_cast<size_t>(end - begin)),
+                           static_cast<size_t>(at - begin), rep);
+    return *rule_len == 0;
+  };
+  while (p < end) {
+    const unsigned b = p[0];
+    if (b < 0x80) {
+      const uint8_t c = ascii_run_[b];
+      if (c == 2 || (c == 1 && (p + 1 == end || p[1] < 0x80 || no_rule(p)))) {
+        ++p;
+        continue;
+      }
+      break;
+    }
+    // Valid UTF-8 only, exactly as utf8::decode accepts it (anything else takes the slow path,
+    // which reads malformed bytes as U+FFFD).
+    if (b >= 0xE0 && b <= 0xEF) {
+      if (end - p < 3 || ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) >= 0x40) break;
+      const uint32_t cp = ((b & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+      // (Overlong forms and surrogates are invalid: their bits are clear, checked off the hot path.)
+      if (!plain3(cp) && (cp < 0x800 || cp - 0xD800 < 0x800 || !no_rule(p))) break;
+      p += 3;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+      if (end - p < 2 || (p[1] & 0xC0u) != 0x80) break;
+      if (!plain2(((b & 0x1Fu) << 6) | (p[1] & 0x3Fu)) && !no_rule(p)) break;
+      p += 2;
+    } else if (plain_[b]) {  // a 4-byte character whose lead byte starts no key and no symbol
+      uint32_t cp;
+      if (utf8::decode(p, end, &cp) != 4) break;
+      p += 4;
+    } else {
+      break;
+    }
+  }
+  return p;
 }
 
 size_t SpmNormalizer::match_rule(std::string_view in, size_t pos, const char** rep) const {
@@ -109,14 +205,10 @@ size_t SpmNormalizer::match_rule(std::string_view in, size_t pos, const char** r
   return longest;
 }
 
-void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector<uint32_t>& orig) const {
+void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector<uint32_t>* orig) const {
   out.clear();
-  orig.clear();
+  if (orig) orig->clear();
   const SpmNormalizerOptions& o = options_;
-  // The next user-defined symbol at or after the position (found lazily, kept while ahead).
-  size_t user_s = 0, user_e = 0;
-  bool user_found = false, user_searched = false;
-  uint32_t user_index = 0;
   // One step of normalization at `pos`: sets the replacement and returns the bytes consumed.
   auto prefix = [&](size_t pos, const char** rep, size_t* rep_len) -> size_t {
     const unsigned char lead = static_cast<unsigned char>(in[pos]);
@@ -128,15 +220,12 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
       *rep_len = 1;
       return 1;
     }
-    if (user_ && !plain_[lead]) {
-      if (!user_searched || (user_found && user_s < pos)) {
-        user_found = user_->find(in, pos, &user_s, &user_e, &user_index);
-        user_searched = true;
-      }
-      if (user_found && user_s == pos) {
+    if (user_first_[lead]) {  // the longest user-defined symbol here, if any
+      uint32_t index;
+      if (const size_t n = user_->match_at(in, pos, &index)) {
         *rep = in.data() + pos;
-        *rep_len = user_e - user_s;
-        return user_e - user_s;
+        *rep_len = n;
+        return n;
       }
     }
     if (!plain_[lead]) {
@@ -168,55 +257,117 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
     }
   }
   if (pos >= in.size()) return;  // all spaces: nothing (sentencepiece's norm_to_orig is empty too)
-  out.reserve((in.size() - pos) * 3 / 2 + 8);
-  orig.reserve((in.size() - pos) * 3 / 2 + 9);
-  uint32_t consumed = static_cast<uint32_t>(pos);
-  auto add_space = [&]() {
-    if (o.escape_whitespaces) {
-      out.append(kSpaceSymbol, 3);
-      orig.insert(orig.end(), 3, consumed);
-    } else {
-      out.push_back(' ');
-      orig.push_back(consumed);
+
+  // The output is written through pointers into `out` and `orig` (which grow together: one
+  // entry per byte) sized ahead and grown when a step needs more room, and cut to length at
+  // the end: an append per run or space would cost a call and a capacity check each.
+  size_t len = 0;
+  char* w = nullptr;
+  uint32_t* ow = nullptr;
+  auto room = [&](size_t n) {
+    if (len + n <= out.size()) return;
+    const size_t size = std::max(out.size() * 2, len + n);
+    out.resize(size);
+    w = &out[0];
+    if (orig) {
+      orig->resize(size);
+      ow = orig->data();
     }
   };
-  if (!o.treat_whitespace_as_suffix && o.add_dummy_prefix) add_space();
+  room((in.size() - pos) + (in.size() - pos) / 2 + 8);
+  uint32_t consumed = static_cast<uint32_t>(pos);  // == pos (as 32 bits: check_size)
+  const size_t space_len = o.escape_whitespaces ? 3 : 1;
+  const char* const space = o.escape_whitespaces ? kSpaceSymbol : " ";
+  auto add_space = [&]() {  // room for space_len bytes made
+    std::memcpy(w + len, space, space_len);
+    if (orig) std::fill_n(ow + len, space_len, consumed);
+    len += space_len;
+  };
+  if (!o.treat_whitespace_as_suffix && o.add_dummy_prefix) {
+    room(space_len);
+    add_space();
+  }
+  // An input ' ' that is only itself (no rule or symbol starts there): written here, not
+  // through prefix().
+  const bool space_plain = plain_[' '];
+  const bool space_alone = ascii_alone_[' '];
+  const unsigned char* const data = reinterpret_cast<const unsigned char*>(in.data());
+  const unsigned char* const data_end = data + in.size();
   bool prev_space = o.remove_extra_whitespaces;
   while (pos < in.size()) {
-    const size_t n = prefix(pos, &rep, &rep_len);
-    const char* s = rep;
-    size_t len = rep_len;
-    if (prev_space) {
-      while (len && *s == ' ') ++s, --len;
-    }
-    if (len) {
-      for (size_t k = 0; k < len; ++k) {
-        if (o.escape_whitespaces && s[k] == ' ') {
-          out.append(kSpaceSymbol, 3);
-          orig.insert(orig.end(), 3, consumed);
-        } else {
-          out.push_back(s[k]);
-          orig.push_back(consumed);
+    // A run of plain characters: copied as is, and no space, so nothing to collapse or escape.
+    size_t n;  // the bytes of `in` consumed by the next step, after the run
+    const size_t run_end = static_cast<size_t>(plain_run(data, data + pos, data_end, &rep, &n) - data);
+    if (run_end > pos) {
+      const size_t run = run_end - pos;
+      room(run);
+      std::memcpy(w + len, data + pos, run);
+      if (orig) {  // each byte maps to the start of its character
+        uint32_t* to = ow + len;
+        uint32_t at = consumed;
+        for (size_t k = pos; k < run_end; ++k) {
+          if ((data[k] & 0xC0u) != 0x80) at = static_cast<uint32_t>(k);
+          *to++ = at;
         }
       }
-      prev_space = s[len - 1] == ' ';
+      len += run;
+      prev_space = false;
+      consumed = static_cast<uint32_t>(run_end);
+      pos = run_end;
+      if (pos == in.size()) break;
+    }
+    if (n) {  // the run ended at a rule: its replacement is *rep
+      rep_len = std::strlen(rep);
+    } else if (data[pos] == ' ' && (space_plain || (space_alone && (pos + 1 == in.size() || data[pos + 1] < 0x80)))) {
+      if (!prev_space) {
+        room(space_len);
+        add_space();
+      }
+      prev_space = o.remove_extra_whitespaces;  // a space is collapsed only with that option
+      consumed = static_cast<uint32_t>(++pos);
+      continue;
+    } else {
+      n = prefix(pos, &rep, &rep_len);
+    }
+    const char* s = rep;
+    size_t rlen = rep_len;
+    if (prev_space) {
+      while (rlen && *s == ' ') ++s, --rlen;
+    }
+    if (rlen) {
+      room(rlen * space_len);
+      for (size_t k = 0; k < rlen; ++k) {
+        if (o.escape_whitespaces && s[k] == ' ') {
+          std::memcpy(w + len, kSpaceSymbol, 3);
+          if (orig) std::fill_n(ow + len, 3, consumed);
+          len += 3;
+        } else {
+          w[len] = s[k];
+          if (orig) ow[len] = consumed;
+          ++len;
+        }
+      }
+      prev_space = s[rlen - 1] == ' ';
     }
     consumed += static_cast<uint32_t>(n);
     pos += n;
     if (!o.remove_extra_whitespaces) prev_space = false;
   }
   if (o.remove_extra_whitespaces) {  // trailing spaces
-    const char* space = o.escape_whitespaces ? kSpaceSymbol : " ";
-    const size_t sn = o.escape_whitespaces ? 3 : 1;
-    while (out.size() >= sn && out.compare(out.size() - sn, sn, space, sn) == 0) {
-      const size_t length = out.size() - sn;
-      consumed = orig[length];
-      out.resize(length);
-      orig.resize(length);
+    while (len >= space_len && std::memcmp(w + len - space_len, space, space_len) == 0) {
+      len -= space_len;
+      if (orig) consumed = ow[len];
     }
   }
-  if (o.treat_whitespace_as_suffix && o.add_dummy_prefix) add_space();
-  orig.push_back(consumed);
+  if (o.treat_whitespace_as_suffix && o.add_dummy_prefix) {
+    room(space_len);
+    add_space();
+  }
+  out.resize(len);
+  if (orig) {
+    orig->resize(len);
+    orig->push_back(consumed);
+  }
 }
 
 }  // namespace ciyuan

@@ -95,3 +95,33 @@ TEXT = st.lists(PIECES, max_size=20).map("".join)
 def test_generated_text_as_sentencepiece(text, name):
     tok, sp = pair(name)
     check(tok, sp, text)
+
+
+# Ids alone (encode_ids, encode_batch_ids) skip the normalizer's alignment and the mapping of
+# spans to the original text: they must give the ids of encode, and sentencepiece's.
+CJK_PIECES = st.one_of(
+    st.sampled_from(["中", "文", "\uf900", "\ufa11", "，", "。", "「", "Ａ", "ｶ", "ﾞ", "カ", "\u3099", "\u0301", "e",
+                     " ", "   ", "\u3000", "(", ")", "\"", "-", ".", "–", "£", "€", "…", "😀", "한", "ﬁ", "\x00"]),
+    st.characters(blacklist_categories=("Cs",)),
+    st.characters(min_codepoint=0x3000, max_codepoint=0xffef, blacklist_categories=("Cs",)),
+    st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7e), max_size=6))
+CJK_TEXTS = st.lists(st.lists(CJK_PIECES, max_size=20).map("".join), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(CJK_TEXTS, st.sampled_from(MODELS))
+def test_ids_alone_as_sentencepiece(texts, name):
+    tok, sp = pair(name)
+    want = sp.encode(texts)
+    assert tok.encode_batch_ids(texts, threads=1) == want
+    assert [e.ids for e in tok.encode_batch(texts)] == want
+    assert [tok.encode_ids(t) for t in texts] == want
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_ids_alone_of_real_corpora(name):
+    tok, sp = pair(name)
+    lines = [line for folder, file, limit in CORPORA for line in lines_of(folder, file, limit or 1 << 20)[:500]]
+    want = sp.encode(lines)
+    assert tok.encode_batch_ids(lines, threads=1) == want
+    assert [e.ids for e in tok.encode_batch(lines, threads=1)] == want

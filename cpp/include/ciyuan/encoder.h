@@ -176,6 +176,9 @@ class TokenSink {
   TokenSink& operator=(const TokenSink&) = delete;
 
   std::vector<Token>& buffer() { return *buffer_; }
+  // Only the ids are kept: a front end may leave the tokens' spans unmapped (e.g. not align
+  // normalized text with the original).
+  bool ids_only() const { return ids_ != nullptr; }
   void flush() {
     if (!ids_) return;
     // Exactly the room needed on the first flush (a short text's ids in one allocation, no

@@ -19,6 +19,8 @@ class SpecialMatcher {
   bool empty() const { return nodes_.size() <= 1; }
   // The first special token at or after `pos`: sets [*start, *end) and its index.
   bool find(std::string_view text, size_t pos, size_t* start, size_t* end, uint32_t* index) const;
+  // The longest special token starting exactly at `pos`: its length (and *index), or 0.
+  size_t match_at(std::string_view text, size_t pos, uint32_t* index) const;
 
  private:
   struct Node {

@@ -14,9 +14,19 @@
 // written as U+2581 (escape_whitespaces), one U+2581 added in front (add_dummy_prefix) or at
 // the end (treat_whitespace_as_suffix).
 //
-// One pass over the text, O(bytes x longest key); no allocation per character. The alignment
-// gives, for each normalized byte (and one past the end), the original byte it came from, as
-// sentencepiece's norm_to_orig does.
+// One pass over the text, O(bytes x longest key); no allocation per character. Most text needs
+// no rule at all, so the pass copies runs: a maximal run of characters that normalize to
+// themselves (and no space) is appended with one copy. Most such characters are plain - no rule
+// key and no user-defined symbol starts with them - which is a table lookup: for ASCII per byte
+// (a letter is plain when the next byte is ASCII too: letters start composition rules), for the
+// rest of the BMP one bit per code point, set at construction where the trie walk over the
+// character's bytes dies before passing a key (so no key, however long, starts with the
+// character). A character that starts keys only as part of longer ones (kana, letters before
+// a combining mark) is walked inside the run and stays in it when no key matches. Only where a
+// key matches, at a space, or where a user-defined symbol may start (by its first byte; then
+// matched anchored there) does the run end. The alignment, when asked for, gives for each
+// normalized byte (and one past the end) the original byte it came from, as sentencepiece's
+// norm_to_orig does; callers that want token ids only skip it.
 #pragma once
 
 #include <cstdint>
@@ -49,8 +59,11 @@ class SpmNormalizer {
 
   // Normalizes `in` into `out` (replaced) and sets orig[k] = the byte of `in` that normalized
   // byte k came from, with orig.size() == out.size() + 1 (the last entry: the end of what was
-  // consumed).
-  void normalize(std::string_view in, std::string& out, std::vector<uint32_t>& orig) const;
+  // consumed). With orig == nullptr the alignment is not made (ids-only encoding needs none).
+  void normalize(std::string_view in, std::string& out, std::vector<uint32_t>* orig) const;
+  void normalize(std::string_view in, std::string& out, std::vector<uint32_t>& orig) const {
+    normalize(in, out, &orig);
+  }
 
   // The replacement of the longest rule at in[pos..]: sets *rep (NUL-terminated, may be empty)
   // and returns the bytes consumed, or 0 when no rule matches.
@@ -59,13 +72,30 @@ class SpmNormalizer {
   const SpmNormalizerOptions& options() const { return options_; }
 
  private:
+  // The end of the run of characters that normalize to themselves (no space) starting at p, in
+  // the text [begin, end) (see the top of this file). When the run ends at a rule, its length
+  // and replacement are *rule_len and *rep (as match_rule); otherwise *rule_len is 0.
+  const unsigned char* plain_run(const unsigned char* begin, const unsigned char* p, const unsigned char* end,
+                                 const char** rep, size_t* rule_len) const;
+  bool plain2(uint32_t cp) const { return (plain2_[cp >> 6] >> (cp & 63)) & 1; }
+  bool plain3(uint32_t cp) const { return (plain3_[cp >> 6] >> (cp & 63)) & 1; }
+
   SpmNormalizerOptions options_;
   std::vector<uint32_t> units_;  // the double array (copied: aligned)
   std::string strings_;          // the normalized strings (+ a guard NUL)
   size_t strings_size_ = 0;      // without the guard
   std::unique_ptr<SpecialMatcher> user_;
+  bool user_first_[256] = {};     // the first bytes of the user-defined symbols
   bool plain_[256] = {};          // see the constructor (byte 0 is never plain: NUL rules)
   bool ascii_alone_[128] = {};    // the same, for an ASCII byte followed by an ASCII byte
+  // Per ASCII byte, in a run: 2 always plain, 1 plain when the next byte is ASCII or the end,
+  // 0 not (' ' is 0: spaces go through the whitespace rules).
+  uint8_t ascii_run_[128] = {};
+  // One bit per code point: set when the character is plain (see the constructor). plain2_
+  // holds U+0080..U+07FF (2-byte UTF-8), plain3_ U+0800..U+FFFF (3-byte; the bits below U+0800
+  // and those of the surrogates, which are invalid UTF-8, stay clear).
+  uint64_t plain2_[32] = {};
+  uint64_t plain3_[1024] = {};
 };
 
 // The whitespace words of a normalized sentence, as sentencepiece's trainer cuts them: a word
