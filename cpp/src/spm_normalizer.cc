@@ -102,10 +102,11 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
       bytes[2] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
       len = 3;
     }
-    bool plain = true;
+    bool plain = true, longer = false;
+    size_t node = 0;
     if (!units_.empty()) {
       plain = false;
-      size_t node = unit_offset(units_[0]);
+      node = unit_offset(units_[0]);
       for (size_t i = 0; i < len; ++i) {
         node ^= bytes[i];
         if (node >= units_.size() || unit_label(units_[node]) != bytes[i]) {
@@ -115,16 +116,62 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
         const uint32_t u = units_[node];
         node ^= unit_offset(u);
         if (has_leaf(u)) break;  // a key ends within the character: not plain
+        longer = i + 1 == len;   // the walk survives the character without a key
       }
     }
-    for (size_t k = 0; plain && k < user.size(); ++k) {
+    bool no_symbol = true;
+    for (size_t k = 0; no_symbol && k < user.size(); ++k) {
       const std::string& sym = user[k].first;
-      plain = std::memcmp(sym.data(), bytes, std::min(sym.size(), len)) != 0;
+      no_symbol = std::memcmp(sym.data(), bytes, std::min(sym.size(), len)) != 0;
     }
     // 2-byte characters in a table of their own: then an overlong 3-byte form (E0 80..9F xx,
     // read as a code point below U+0800) finds its bit clear.
-    if (plain) (cp < 0x800 ? plain2_ : plain3_)[cp >> 6] |= uint64_t{1} << (cp & 63);
+    if (plain && no_symbol) (cp < 0x800 ? plain2_ : plain3_)[cp >> 6] |= uint64_t{1} << (cp & 63);
+    if (longer && no_symbol) {
+      starts_longer_[cp >> 6] |= uint64_t{1} << (cp & 63);
+      collect_second(node);
+    }
   }
+}
+
+void SpmNormalizer::collect_second(size_t base) {
+  // The children of a node: labels probed one by one (darts-clone keeps no list of them).
+  auto child = [&](size_t from, unsigned c, size_t* next) {
+    const size_t at = from ^ c;
+    if (at >= units_.size() || unit_label(units_[at]) != c) return false;
+    *next = at ^ unit_offset(units_[at]);
+    return true;
+  };
+  auto mark = [&](uint32_t cp) { second_[cp >> 6] |= uint64_t{1} << (cp & 63); };
+  size_t b1, b2, b3;
+  for (unsigned l = 1; l < 256; ++l) {  // label 0 holds a value, not a byte
+    if (!child(base, l, &b1)) continue;
+    if (l < 0x80) {
+      mark(l);
+    } else if (l >= 0xC0 && l <= 0xDF) {
+      for (unsigned c1 = 0x80; c1 < 0xC0; ++c1)
+        if (child(b1, c1, &b2)) mark(((l & 0x1Fu) << 6) | (c1 & 0x3Fu));
+    } else if (l >= 0xE0 && l <= 0xEF) {
+      for (unsigned c1 = 0x80; c1 < 0xC0; ++c1) {
+        if (!child(b1, c1, &b2)) continue;
+        for (unsigned c2 = 0x80; c2 < 0xC0; ++c2)
+          if (child(b2, c2, &b3)) mark(((l & 0x0Fu) << 12) | ((c1 & 0x3Fu) << 6) | (c2 & 0x3Fu));
+      }
+    } else {
+      second_far_ = true;  // a 4-byte (or stray) lead: beyond the BMP
+    }
+  }
+}
+
+bool SpmNormalizer::may_be_second(const unsigned char* q, const unsigned char* end) const {
+  if (q == end) return false;
+  const unsigned b = q[0];
+  if (b < 0x80) return bit(second_, b);
+  if (b >= 0xC2 && b <= 0xDF && end - q >= 2 && (q[1] & 0xC0u) == 0x80)
+    return bit(second_, ((b & 0x1Fu) << 6) | (q[1] & 0x3Fu));
+  if (b >= 0xE0 && b <= 0xEF && end - q >= 3 && ((q[1] ^ 0x80u) | (q[2] ^ 0x80u)) < 0x40)
+    return bit(second_, ((b & 0x0Fu) << 12) | ((q[1] & 0x3Fu) << 6) | (q[2] & 0x3Fu));
+  return true;
 }
 
 // Inlined into normalize's loop: called once per run, i.e. about once per word of English.
@@ -160,11 +207,14 @@ __attribute__((always_inline)) inline const unsigned char* SpmNormalizer::plain_
       if (end - p < 3 || ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) >= 0x40) break;
       const uint32_t cp = ((b & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
       // (Overlong forms and surrogates are invalid: their bits are clear, checked off the hot path.)
-      if (!plain3(cp) && (cp < 0x800 || cp - 0xD800 < 0x800 || !no_rule(p))) break;
+      if (!plain3(cp) && (cp < 0x800 || cp - 0xD800 < 0x800 ||
+                          !((bit(starts_longer_, cp) && !may_be_second(p + 3, end)) || no_rule(p))))
+        break;
       p += 3;
     } else if (b >= 0xC2 && b <= 0xDF) {
       if (end - p < 2 || (p[1] & 0xC0u) != 0x80) break;
-      if (!plain2(((b & 0x1Fu) << 6) | (p[1] & 0x3Fu)) && !no_rule(p)) break;
+      const uint32_t cp = ((b & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+      if (!plain2(cp) && !((bit(starts_longer_, cp) && !may_be_second(p + 2, end)) || no_rule(p))) break;
       p += 2;
     } else if (plain_[b]) {  // a 4-byte character whose lead byte starts no key and no symbol
       uint32_t cp;

@@ -79,6 +79,13 @@ class SpmNormalizer {
                                  const char** rep, size_t* rule_len) const;
   bool plain2(uint32_t cp) const { return (plain2_[cp >> 6] >> (cp & 63)) & 1; }
   bool plain3(uint32_t cp) const { return (plain3_[cp >> 6] >> (cp & 63)) & 1; }
+  static bool bit(const uint64_t* bits, uint32_t cp) { return (bits[cp >> 6] >> (cp & 63)) & 1; }
+  // Whether the character at q (or the end) can be the second character of a key; true
+  // whenever unsure (a character beyond the BMP, malformed bytes).
+  bool may_be_second(const unsigned char* q, const unsigned char* end) const;
+  // Collects into second_ the characters that follow the first character of a key, from the
+  // trie node (base) reached after that character.
+  void collect_second(size_t base);
 
   SpmNormalizerOptions options_;
   std::vector<uint32_t> units_;  // the double array (copied: aligned)
@@ -96,6 +103,14 @@ class SpmNormalizer {
   // and those of the surrogates, which are invalid UTF-8, stay clear).
   uint64_t plain2_[32] = {};
   uint64_t plain3_[1024] = {};
+  // A character that only starts longer keys (no key is the character alone, no user symbol
+  // starts with it: kana and letters, which compositions start with) is itself when the next
+  // character is never the second character of a key (a combining mark usually is): then no
+  // trie walk. starts_longer_ marks the first kind (BMP, beyond ASCII), second_ the second
+  // (the BMP; second_far_: some key's second character lies beyond it).
+  uint64_t starts_longer_[1024] = {};
+  uint64_t second_[1024] = {};
+  bool second_far_ = false;
 };
 
 // The whitespace words of a normalized sentence, as sentencepiece's trainer cuts them: a word
