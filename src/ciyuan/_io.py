@@ -4,6 +4,7 @@ and reading UTF-8 with errors that name the file and byte offset."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -27,6 +28,13 @@ def atomic_output(path: PathLike) -> Iterator[BinaryIO]:
         raise InvalidInputError(f"cannot write {path}: {e.strerror}; check that its folder exists and is "
                                 "writable") from None
     try:
+        # mkstemp makes the file private (0600); a written file gets the permissions an ordinary
+        # open() would give it (0666 less the umask), or those of the file it replaces.
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except OSError:
+            mode = 0o666 & ~_umask()
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()
@@ -36,6 +44,14 @@ def atomic_output(path: PathLike) -> Iterator[BinaryIO]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+@functools.lru_cache(maxsize=None)
+def _umask() -> int:
+    """The process's umask, read once (by setting it and setting it back: there is no getter)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_bytes(path: PathLike, data: bytes) -> None:
