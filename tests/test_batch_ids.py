@@ -99,3 +99,17 @@ def test_sampled_batches_do_not_depend_on_the_thread_count():
 
 def test_empty_batch(cl100k):
     assert cl100k.encode_batch_ids([]) == []
+
+
+@pytest.mark.parametrize("threads", [2, 4])
+def test_sentencepiece_word_table_shared_by_threads_and_models(threads):
+    # The threads of a batch publish the words they work out in one table of the process, which
+    # two models share (kept apart by their instance numbers): ids equal sentencepiece's.
+    spm = pytest.importorskip("sentencepiece")
+    lines = shared("corpora", "en", "taylorswift.txt").read_text("utf-8").splitlines()
+    for name in ("albert", "llama2", "albert"):
+        path = str(shared("tokenizers", "sentencepiece", f"{name}.model"))
+        tok = ciyuan.Tokenizer.from_file(path)
+        want = spm.SentencePieceProcessor(model_file=path).encode(lines)
+        assert tok.encode_batch_ids(lines, threads=threads) == want
+        assert tok.encode_batch_ids(lines[::-1], threads=threads) == want[::-1]

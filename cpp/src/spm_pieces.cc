@@ -216,27 +216,44 @@ void SpmPieces::no_unknown(const char* p, size_t n) {
 }
 
 namespace {
-// The cache's memory: calloc'd (zero pages, touched as used) with room to align it to 64 bytes.
-struct CacheMemory {
+// calloc'd memory (zero pages, touched as used) with room to align it to 64 bytes.
+struct AlignedMemory {
   void* raw = nullptr;
-  SpmWordCache* cache = nullptr;
-  ~CacheMemory() { std::free(raw); }
+  void* at = nullptr;
+  explicit AlignedMemory(size_t bytes) {
+    raw = std::calloc(1, bytes + 64);
+    if (!raw) throw std::bad_alloc();
+    at = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(raw) + 63) & ~uintptr_t{63});
+  }
+  ~AlignedMemory() { std::free(raw); }
+  AlignedMemory(const AlignedMemory&) = delete;
+  AlignedMemory& operator=(const AlignedMemory&) = delete;
 };
 std::atomic<uint32_t> next_instance{1};
 }  // namespace
 
+SharedWordTable::SharedWordTable() {
+  // All-zero slots are empty (check 0 is no model's), and zero bytes are the atomics' zero.
+  static_assert(std::is_trivially_default_constructible<std::atomic<uint64_t>>::value, "zeroed atomics");
+  static_assert(sizeof(Slot) == 64, "a slot is one cache line");
+  static AlignedMemory memory(sizeof(Slot) << kSlotBits);
+  slots_ = static_cast<Slot*>(memory.at);
+}
+
+SharedWordTable& SharedWordTable::get() {
+  static SharedWordTable table;  // thread-safe first use
+  return table;
+}
+
 SpmWordCache* SpmWordCache::of_thread() {
   static_assert(std::is_trivially_default_constructible<SpmWordCache>::value, "SpmWordCache must be plain data");
   static_assert(sizeof(Entry) == 64, "an entry is one cache line");
-  static thread_local CacheMemory memory;
-  if (!memory.cache) {
-    memory.raw = std::calloc(1, sizeof(SpmWordCache) + alignof(SpmWordCache));
-    if (!memory.raw) throw std::bad_alloc();
-    const uintptr_t at = reinterpret_cast<uintptr_t>(memory.raw);
-    const uintptr_t aligned = (at + alignof(SpmWordCache) - 1) & ~static_cast<uintptr_t>(alignof(SpmWordCache) - 1);
-    memory.cache = new (reinterpret_cast<void*>(aligned)) SpmWordCache;
+  static thread_local std::unique_ptr<AlignedMemory> memory;
+  if (!memory) {
+    memory = std::make_unique<AlignedMemory>(sizeof(SpmWordCache));
+    new (memory->at) SpmWordCache;
   }
-  return memory.cache;
+  return static_cast<SpmWordCache*>(memory->at);
 }
 
 uint32_t SpmWordCache::new_instance() {

@@ -12,6 +12,7 @@
 // one trie step per character.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -183,11 +184,41 @@ void spm_each_word(WordBreak mode, const char* t, uint32_t start, uint32_t end, 
   if (ws < end) word(ws, end);
 }
 
+// The words of the process, shared by its threads: a direct-mapped table of 2^17 entries
+// (8 MB, allocated on first use) from a word to what a thread's cache entry holds. Threads
+// read it without locks: each slot is eight 64-bit atomics with a sequence number (a seqlock:
+// odd while a writer fills it; a reader that sees it change retries as a miss). A writer that
+// finds the slot being written skips it. Shared so that the threads of a batch do not each
+// work out every word of a text once (on English, a cold cache is a fifth of the time).
+class SharedWordTable {
+ public:
+  static constexpr int kSlotBits = 17;
+  static SharedWordTable& get();
+  // Slot of a hash (its top bits).
+  size_t slot_of(uint64_t hash) const { return static_cast<size_t>(hash >> (64 - kSlotBits)); }
+  // Copies slot `at` into *e when it holds the key (k0, k1, check); false otherwise.
+  template <class Entry>
+  bool read(size_t at, uint64_t k0, uint64_t k1, uint32_t check, Entry* e) const;
+  // Publishes e (a filled entry) in slot `at`, unless another thread is writing it.
+  template <class Entry>
+  void write(size_t at, const Entry& e);
+
+ private:
+  SharedWordTable();
+  struct alignas(64) Slot {
+    std::atomic<uint64_t> w[8];  // key0, key1, check|extra, ids (4 words), seq|count|ends
+  };
+  Slot* slots_;
+};
+
 // A thread's cache of short words (<= 16 bytes) -> their pieces (up to 8) for the SentencePiece
 // models; `extra` is the model's own per-word value (Unigram: the smallest margin of the word's
 // Viterbi decisions). An id the model never gives a piece may mark something else (Unigram:
-// 0xFFFFFFFE, an unknown character). Made from zeroed memory; all-zero is empty; `check` holds
-// the model's instance number so models never see each other's entries.
+// 0xFFFFFFFE, an unknown character). `check` holds the model's instance number so models never
+// see each other's entries. Two levels: 2^12 entries of the thread's own (256 KB, within the
+// core's L2: a few thousand common words make most of a text) in front of the process's shared
+// table (SharedWordTable), where a word missing here is looked up and where a word worked out
+// here is published.
 struct SpmWordCache {
   // One cache line an entry (the cache is 64-byte aligned): a lookup touches one line. Eight
   // pieces, not four: a capitalized English word in albert (lower-case pieces) is "▁", one
@@ -201,17 +232,9 @@ struct SpmWordCache {
     uint8_t count;
     uint8_t ends[7];
   };
-  // 2^17 entries (8 MB a thread, touched as used): 2^14 missed a quarter of English words and
-  // left the BPE merge loop the largest cost (llama2, gutenberg: 20 -> 25 MB/s on one thread).
-  // In front of them 2^12 entries (256 KB, within the core's L2) of the words last looked up:
-  // the common words (a few thousand make most of a text) are found there without a trip to
-  // the big table, which a text's tens of thousands of words spread over megabytes.
-  static constexpr int kSlotBits = 17;
-  static constexpr size_t kSlots = size_t{1} << kSlotBits;
   static constexpr int kHotBits = 12;
   static constexpr size_t kMaxBytes = 16;
   static constexpr size_t kMaxPieces = 8;
-  Entry entries[kSlots];
   Entry hot[size_t{1} << kHotBits];
 
   // The entry for the word w[0, n) (1 <= n <= kMaxBytes) of model `instance`; *hit tells
@@ -222,27 +245,23 @@ struct SpmWordCache {
     const uint64_t k1 = n > 8 ? load_upto8(w + 8, n - 8) : 0;
     const uint32_t check = (instance << 5) | static_cast<uint32_t>(n);
     const uint64_t h = (k0 ^ (k1 * 0xD6E8FEB86659FD93ULL) ^ (n << 3)) * 0x9E3779B97F4A7C15ULL;
-    auto holds = [&](const Entry& e) { return e.check == check && e.key[0] == k0 && e.key[1] == k1; };
     Entry& near = hot[(h >> 20) & ((size_t{1} << kHotBits) - 1)];
     *hit = true;
-    if (holds(near)) return near;
-    Entry& far = entries[h >> (64 - kSlotBits)];
-    if (holds(far)) {
-      near = far;
-      return near;
-    }
+    if (near.check == check && near.key[0] == k0 && near.key[1] == k1) return near;
+    SharedWordTable& shared = SharedWordTable::get();
+    pending_slot_ = shared.slot_of(h);
+    if (shared.read(pending_slot_, k0, k1, check, &near)) return near;
     *hit = false;
     near.key[0] = k0;
     near.key[1] = k1;
     near.check = 0;  // filled by the caller when the word fits
     pending_check_ = check;
-    pending_far_ = &far;
     return near;
   }
-  // Marks an entry filled by the caller after slot() missed, and keeps it in the big table.
+  // Marks an entry filled by the caller after slot() missed, and publishes it to the threads.
   void fill(Entry& e) {
     e.check = pending_check_;
-    *pending_far_ = e;
+    SharedWordTable::get().write(pending_slot_, e);
   }
   // Appends the tokens of a hit for the word [start, end).
   static void replay(const Entry& e, uint32_t start, uint32_t end, std::vector<Token>& out) {
@@ -261,8 +280,57 @@ struct SpmWordCache {
 
  private:
   uint32_t pending_check_;
-  Entry* pending_far_;
+  size_t pending_slot_;
 };
+
+template <class Entry>
+bool SharedWordTable::read(size_t at, uint64_t k0, uint64_t k1, uint32_t check, Entry* e) const {
+  const Slot& s = slots_[at];
+  const uint64_t last = s.w[7].load(std::memory_order_acquire);
+  if (last & (uint64_t{1} << 32)) return false;  // being written
+  if (s.w[0].load(std::memory_order_relaxed) != k0 || s.w[1].load(std::memory_order_relaxed) != k1) return false;
+  const uint64_t head = s.w[2].load(std::memory_order_relaxed);
+  if (static_cast<uint32_t>(head >> 32) != check) return false;
+  uint64_t ids[4];
+  for (int i = 0; i < 4; ++i) ids[i] = s.w[3 + i].load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (s.w[7].load(std::memory_order_relaxed) != last) return false;  // changed meanwhile
+  e->key[0] = k0;
+  e->key[1] = k1;
+  e->check = check;
+  const uint32_t extra = static_cast<uint32_t>(head);
+  std::memcpy(&e->extra, &extra, 4);
+  for (int i = 0; i < 4; ++i) {
+    e->ids[2 * i] = static_cast<uint32_t>(ids[i]);
+    e->ids[2 * i + 1] = static_cast<uint32_t>(ids[i] >> 32);
+  }
+  // The low 32 bits: count (4 bits) and seven ends (4 bits each: words are <= 16 bytes).
+  e->count = static_cast<uint8_t>(last & 15);
+  for (int i = 0; i < 7; ++i) e->ends[i] = static_cast<uint8_t>((last >> (4 + 4 * i)) & 15);
+  return true;
+}
+
+template <class Entry>
+void SharedWordTable::write(size_t at, const Entry& e) {
+  Slot& s = slots_[at];
+  uint64_t last = s.w[7].load(std::memory_order_relaxed);
+  if (last & (uint64_t{1} << 32)) return;  // another writer is at it
+  // Sequence (bits 32-63, odd while written) one up: claimed, or another thread was first.
+  const uint64_t seq = last >> 32;
+  if (!s.w[7].compare_exchange_strong(last, ((seq + 1) << 32) | (last & 0xFFFFFFFFu), std::memory_order_relaxed))
+    return;
+  std::atomic_thread_fence(std::memory_order_release);
+  uint32_t extra;
+  std::memcpy(&extra, &e.extra, 4);
+  s.w[0].store(e.key[0], std::memory_order_relaxed);
+  s.w[1].store(e.key[1], std::memory_order_relaxed);
+  s.w[2].store((uint64_t{e.check} << 32) | extra, std::memory_order_relaxed);
+  for (int i = 0; i < 4; ++i)
+    s.w[3 + i].store(uint64_t{e.ids[2 * i]} | (uint64_t{e.ids[2 * i + 1]} << 32), std::memory_order_relaxed);
+  uint64_t low = e.count & 15u;
+  for (int i = 0; i < 7; ++i) low |= uint64_t{static_cast<uint8_t>(e.ends[i] & 15u)} << (4 + 4 * i);
+  s.w[7].store(((seq + 2) << 32) | low, std::memory_order_release);
+}
 
 // What the two SentencePiece models share: the piece table and the TokenModel accessors over
 // it (UnigramModel in unigram.h, SpmBpeModel in spm_bpe.h).
