@@ -11,9 +11,10 @@
 //
 // Cost: O(m log m) for a word of m symbols (a binary heap of candidate pairs over a linked
 // list of symbols, stale entries skipped when popped; pairs found by id in a table of all
-// splits of the pieces; a word is cut at its frozen symbols, which no merge crosses); words of up to 16 bytes are cached per
-// thread when every segmentation breaks at `▁` (spm_pieces.h: WordBreak). No allocation per
-// token: the symbol list and the heap are per-thread buffers.
+// splits of the pieces; a word is cut at its frozen symbols, which no merge crosses); words
+// of up to 16 bytes are cached (spm_pieces.h: SpmWordCache) when every segmentation breaks at
+// `▁` (WordBreak). No allocation per token: the symbol list and the heap are per-thread
+// buffers.
 #pragma once
 
 #include <cstdint>

@@ -22,7 +22,8 @@
 // rest of the BMP one bit per code point, set at construction where the trie walk over the
 // character's bytes dies before passing a key (so no key, however long, starts with the
 // character). A character that starts keys only as part of longer ones (kana, letters before
-// a combining mark) is walked inside the run and stays in it when no key matches. Only where a
+// a combining mark) stays in the run without a walk when the next character is never the
+// second of a key (bit tables made from the map), and is walked otherwise. Only where a
 // key matches, at a space, or where a user-defined symbol may start (by its first byte; then
 // matched anchored there) does the run end. The alignment, when asked for, gives for each
 // normalized byte (and one past the end) the original byte it came from, as sentencepiece's

@@ -273,7 +273,7 @@ struct SpmWordCache {
     out.push_back(Token{e.ids[e.count - 1], from, end});
   }
 
-  // The calling thread's cache (one per thread, shared by all SentencePiece models).
+  // The calling thread's cache (one per thread, used by all SentencePiece models).
   static SpmWordCache* of_thread();
   // A fresh instance number for a model.
   static uint32_t new_instance();
@@ -349,7 +349,7 @@ class SpmModel : public TokenModel {
         instance_(SpmWordCache::new_instance()) {}
 
   SpmPieces table_;
-  uint32_t instance_;  // tells models apart in the per-thread word cache
+  uint32_t instance_;  // tells models apart in the word cache
 };
 
 }  // namespace ciyuan

@@ -12,7 +12,7 @@
 // token; with byte fallback an unknown character is its UTF-8 bytes' <0xXX> pieces instead.
 //
 // Speed: when every segmentation breaks at known places (spm_pieces.h: WordBreak), each word
-// is its own small Viterbi, and words of up to 16 bytes are cached per thread (up to 8 nodes,
+// is its own small Viterbi, and words of up to 16 bytes are cached (SpmWordCache; up to 8 nodes,
 // unknown ones included) with the smallest score margin of their decisions; a cached word is
 // reused only when that margin is far above float rounding at the running total, so the
 // result is always what one float Viterbi over the whole text gives. A Viterbi decodes the
