@@ -102,7 +102,7 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
       bytes[2] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
       len = 3;
     }
-    bool plain = true, longer = false;
+    bool plain = true, longer = false, alone = false;
     size_t node = 0;
     if (!units_.empty()) {
       plain = false;
@@ -115,7 +115,10 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
         }
         const uint32_t u = units_[node];
         node ^= unit_offset(u);
-        if (has_leaf(u)) break;  // a key ends within the character: not plain
+        if (has_leaf(u)) {  // a key ends within the character: not plain
+          alone = i + 1 == len && node < units_.size();
+          break;
+        }
         longer = i + 1 == len;   // the walk survives the character without a key
       }
     }
@@ -130,6 +133,20 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
     if (longer && no_symbol) {
       starts_longer_[cp >> 6] |= uint64_t{1} << (cp & 63);
       collect_second(node);
+    }
+    // A key that is the whole character and starts no longer key (fullwidth punctuation, most
+    // compatibility characters): its replacement is kept by code point, no walk at run time.
+    if (alone && no_symbol) {
+      bool extends = false;
+      for (unsigned l = 1; !extends && l < 256; ++l) {
+        const size_t at = node ^ l;
+        extends = at < units_.size() && unit_label(units_[at]) == l;
+      }
+      const uint32_t value = unit_value(units_[node]);
+      if (!extends && value < strings_size_) {
+        if (alone_rule_.empty()) alone_rule_.assign(0x10000, 0);
+        alone_rule_[cp] = value + 1;
+      }
     }
   }
 }
@@ -207,14 +224,27 @@ __attribute__((always_inline)) inline const unsigned char* SpmNormalizer::plain_
       if (end - p < 3 || ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) >= 0x40) break;
       const uint32_t cp = ((b & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
       // (Overlong forms and surrogates are invalid: their bits are clear, checked off the hot path.)
-      if (!plain3(cp) && (cp < 0x800 || cp - 0xD800 < 0x800 ||
-                          !((bit(starts_longer_, cp) && !may_be_second(p + 3, end)) || no_rule(p))))
-        break;
+      if (!plain3(cp)) {
+        if (cp < 0x800 || cp - 0xD800 < 0x800) break;
+        if (const uint32_t v = alone_rule(cp)) {  // the rule of this character alone
+          *rule_len = 3;
+          *rep = strings_.data() + v - 1;
+          break;
+        }
+        if (!((bit(starts_longer_, cp) && !may_be_second(p + 3, end)) || no_rule(p))) break;
+      }
       p += 3;
     } else if (b >= 0xC2 && b <= 0xDF) {
       if (end - p < 2 || (p[1] & 0xC0u) != 0x80) break;
       const uint32_t cp = ((b & 0x1Fu) << 6) | (p[1] & 0x3Fu);
-      if (!plain2(cp) && !((bit(starts_longer_, cp) && !may_be_second(p + 2, end)) || no_rule(p))) break;
+      if (!plain2(cp)) {
+        if (const uint32_t v = alone_rule(cp)) {
+          *rule_len = 2;
+          *rep = strings_.data() + v - 1;
+          break;
+        }
+        if (!((bit(starts_longer_, cp) && !may_be_second(p + 2, end)) || no_rule(p))) break;
+      }
       p += 2;
     } else if (plain_[b]) {  // a 4-byte character whose lead byte starts no key and no symbol
       uint32_t cp;

@@ -23,7 +23,9 @@
 // character's bytes dies before passing a key (so no key, however long, starts with the
 // character). A character that starts keys only as part of longer ones (kana, letters before
 // a combining mark) stays in the run without a walk when the next character is never the
-// second of a key (bit tables made from the map), and is walked otherwise. Only where a
+// second of a key (bit tables made from the map), and is walked otherwise; a character that is
+// a key alone and starts no longer one (fullwidth punctuation) finds its replacement in a table
+// by code point. Only where a
 // key matches, at a space, or where a user-defined symbol may start (by its first byte; then
 // matched anchored there) does the run end. The alignment, when asked for, gives for each
 // normalized byte (and one past the end) the original byte it came from, as sentencepiece's
@@ -112,6 +114,10 @@ class SpmNormalizer {
   uint64_t starts_longer_[1024] = {};
   uint64_t second_[1024] = {};
   bool second_far_ = false;
+  // By code point (BMP beyond ASCII; empty when there is none): 1 + the offset of the
+  // replacement of a key that is exactly the character and starts no longer key, else 0.
+  std::vector<uint32_t> alone_rule_;
+  uint32_t alone_rule(uint32_t cp) const { return alone_rule_.empty() ? 0 : alone_rule_[cp]; }
 };
 
 // The whitespace words of a normalized sentence, as sentencepiece's trainer cuts them: a word
