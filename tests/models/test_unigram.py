@@ -196,12 +196,22 @@ def test_nbest_matches_the_reference(drawn, text):
     assert groups(by_text) == groups(byte_ref)
 
 
+NEAR_TIE_SCORES = st.lists(st.sampled_from([-1.0, -2.0, -3.0, -1.0000001, -2.0000002, -0.9999999]), min_size=8,
+                           max_size=8)
+
+
+@pytest.mark.parametrize("vocabulary", [
+    ["▁ab", "▁abc", "▁ba", "▁c", "▁abcab", "▁bcb"],
+    # With unknown nodes (B, Z) in the cached words: their score enters the running total and
+    # the margins.
+    ["▁aB", "▁Bab", "▁BB", "▁cB", "▁abBab", "▁bBcb", "▁ZZZZZZZ"],
+])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(["▁ab", "▁abc", "▁ba", "▁c", "▁abcab", "▁bcb"]), min_size=50, max_size=400),
-       st.lists(st.sampled_from([-1.0, -2.0, -3.0, -1.0000001, -2.0000002, -0.9999999]), min_size=8, max_size=8))
-def test_long_texts_with_near_ties_match_the_float_viterbi(words, scores):
+@given(data=st.data(), scores=NEAR_TIE_SCORES)
+def test_long_texts_with_near_ties_match_the_float_viterbi(vocabulary, data, scores):
     # Equal and nearly equal sums (within float rounding of a large running total): the cached
     # word segmentations must still be exactly what one float32 Viterbi over the text decides.
+    words = data.draw(st.lists(st.sampled_from(vocabulary), min_size=50, max_size=400))
     pieces = ["▁a", "b", "▁ab", "c", "bc", "▁", "a", "▁b"]
     m = Unigram([("<unk>", 0.0)] + list(zip(pieces, scores)), unk_id=0)
     text = "".join(words)
@@ -249,16 +259,3 @@ def test_words_near_the_cache_limits_match_the_reference(model, word):
     assert tokens(model, text) == ref.viterbi(text, table_of(model))
     # A fresh text after the cache is warm: a hit replays the same tokens.
     assert tokens(model, word + word) == ref.viterbi(word + word, table_of(model))
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(["▁aB", "▁Bab", "▁BB", "▁cB", "▁abBab", "▁bBcb", "▁ZZZZZZZ"]), min_size=50,
-                max_size=400),
-       st.lists(st.sampled_from([-1.0, -2.0, -3.0, -1.0000001, -2.0000002, -0.9999999]), min_size=8, max_size=8))
-def test_near_ties_in_cached_words_with_unknown_characters_match_the_float_viterbi(words, scores):
-    # As test_long_texts_with_near_ties_match_the_float_viterbi, with unknown nodes (B, Z) in
-    # the cached words: their score enters the running total and the margins.
-    pieces = ["▁a", "b", "▁ab", "c", "bc", "▁", "a", "▁b"]
-    m = Unigram([("<unk>", 0.0)] + list(zip(pieces, scores)), unk_id=0)
-    text = "".join(words)
-    assert tokens(m, text) == ref.viterbi(text, table_of(m))

@@ -36,17 +36,22 @@ def spans_of(orig, text):
     return [(orig[k], orig[k + 1]) for k in range(len(text))]
 
 
+def assert_is_the_reference(normalizer, text, rules, user, flags):
+    """The native normalizer's text and alignment equal the reference's with these rules."""
+    want, orig = ref.normalize(text, rules, suffix=flags["treat_whitespace_as_suffix"], user_defined_symbols=user,
+                               add_dummy_prefix=flags["add_dummy_prefix"],
+                               remove_extra_whitespaces=flags["remove_extra_whitespaces"],
+                               escape_whitespaces=flags["escape_whitespaces"])
+    got = normalizer.normalize(NormalizedString.from_str(text))
+    assert got.text == want
+    assert (got.spans or []) == spans_of(orig, want)
+
+
 @settings(max_examples=400, deadline=None)
 @given(TEXT, FLAGS, USER)
 def test_native_is_the_reference(text, flags, user):
     n = SentencePieceNormalizer("identity", charsmap=CHARSMAP, user_defined_symbols=user, **flags)
-    want, orig = ref.normalize(text, RULES, suffix=flags["treat_whitespace_as_suffix"], user_defined_symbols=user,
-                               add_dummy_prefix=flags["add_dummy_prefix"],
-                               remove_extra_whitespaces=flags["remove_extra_whitespaces"],
-                               escape_whitespaces=flags["escape_whitespaces"])
-    got = n.normalize(NormalizedString.from_str(text))
-    assert got.text == want
-    assert (got.spans or []) == spans_of(orig, want)
+    assert_is_the_reference(n, text, RULES, user, flags)
 
 
 @settings(max_examples=300, deadline=None)
@@ -173,13 +178,7 @@ def test_a_real_charsmap_with_user_symbols_is_the_reference(text, flags):
     ours, _, rules = model_normalizer("albert")
     user = ours.user_defined_symbols
     n = SentencePieceNormalizer(charsmap=ours.charsmap, user_defined_symbols=user, **flags)
-    want, orig = ref.normalize(text, rules, suffix=flags["treat_whitespace_as_suffix"], user_defined_symbols=user,
-                               add_dummy_prefix=flags["add_dummy_prefix"],
-                               remove_extra_whitespaces=flags["remove_extra_whitespaces"],
-                               escape_whitespaces=flags["escape_whitespaces"])
-    got = n.normalize(NormalizedString.from_str(text))
-    assert got.text == want
-    assert (got.spans or []) == spans_of(orig, want)
+    assert_is_the_reference(n, text, rules, user, flags)
 
 
 @settings(max_examples=300, deadline=None)
