@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "ciyuan/parallel.h"
+#include "ciyuan/utf8.h"
 #include "common.h"
 #include "encoding_data.h"
 
@@ -24,23 +25,9 @@ bool units_to_utf8(const Unit* s, size_t n, std::string& out) {
   char* const begin = &out[0];
   char* p = begin;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t c = s[i];
-    if (c < 0x80) {
-      *p++ = static_cast<char>(c);
-    } else if (c < 0x800) {
-      *p++ = static_cast<char>(0xC0 | (c >> 6));
-      *p++ = static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      if (c >= 0xD800 && c <= 0xDFFF) return false;
-      *p++ = static_cast<char>(0xE0 | (c >> 12));
-      *p++ = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      *p++ = static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      *p++ = static_cast<char>(0xF0 | (c >> 18));
-      *p++ = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      *p++ = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      *p++ = static_cast<char>(0x80 | (c & 0x3F));
-    }
+    const size_t len = ciyuan::utf8::encode(s[i], p);  // 0: a surrogate
+    if (!len) return false;
+    p += len;
   }
   out.resize(static_cast<size_t>(p - begin));
   return true;

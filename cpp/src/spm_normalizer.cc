@@ -90,18 +90,9 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
   // its bytes or is a prefix of them.
   for (uint32_t cp = 0x80; cp < 0x10000; ++cp) {
     if (cp >= 0xD800 && cp <= 0xDFFF) continue;  // surrogates: invalid UTF-8, never plain
-    unsigned char bytes[3];
-    size_t len;
-    if (cp < 0x800) {
-      bytes[0] = static_cast<unsigned char>(0xC0 | (cp >> 6));
-      bytes[1] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
-      len = 2;
-    } else {
-      bytes[0] = static_cast<unsigned char>(0xE0 | (cp >> 12));
-      bytes[1] = static_cast<unsigned char>(0x80 | ((cp >> 6) & 0x3F));
-      bytes[2] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
-      len = 3;
-    }
+    char encoded[4];
+    const size_t len = utf8::encode(cp, encoded);
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(encoded);
     bool plain = true, longer = false, alone = false;
     size_t node = 0;
     if (!units_.empty()) {
@@ -129,9 +120,9 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
     }
     // 2-byte characters in a table of their own: then an overlong 3-byte form (E0 80..9F xx,
     // read as a code point below U+0800) finds its bit clear.
-    if (plain && no_symbol) (cp < 0x800 ? plain2_ : plain3_)[cp >> 6] |= uint64_t{1} << (cp & 63);
+    if (plain && no_symbol) set_bit(cp < 0x800 ? plain2_ : plain3_, cp);
     if (longer && no_symbol) {
-      starts_longer_[cp >> 6] |= uint64_t{1} << (cp & 63);
+      set_bit(starts_longer_, cp);
       collect_second(node);
     }
     // A key that is the whole character and starts no longer key (fullwidth punctuation, most
@@ -159,24 +150,26 @@ void SpmNormalizer::collect_second(size_t base) {
     *next = at ^ unit_offset(units_[at]);
     return true;
   };
-  auto mark = [&](uint32_t cp) { second_[cp >> 6] |= uint64_t{1} << (cp & 63); };
   size_t b1, b2, b3;
   for (unsigned l = 1; l < 256; ++l) {  // label 0 holds a value, not a byte
     if (!child(base, l, &b1)) continue;
     if (l < 0x80) {
-      mark(l);
+      set_bit(second_, l);
     } else if (l >= 0xC0 && l <= 0xDF) {
-      for (unsigned c1 = 0x80; c1 < 0xC0; ++c1)
-        if (child(b1, c1, &b2)) mark(((l & 0x1Fu) << 6) | (c1 & 0x3Fu));
+      for (unsigned c1 = 0x80; c1 < 0xC0; ++c1) {
+        const unsigned char two[2] = {static_cast<unsigned char>(l), static_cast<unsigned char>(c1)};
+        if (child(b1, c1, &b2)) set_bit(second_, utf8::decode_two(two));
+      }
     } else if (l >= 0xE0 && l <= 0xEF) {
       for (unsigned c1 = 0x80; c1 < 0xC0; ++c1) {
         if (!child(b1, c1, &b2)) continue;
-        for (unsigned c2 = 0x80; c2 < 0xC0; ++c2)
-          if (child(b2, c2, &b3)) mark(((l & 0x0Fu) << 12) | ((c1 & 0x3Fu) << 6) | (c2 & 0x3Fu));
+        for (unsigned c2 = 0x80; c2 < 0xC0; ++c2) {
+          const unsigned char three[3] = {static_cast<unsigned char>(l), static_cast<unsigned char>(c1),
+                                          static_cast<unsigned char>(c2)};
+          if (child(b2, c2, &b3)) set_bit(second_, utf8::decode_three(three));
+        }
       }
-    } else {
-      second_far_ = true;  // a 4-byte (or stray) lead: beyond the BMP
-    }
+    }  // a 4-byte lead: beyond the BMP, where may_be_second always answers yes
   }
 }
 
@@ -184,10 +177,9 @@ bool SpmNormalizer::may_be_second(const unsigned char* q, const unsigned char* e
   if (q == end) return false;
   const unsigned b = q[0];
   if (b < 0x80) return bit(second_, b);
-  if (b >= 0xC2 && b <= 0xDF && end - q >= 2 && (q[1] & 0xC0u) == 0x80)
-    return bit(second_, ((b & 0x1Fu) << 6) | (q[1] & 0x3Fu));
+  if (b >= 0xC2 && b <= 0xDF && end - q >= 2 && (q[1] & 0xC0u) == 0x80) return bit(second_, utf8::decode_two(q));
   if (b >= 0xE0 && b <= 0xEF && end - q >= 3 && ((q[1] ^ 0x80u) | (q[2] ^ 0x80u)) < 0x40)
-    return bit(second_, ((b & 0x0Fu) << 12) | ((q[1] & 0x3Fu) << 6) | (q[2] & 0x3Fu));
+    return bit(second_, utf8::decode_three(q));
   return true;
 }
 
@@ -222,7 +214,7 @@ __attribute__((always_inline)) inline const unsigned char* SpmNormalizer::plain_
     // which reads malformed bytes as U+FFFD).
     if (b >= 0xE0 && b <= 0xEF) {
       if (end - p < 3 || ((p[1] ^ 0x80u) | (p[2] ^ 0x80u)) >= 0x40) break;
-      const uint32_t cp = ((b & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+      const uint32_t cp = utf8::decode_three(p);
       // (Overlong forms and surrogates are invalid: their bits are clear, checked off the hot path.)
       if (!plain3(cp)) {
         if (cp < 0x800 || cp - 0xD800 < 0x800) break;
@@ -236,7 +228,7 @@ __attribute__((always_inline)) inline const unsigned char* SpmNormalizer::plain_
       p += 3;
     } else if (b >= 0xC2 && b <= 0xDF) {
       if (end - p < 2 || (p[1] & 0xC0u) != 0x80) break;
-      const uint32_t cp = ((b & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+      const uint32_t cp = utf8::decode_two(p);
       if (!plain2(cp)) {
         if (const uint32_t v = alone_rule(cp)) {
           *rule_len = 2;

@@ -131,7 +131,7 @@ uint32_t UnigramModel::decode(const char* w, uint32_t n, Scratch& s) const {
       cp = b;
       len = 1;
     } else if ((b & 0xF0) == 0xE0 && n - at >= 3 && (u[at + 1] & 0xC0) == 0x80 && (u[at + 2] & 0xC0) == 0x80 &&
-               (cp = ((b & 0x0Fu) << 12) | ((u[at + 1] & 0x3Fu) << 6) | (u[at + 2] & 0x3Fu)) >= 0x800 &&
+               (cp = utf8::decode_three(u + at)) >= 0x800 &&
                (cp < 0xD800 || cp > 0xDFFF)) {
       // A valid three-byte character (CJK), decoded here rather than by the general decoder.
       len = 3;

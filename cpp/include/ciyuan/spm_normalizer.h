@@ -83,6 +83,7 @@ class SpmNormalizer {
   bool plain2(uint32_t cp) const { return (plain2_[cp >> 6] >> (cp & 63)) & 1; }
   bool plain3(uint32_t cp) const { return (plain3_[cp >> 6] >> (cp & 63)) & 1; }
   static bool bit(const uint64_t* bits, uint32_t cp) { return (bits[cp >> 6] >> (cp & 63)) & 1; }
+  static void set_bit(uint64_t* bits, uint32_t cp) { bits[cp >> 6] |= uint64_t{1} << (cp & 63); }
   // Whether the character at q (or the end) can be the second character of a key; true
   // whenever unsure (a character beyond the BMP, malformed bytes).
   bool may_be_second(const unsigned char* q, const unsigned char* end) const;
@@ -110,10 +111,9 @@ class SpmNormalizer {
   // starts with it: kana and letters, which compositions start with) is itself when the next
   // character is never the second character of a key (a combining mark usually is): then no
   // trie walk. starts_longer_ marks the first kind (BMP, beyond ASCII), second_ the second
-  // (the BMP; second_far_: some key's second character lies beyond it).
+  // (the BMP; a second character beyond it is never ruled out: may_be_second).
   uint64_t starts_longer_[1024] = {};
   uint64_t second_[1024] = {};
-  bool second_far_ = false;
   // By code point (BMP beyond ASCII; empty when there is none): 1 + the offset of the
   // replacement of a key that is exactly the character and starts no longer key, else 0.
   std::vector<uint32_t> alone_rule_;

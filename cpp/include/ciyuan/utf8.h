@@ -159,6 +159,9 @@ inline uint32_t decode_three(const unsigned char* p) {
     return ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
 }
 
+// The code point of the two-byte sequence at p (lead byte C2..DF).
+inline uint32_t decode_two(const unsigned char* p) { return ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu); }
+
 // The code point at p of valid UTF-8; stores its length in *len.
 inline uint32_t decode_valid(const unsigned char* p, size_t* len) {
     const unsigned b = p[0];
@@ -168,7 +171,7 @@ inline uint32_t decode_valid(const unsigned char* p, size_t* len) {
     }
     if (b < 0xE0) {
         *len = 2;
-        return ((b & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+        return decode_two(p);
     }
     if (b < 0xF0) {
         *len = 3;
