@@ -262,7 +262,8 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
         const uint32_t id = entry.ids[i];
         after = (id == kCachedUnk ? unk_score_ : score[id]) + after;
       }
-      const double bound = (std::fabs(static_cast<double>(total)) + std::fabs(static_cast<double>(after)) + 1.0) * 0x1.0p-17;
+      const double bound =
+          (std::fabs(static_cast<double>(total)) + std::fabs(static_cast<double>(after)) + 1.0) * 0x1.0p-17;
       if (entry.extra > bound) {
         replay(text.data(), entry, start, end, first, out);
         total = after;
