@@ -25,6 +25,10 @@ bool units_to_utf8(const Unit* s, size_t n, std::string& out) {
   char* const begin = &out[0];
   char* p = begin;
   for (size_t i = 0; i < n; ++i) {
+    if (s[i] < 0x80) {  // most characters of most texts: no call
+      *p++ = static_cast<char>(s[i]);
+      continue;
+    }
     const size_t len = ciyuan::utf8::encode(s[i], p);  // 0: a surrogate
     if (!len) return false;
     p += len;
@@ -88,14 +92,16 @@ class Pipeline {
  public:
   Pipeline(const StrBatch& texts, const EncodeIds& encode, size_t run)
       : texts_(texts), encode_(encode), run_(run), runs_((texts.size() + run - 1) / run),
-        done_(new std::atomic<uint8_t>[runs_]), results_(texts.size()) {
+        done_(new std::atomic<uint8_t>[runs_]), run_ids_(runs_), ends_(texts.size()) {
     for (size_t r = 0; r < runs_; ++r) done_[r].store(0, std::memory_order_relaxed);
   }
 
   size_t runs() const { return runs_; }
   bool stopped() const { return stop_.load(std::memory_order_acquire); }
   bool done(size_t r) const { return done_[r].load(std::memory_order_acquire) != 0; }
-  std::vector<uint32_t>& result(size_t i) { return results_[i]; }
+  // The ids of run r, text after text; text i's end in them (its start: the previous text's end).
+  std::vector<uint32_t>& run_ids(size_t r) { return run_ids_[r]; }
+  size_t end_of(size_t i) const { return ends_[i]; }
   size_t run_begin(size_t r) const { return r * run_; }
   size_t run_end(size_t r) const { return std::min(texts_.size(), (r + 1) * run_); }
 
@@ -104,6 +110,8 @@ class Pipeline {
     if (stopped()) return false;
     const size_t r = next_.fetch_add(1, std::memory_order_relaxed);
     if (r >= runs_) return false;
+    // One vector for the run's texts (each appends its ids): an allocation per run, not per text.
+    std::vector<uint32_t>& ids = run_ids_[r];
     for (size_t i = run_begin(r), e = run_end(r); i < e; ++i) {
       std::string_view utf8;
       if (!texts_.utf8(i, scratch, utf8)) {
@@ -111,7 +119,8 @@ class Pipeline {
         break;
       }
       try {
-        encode_(i, utf8, results_[i]);
+        encode_(i, utf8, ids);
+        ends_[i] = ids.size();
       } catch (...) {
         fail(i, std::current_exception(), false);
         break;
@@ -172,7 +181,8 @@ class Pipeline {
   const EncodeIds& encode_;
   const size_t run_, runs_;
   std::unique_ptr<std::atomic<uint8_t>[]> done_;
-  std::vector<std::vector<uint32_t>> results_;
+  std::vector<std::vector<uint32_t>> run_ids_;
+  std::vector<size_t> ends_;
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
@@ -220,11 +230,15 @@ nb::list encode_id_lists(const StrBatch& texts, int threads, const EncodeIds& en
       PyEval_RestoreThread(saved);
       try {
         for (; listed < pipe.runs() && pipe.done(listed) && !pipe.stopped(); ++listed) {
+          std::vector<uint32_t>& ids = pipe.run_ids(listed);
+          size_t from = 0;
           for (size_t i = pipe.run_begin(listed), e = pipe.run_end(listed); i < e; ++i) {
-            std::vector<uint32_t>& ids = pipe.result(i);
-            PyList_SET_ITEM(raw, static_cast<Py_ssize_t>(i), wrapped_id_list(head, ids, tail).release().ptr());
-            std::vector<uint32_t>().swap(ids);  // freed as soon as listed: lower peak memory
+            const size_t to = pipe.end_of(i);
+            PyList_SET_ITEM(raw, static_cast<Py_ssize_t>(i),
+                            wrapped_id_list(head, ids.data() + from, to - from, tail).release().ptr());
+            from = to;
           }
+          std::vector<uint32_t>().swap(ids);  // freed as soon as listed: lower peak memory
         }
       } catch (...) {
         list_error = std::current_exception();

@@ -54,7 +54,8 @@ class StrBatch {
   std::vector<Item> items_;
 };
 
-// encode(i, utf8, ids) fills the ids of text i (it may throw; the error reaches Python).
+// encode(i, utf8, ids) appends the ids of text i to `ids` (the ids of the texts before it in its
+// run come first; it may throw, and the error reaches Python).
 using EncodeIds = std::function<void(size_t index, std::string_view utf8, std::vector<uint32_t>& ids)>;
 
 // The list [head + ids(text) + tail for each text], encoded on `threads` threads (<= 0: one

@@ -41,10 +41,10 @@ inline uint32_t id_of(const ciyuan::Token& t) { return t.id; }
 inline uint32_t id_of(uint32_t id) { return id; }
 
 template <class T>
-nb::list id_list(const std::vector<T>& tokens) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(tokens.size()));
+nb::list id_list(const T* tokens, size_t n) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
   if (!list) throw nb::python_error();
-  for (size_t i = 0; i < tokens.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     PyObject* item = id_object(id_of(tokens[i]));
     if (!item) {
       Py_DECREF(list);
@@ -55,25 +55,37 @@ nb::list id_list(const std::vector<T>& tokens) {
   return nb::steal<nb::list>(list);
 }
 
-// head + ids + tail as one list (a template's special tokens around a text's ids).
-inline nb::list wrapped_id_list(const std::vector<uint32_t>& head, const std::vector<uint32_t>& ids,
+template <class T>
+nb::list id_list(const std::vector<T>& tokens) {
+  return id_list(tokens.data(), tokens.size());
+}
+
+// head + ids[0, n) + tail as one list (a template's special tokens around a text's ids).
+inline nb::list wrapped_id_list(const std::vector<uint32_t>& head, const uint32_t* ids, size_t n,
                                 const std::vector<uint32_t>& tail) {
-  if (head.empty() && tail.empty()) return id_list(ids);
-  const size_t n = head.size() + ids.size() + tail.size();
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (head.empty() && tail.empty()) return id_list(ids, n);
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(head.size() + n + tail.size()));
   if (!list) throw nb::python_error();
   size_t at = 0;
-  for (const std::vector<uint32_t>* part : {&head, &ids, &tail}) {
-    for (uint32_t id : *part) {
-      PyObject* item = id_object(id);
+  auto add = [&](const uint32_t* part, size_t count) {
+    for (size_t k = 0; k < count; ++k) {
+      PyObject* item = id_object(part[k]);
       if (!item) {
         Py_DECREF(list);
         throw nb::python_error();
       }
       PyList_SET_ITEM(list, static_cast<Py_ssize_t>(at++), item);
     }
-  }
+  };
+  add(head.data(), head.size());
+  add(ids, n);
+  add(tail.data(), tail.size());
   return nb::steal<nb::list>(list);
+}
+
+inline nb::list wrapped_id_list(const std::vector<uint32_t>& head, const std::vector<uint32_t>& ids,
+                                const std::vector<uint32_t>& tail) {
+  return wrapped_id_list(head, ids.data(), ids.size(), tail);
 }
 
 inline std::vector<ciyuan::SpecialPolicy> policy_from(nb::bytes policy) {

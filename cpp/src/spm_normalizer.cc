@@ -81,8 +81,11 @@ SpmNormalizer::SpmNormalizer(SpmNormalizerOptions options) : options_(std::move(
     if (b < 0x80) ascii_alone_[b] = alone;
   }
   for (const auto& sym : user) user_first_[static_cast<unsigned char>(sym.first[0])] = true;
-  for (unsigned b = 0; b < 0x80; ++b)
+  for (unsigned b = 0; b < 0x80; ++b) {
     ascii_run_[b] = b == ' ' ? 0 : plain_[b] ? 2 : ascii_alone_[b] ? 1 : 0;
+    ascii_stop_[b] = ascii_run_[b] == 0;
+    if (ascii_stop_[b] && b > 0x20 && b != 0x7F) stops_are_controls_ = false;
+  }
   // The plain characters of the BMP beyond ASCII (2- and 3-byte UTF-8). A character is plain
   // when the walk of match_rule over its bytes dies before passing a leaf (a key ending inside
   // or at the end of the character would be matched; a walk that survives the whole character
@@ -201,6 +204,33 @@ __attribute__((always_inline)) inline const unsigned char* SpmNormalizer::plain_
     return *rule_len == 0;
   };
   while (p < end) {
+    if (end - p > 8) {
+      // Eight ASCII bytes and an ASCII byte after them (English, code): each of the eight is
+      // plain unless ascii_run_ says 0 (a 1 is plain before an ASCII byte), so the block is
+      // judged by eight table reads and no branch per byte.
+      constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = kOnes * 0x80;
+      uint64_t x;
+      std::memcpy(&x, p, 8);
+      if (!((x & kHigh) | (p[8] & 0x80u))) {
+        if (stops_are_controls_) {
+          // Flags the bytes below 0x21 (exact: no carry out of a byte below 0x80) and 0x7F (the
+          // lowest flag exact); the byte loop below judges the first flagged byte.
+          const uint64_t y = x ^ (kOnes * 0x7F);
+          const uint64_t flags = (~(x + kOnes * 0x5F) | ((y - kOnes) & ~y)) & kHigh;
+          if (!flags) {
+            p += 8;
+            continue;
+          }
+          p += __builtin_ctzll(flags) >> 3;
+        } else {
+          uint32_t stop = 0;
+          for (int k = 0; k < 8; ++k) stop |= uint32_t{ascii_stop_[p[k]]} << k;
+          if (stop) return p + __builtin_ctz(stop);
+          p += 8;
+          continue;
+        }
+      }
+    }
     const unsigned b = p[0];
     if (b < 0x80) {
       const uint8_t c = ascii_run_[b];
@@ -351,7 +381,13 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
   const size_t space_len = o.escape_whitespaces ? 3 : 1;
   const char* const space = o.escape_whitespaces ? kSpaceSymbol : " ";
   auto add_space = [&]() {  // room for space_len bytes made
-    std::memcpy(w + len, space, space_len);
+    if (space_len == 3) {  // written byte by byte: a memcpy of a length unknown here is a call
+      w[len] = space[0];
+      w[len + 1] = space[1];
+      w[len + 2] = space[2];
+    } else {
+      w[len] = ' ';
+    }
     if (orig) std::fill_n(ow + len, space_len, consumed);
     len += space_len;
   };
@@ -372,8 +408,14 @@ void SpmNormalizer::normalize(std::string_view in, std::string& out, std::vector
     const size_t run_end = static_cast<size_t>(plain_run(data, data + pos, data_end, &rep, &n) - data);
     if (run_end > pos) {
       const size_t run = run_end - pos;
-      room(run);
-      std::memcpy(w + len, data + pos, run);
+      if (run <= 16 && len + 16 <= out.size() && data_end - (data + pos) >= 16) {
+        // A word: two 8-byte moves (the bytes past the run are overwritten later or cut).
+        std::memcpy(w + len, data + pos, 8);
+        std::memcpy(w + len + 8, data + pos + 8, 8);
+      } else {
+        room(run);
+        std::memcpy(w + len, data + pos, run);
+      }
       if (orig) {  // each byte maps to the start of its character
         uint32_t* to = ow + len;
         uint32_t at = consumed;

@@ -252,6 +252,7 @@ SpmWordCache* SpmWordCache::of_thread() {
   if (!memory) {
     memory = std::make_unique<AlignedMemory>(sizeof(SpmWordCache));
     new (memory->at) SpmWordCache;
+    static_cast<SpmWordCache*>(memory->at)->shared_ = &SharedWordTable::get();
   }
   return static_cast<SpmWordCache*>(memory->at);
 }

@@ -228,6 +228,21 @@ void UnigramModel::emit(const char* text, uint32_t start, const std::pair<uint32
   }
 }
 
+// Inlined into encode_word, its one caller: a call per word of a text costs more than the loop.
+__attribute__((always_inline)) inline void UnigramModel::replay(const char* text, const SpmWordCache::Entry& entry, uint32_t start, uint32_t end,
+                          size_t first, std::vector<Token>& out) const {
+  uint32_t from = start;
+  for (uint32_t i = 0; i < entry.count; ++i) {
+    const uint32_t to = i + 1 < entry.count ? start + entry.ends[i] : end;
+    if (entry.ids[i] == kCachedUnk) {
+      table_.unknown(text, from, to, first, out);
+    } else {
+      out.push_back(Token{entry.ids[i], from, to});
+    }
+    from = to;
+  }
+}
+
 void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t end, float& total, size_t first,
                                std::vector<Token>& out, SpmWordCache* cache, Scratch& s) const {
   const char* w = text.data() + start;
@@ -275,19 +290,6 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
   emit(text.data(), start, s.path.data(), s.path_len, first, out);
 }
 
-void UnigramModel::replay(const char* text, const SpmWordCache::Entry& entry, uint32_t start, uint32_t end,
-                          size_t first, std::vector<Token>& out) const {
-  uint32_t from = start;
-  for (uint32_t i = 0; i < entry.count; ++i) {
-    const uint32_t to = i + 1 < entry.count ? start + entry.ends[i] : end;
-    if (entry.ids[i] == kCachedUnk) {
-      table_.unknown(text, from, to, first, out);
-    } else {
-      out.push_back(Token{entry.ids[i], from, to});
-    }
-    from = to;
-  }
-}
 
 void UnigramModel::encode_span(std::string_view text, uint32_t start, uint32_t end, float& total,
                                std::vector<Token>& out) const {

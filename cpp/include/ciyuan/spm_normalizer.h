@@ -102,6 +102,8 @@ class SpmNormalizer {
   // Per ASCII byte, in a run: 2 always plain, 1 plain when the next byte is ASCII or the end,
   // 0 not (' ' is 0: spaces go through the whitespace rules).
   uint8_t ascii_run_[128] = {};
+  uint8_t ascii_stop_[128] = {};  // 1 where ascii_run_ is 0: the bytes that end a run of ASCII
+  bool stops_are_controls_ = true;  // every ASCII stop is below 0x21 or 0x7F (tested 8 at a time)
   // One bit per code point: set when the character is plain (see the constructor). plain2_
   // holds U+0080..U+07FF (2-byte UTF-8), plain3_ U+0800..U+FFFF (3-byte; the bits below U+0800
   // and those of the surrogates, which are invalid UTF-8, stay clear).

@@ -154,6 +154,21 @@ inline bool spm_space_at(const char* t, uint32_t p) {
   return t[p] == '\xE2' && t[p + 1] == '\x96' && t[p + 2] == '\x81';
 }
 
+// The first byte 0xE2 (the lead byte of U+2581) in [p, end), or end. Eight bytes a step, as
+// words are a few bytes long: a memchr call per word costs more than its scan.
+inline const char* find_space_lead(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  for (; end - p >= 8; p += 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    x ^= kOnes * 0xE2;  // 0xE2 bytes become zero bytes
+    // The lowest zero byte is flagged exactly (a borrow only flags bytes above it).
+    if (const uint64_t zero = (x - kOnes) & ~x & (kOnes * 0x80)) return p + (__builtin_ctzll(zero) >> 3);
+  }
+  while (p < end && *p != '\xE2') ++p;
+  return p;
+}
+
 // Calls word(start, end) for each word of text[start, end) that every segmentation keeps whole.
 template <class Word>
 void spm_each_word(WordBreak mode, const char* t, uint32_t start, uint32_t end, Word&& word) {
@@ -163,9 +178,8 @@ void spm_each_word(WordBreak mode, const char* t, uint32_t start, uint32_t end, 
   }
   uint32_t ws = start;
   for (uint32_t p = start; p + 3 <= end;) {
-    const void* hit = std::memchr(t + p, 0xE2, end - p);
-    if (!hit) break;
-    p = static_cast<uint32_t>(static_cast<const char*>(hit) - t);
+    p = static_cast<uint32_t>(find_space_lead(t + p, t + end) - t);
+    if (p == end) break;
     if (p + 3 > end || !spm_space_at(t, p)) {
       ++p;
       continue;
@@ -248,9 +262,8 @@ struct SpmWordCache {
     Entry& near = hot[(h >> 20) & ((size_t{1} << kHotBits) - 1)];
     *hit = true;
     if (near.check == check && near.key[0] == k0 && near.key[1] == k1) return near;
-    SharedWordTable& shared = SharedWordTable::get();
-    pending_slot_ = shared.slot_of(h);
-    if (shared.read(pending_slot_, k0, k1, check, &near)) return near;
+    pending_slot_ = shared_->slot_of(h);
+    if (shared_->read(pending_slot_, k0, k1, check, &near)) return near;
     *hit = false;
     near.key[0] = k0;
     near.key[1] = k1;
@@ -261,7 +274,7 @@ struct SpmWordCache {
   // Marks an entry filled by the caller after slot() missed, and publishes it to the threads.
   void fill(Entry& e) {
     e.check = pending_check_;
-    SharedWordTable::get().write(pending_slot_, e);
+    shared_->write(pending_slot_, e);
   }
   // Appends the tokens of a hit for the word [start, end).
   static void replay(const Entry& e, uint32_t start, uint32_t end, std::vector<Token>& out) {
@@ -279,6 +292,7 @@ struct SpmWordCache {
   static uint32_t new_instance();
 
  private:
+  SharedWordTable* shared_;  // SharedWordTable::get(), kept: a function-local static costs a guard check a call
   uint32_t pending_check_;
   size_t pending_slot_;
 };
