@@ -49,6 +49,19 @@ UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> s
     }
   }
   unk_score_ = table_.min_score() - 10.0f;
+  // How far the best score at a position can be from the total where its word starts, per
+  // character: the largest |lattice score| (the unknown node's included), and 0.01 for the
+  // rounding of float sums below kScoreReset (an ulp there is at most 2^-7). A word whose total
+  // is further than that from kScoreReset re-centres nowhere inside (viterbi, encode_word).
+  float reach = std::max(0.f, -unk_score_);
+  for (uint32_t i = 0; i < n; ++i) {
+    const PieceType t = table_.type(i);
+    if (t != PieceType::kNormal && t != PieceType::kUserDefined) continue;
+    reach = std::max(reach, std::fabs(lattice_score_[i]));
+    longest_ = std::max(longest_, static_cast<uint32_t>(table_.piece(i).size()));
+  }
+  reach_ = static_cast<double>(reach) + 0.01;
+  cache_total_limit_ = static_cast<float>(kScoreReset - reach_ * static_cast<double>(SpmWordCache::kMaxBytes) - 1.0);
   first_.assign(table_.char_code_count(), First{-1, kUnkNode, unk_score_});
   if (!table_.trie_empty()) {
     const DoubleArrayTrie& trie = table_.trie();
@@ -149,11 +162,12 @@ uint32_t UnigramModel::decode(const char* w, uint32_t n, Scratch& s) const {
 // One walk down the trie from each character over the precomputed codes; the first step is a
 // read of first_, so a character in no piece (code 0, an unknown node) or in no longer piece
 // (a CJK character that is a piece alone) costs one table read and no trie step.
-template <class Relax>
-void UnigramModel::each_edge(const uint32_t* code, uint32_t chars, Relax&& relax) const {
+template <class Start, class Relax>
+void UnigramModel::each_edge(const uint32_t* code, uint32_t chars, Start&& start, Relax&& relax) const {
   const DoubleArrayTrie::Node* nodes = table_.trie().data();
   const First* first = first_.data();
   for (uint32_t i = 0; i < chars; ++i) {
+    start(i);
     const First f = first[code[i]];
     if (f.id != kUnkNode) relax(i, i + 1, f.id, f.score);
     int32_t node = f.node;
@@ -173,11 +187,31 @@ float UnigramModel::viterbi(const char* w, uint32_t n, float total, Scratch& s) 
   Cell* cells = s.prepare(s.cells, chars);
   cells[0] = Cell{total, 0, 0};
   for (uint32_t k = 1; k <= chars; ++k) cells[k].start = -1;
-  each_edge(s.code.data(), chars, [cells](uint32_t i, uint32_t e, int32_t id, float score) {
+  auto relax = [cells](uint32_t i, uint32_t e, int32_t id, float score) {
     const float cand = score + cells[i].score;
     Cell& c = cells[e];
     if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(i), id};
-  });
+  };
+  // SentencePiece's re-centring: when the best score where the next nodes start is past
+  // kScoreReset either way, it is subtracted from that position and from every position
+  // already reached beyond it (at most the longest piece ahead: its bytes bound its
+  // characters), and the sums go on from 0.
+  const uint32_t longest = longest_;
+  auto recentre = [cells, chars, longest](uint32_t i) {
+    const float here = cells[i].score;
+    if (!(std::fabs(here) > kScoreReset)) return;
+    const uint32_t last = std::min(chars, i + longest);
+    cells[i].score = 0.f;
+    for (uint32_t k = i + 1; k <= last; ++k)
+      if (cells[k].start >= 0) cells[k].score -= here;
+  };
+  // No position's score can pass kScoreReset when the total is further from it than the
+  // word's characters can move a score: then no test per character (most words and lines).
+  if (std::fabs(static_cast<double>(total)) + reach_ * chars + 1.0 < kScoreReset) {
+    each_edge(s.code.data(), chars, [](uint32_t) {}, relax);
+  } else {
+    each_edge(s.code.data(), chars, recentre, relax);
+  }
   s.backtrack(cells, chars, [](const Cell&) {});
   return cells[chars].score;
 }
@@ -189,7 +223,7 @@ double UnigramModel::viterbi_margin(const char* w, uint32_t n, Scratch& s) const
   Cell* cells = s.prepare(s.margin_cells, chars);
   cells[0] = Cell{0.0, -kInf, 0, 0};
   for (uint32_t k = 1; k <= chars; ++k) cells[k] = Cell{-kInf, -kInf, -1, 0};
-  each_edge(s.code.data(), chars, [cells](uint32_t i, uint32_t e, int32_t id, float score) {
+  each_edge(s.code.data(), chars, [](uint32_t) {}, [cells](uint32_t i, uint32_t e, int32_t id, float score) {
     const double cand = cells[i].best + score;
     Cell& c = cells[e];
     if (c.start < 0) {
@@ -267,7 +301,9 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
         hit = true;
       }
     }
-    if (hit) {
+    // A cached path comes from sums from 0: it needs a total far enough from kScoreReset that
+    // no position of the word re-centres (at the word's start included: viterbi() does that).
+    if (hit && std::fabs(total) < cache_total_limit_) {
       // The path's float total, added in SentencePiece's order; the path found without the
       // running total is the float Viterbi's when its smallest margin is far above the
       // rounding error of float sums of this size (2^-17 of them: 64 ulps).
@@ -336,7 +372,7 @@ void UnigramModel::lattice(std::string_view text, uint32_t start, uint32_t end, 
   Scratch& s = scratch();
   const uint32_t chars = decode(text.data() + start, end - start, s);
   const uint32_t* off = s.off.data();
-  each_edge(s.code.data(), chars, [&](uint32_t i, uint32_t j, int32_t id, float score) {
+  each_edge(s.code.data(), chars, [](uint32_t) {}, [&](uint32_t i, uint32_t j, int32_t id, float score) {
     edges.push_back(Edge{start + off[i], start + off[j], id, score});
   });
 }

@@ -259,3 +259,59 @@ def test_words_near_the_cache_limits_match_the_reference(model, word):
     assert tokens(model, text) == ref.viterbi(text, table_of(model))
     # A fresh text after the cache is warm: a hit replays the same tokens.
     assert tokens(model, word + word) == ref.viterbi(word + word, table_of(model))
+
+
+# -- sentencepiece's re-centring of the running score past +-100000 ---------------------------
+
+# 2 + 2**-10: "ab" loses to "a" + "b" by 2**-10, a tie once sums round to 2**-7 (totals of 2**16
+# and more); a re-centred total (back near 0) keeps the difference.
+NEAR_TWO = -2.0009765625
+
+
+@pytest.mark.parametrize("text, last", [
+    # One long word (the Viterbi itself): -101000 before "ab" is past -100000, so the sums start
+    # again from 0 there; at exactly -100000 they do not (the tie goes to "ab").
+    ("x" * 101 + "ab", ["a", "b"]),
+    ("x" * 100 + "ab", ["ab"]),
+])
+def test_long_sums_are_recentred_in_the_viterbi(text, last):
+    m = Unigram([("<unk>", 0.0), ("x", -1000.0), ("a", -1.0), ("b", -1.0), ("ab", NEAR_TWO)], unk_id=0)
+    got = [p for p, _, _ in tokens(m, text)]
+    assert got == ["x"] * (len(text) - 2) + last
+    assert tokens(m, text) == ref.viterbi(text, table_of(m))
+
+
+@pytest.mark.parametrize("pieces, text", [
+    # Re-centred where a word starts: "▁ab" is in the word cache from the first word, and its
+    # path there ("▁a" "b") is again the best after the total of -101000 goes back to 0.
+    ([("▁", -1.0)], "▁ab" + "▁x" * 101 + "▁ab▁ab"),
+    # Re-centred inside a word: with no "▁" piece, "▁" is an unknown node (-1010), so in the
+    # 100th "▁x" the position after "▁" is past -100000 while "▁x" already reaches the word's
+    # end; the word's end is moved by the same amount and "▁ab" comes at a total near 0.
+    ([], "▁x" * 100 + "▁ab"),
+])
+def test_long_sums_are_recentred_between_cached_words(pieces, text):
+    m = Unigram([("<unk>", 0.0), ("▁x", -1000.0), ("▁a", -1.0), ("b", -1.0), ("▁ab", NEAR_TWO)] + pieces,
+                unk_id=0)
+    got = [p for p, _, _ in tokens(m, text)]
+    assert got[-2:] == ["▁a", "b"] and "▁ab" not in got
+    assert tokens(m, text) == ref.viterbi(text, table_of(m))
+
+
+# Large scores (totals pass 100000 every 50 to 100 words) with near ties that the rounding at
+# that size decides.
+LARGE_NEAR_TIE_SCORES = st.lists(st.sampled_from([-1000.0, -2000.0, -1000.0009765625, -2000.001953125,
+                                                  -999.9990234375, -1.0, -2.0, -2.0009765625]),
+                                 min_size=9, max_size=9)
+
+
+@pytest.mark.parametrize("space", ["▁", ""], ids=["words", "one-word"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), scores=LARGE_NEAR_TIE_SCORES)
+def test_long_texts_with_large_scores_match_the_recentred_viterbi(space, data, scores):
+    words = data.draw(st.lists(st.sampled_from(["▁ab", "▁abc", "▁ba", "▁c", "▁abcab", "▁bcb", "▁aB"]),
+                               min_size=50, max_size=400))
+    pieces = ["▁a", "b", "▁ab", "c", "bc", "▁", "a", "▁b", "ab"]
+    m = Unigram([("<unk>", 0.0)] + list(zip(pieces, scores)), unk_id=0)
+    text = "".join(words).replace("▁", space)
+    assert tokens(m, text) == ref.viterbi(text, table_of(m))

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from ciyuan.models import SentencePieceBPE, Unigram
 from ciyuan.models.pieces import PieceType, SentencePieceModel
+from ciyuan.reference import unigram as ref
 from tests.conftest import read_prefix, shared
-from tests.parity.spm_tables import models, processor
+from tests.parity.spm_tables import BASE, BYTES, models, processor
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -151,3 +152,27 @@ def test_generated_tables_match_sentencepiece(data, model_type):
     cls = Unigram if model_type == 1 else SentencePieceBPE
     model = cls([(p, s) for p, s, _ in pieces], unk_id=0, byte_fallback=fallback, types=[t for _, _, t in pieces])
     assert model.make_encoder().encode(text.replace(" ", "▁"), b"").ids == sp.encode(text)
+
+
+# Long texts over tables of large scores with near ties: the running score passes
+# sentencepiece's re-centring threshold (100000) every 50 to 100 pieces, at word starts and
+# inside words, and the rounding at that size decides the ties.
+LARGE_SCORES = st.sampled_from([-1000.0, -2000.0, -1000.0009765625, -2000.001953125, -999.9990234375, -1.0, -2.0,
+                                -2.0009765625, -3000.5])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.booleans())
+def test_long_texts_with_large_scores_match_sentencepiece(data, fallback):
+    texts = ["a", "b", "ab", "▁a", "▁ab", "c", "bc", "▁", "▁b", "abc", "é"]
+    scores = data.draw(st.lists(LARGE_SCORES, min_size=len(texts), max_size=len(texts)))
+    pieces = BASE + [(p, s, int(PieceType.NORMAL)) for p, s in zip(texts, scores)] + (BYTES if fallback else [])
+    words = data.draw(st.lists(st.sampled_from(["ab", " ab", " abc", "c", " c", "b", " ba", "☃", " ", "é"]),
+                               min_size=50, max_size=300))
+    text = "".join(words)
+    sp = processor(pieces, 1, fallback)
+    model = Unigram([(p, s) for p, s, _ in pieces], unk_id=0, byte_fallback=fallback, types=[t for _, _, t in pieces])
+    want = sp.encode(text)
+    assert model.make_encoder().encode(text.replace(" ", "▁"), b"").ids == want
+    table = ref.Table(pieces, byte_fallback=fallback)  # and the reference, the other tests' oracle
+    assert [table.ids[p] for p, _, _ in ref.viterbi(text.replace(" ", "▁"), table)] == want

@@ -8,14 +8,19 @@
 // piece of exactly one character starts, an unknown node of one character scores (lowest
 // NORMAL score) - 10. Viterbi accumulates in float from left to right; a candidate replaces a
 // node's best only when strictly greater, so on ties the candidate whose last piece starts
-// first (the longest last piece) wins. Consecutive unknown characters come out as one unknown
-// token; with byte fallback an unknown character is its UTF-8 bytes' <0xXX> pieces instead.
+// first (the longest last piece) wins. Before the nodes from a character, when the best score
+// there is below -100000 or above 100000, SentencePiece (0.2.x) re-centres: that score is
+// subtracted from it (making it 0) and from every later position already reached, so on long
+// texts the float sums restart near 0 and round differently from one uninterrupted sum.
+// Consecutive unknown characters come out as one unknown token; with byte fallback an unknown
+// character is its UTF-8 bytes' <0xXX> pieces instead.
 //
 // Speed: when every segmentation breaks at known places (spm_pieces.h: WordBreak), each word
 // is its own small Viterbi, and words of up to 16 bytes are cached (SpmWordCache; up to 8 nodes,
 // unknown ones included) with the smallest score margin of their decisions; a cached word is
-// reused only when that margin is far above float rounding at the running total, so the
-// result is always what one float Viterbi over the whole text gives. A Viterbi decodes the
+// reused only when that margin is far above float rounding at the running total and the
+// total is far enough from the re-centring threshold that no node of the word can pass it, so
+// the result is always what one float Viterbi over the whole text gives. A Viterbi decodes the
 // word's characters to trie codes once, then walks from each character in one pass; the first
 // step is a table by code (first_), so a character in no piece or only in a piece alone (most
 // CJK text) costs no trie step. Cost: O(n * L) trie steps for n characters (L the longest
@@ -80,9 +85,10 @@ class UnigramModel final : public SpmModel {
   // Decodes w[0, n) into the scratch's trie codes and byte offsets; returns the characters.
   uint32_t decode(const char* w, uint32_t n, Scratch& s) const;
   // Calls relax(i, j, id, score) for each node of the lattice of the characters code[0, chars)
-  // over characters [i, j), by start i and then end j (an unknown node last at its start).
-  template <class Relax>
-  void each_edge(const uint32_t* code, uint32_t chars, Relax&& relax) const;
+  // over characters [i, j), by start i and then end j (an unknown node last at its start), and
+  // start(i) before the nodes from character i.
+  template <class Start, class Relax>
+  void each_edge(const uint32_t* code, uint32_t chars, Start&& start, Relax&& relax) const;
   // Float Viterbi over w[0, n) from `total`, SentencePiece's arithmetic; the path goes to the
   // scratch's path as (end, id) pairs, last piece first.
   float viterbi(const char* w, uint32_t n, float total, Scratch& s) const;
@@ -105,6 +111,13 @@ class UnigramModel final : public SpmModel {
   std::vector<float> lattice_score_;  // per id: its score in the lattice (NORMAL, USER_DEFINED)
   std::vector<First> first_;          // per trie code (code 0: in no piece)
   float unk_score_;
+  uint32_t longest_ = 1;              // the longest lattice piece, in bytes (>= its characters)
+  double reach_;                      // the most a character moves a score (constructor)
+  float cache_total_limit_;           // |running total| below which a cached word is safe
+
+  // SentencePiece (0.2.x) re-centres its running scores when the one where the next nodes
+  // start is past this either way (see viterbi).
+  static constexpr float kScoreReset = 100000.0f;
 };
 
 }  // namespace ciyuan

@@ -12,6 +12,10 @@ already ``▁``). What SentencePiece does, as observed on sentencepiece 0.2.3:
 - Viterbi adds scores in float32 from left to right; a candidate replaces the best at a
   position only when strictly greater, and candidates come by increasing start, so on a tie
   the path whose last piece starts first wins.
+- Re-centring: before the edges from a position whose best score is below ``-100000`` or above
+  ``100000``, that score is subtracted (in float32) from it and from every later position
+  already reached, and the sums go on from 0. On long texts this changes how the sums round,
+  so it decides near ties (sentencepiece's ``kScoreResetThreshold``, new in 0.2).
 - Consecutive unknown characters are one unknown token; with byte fallback an unknown
   character is the ``<0xXX>`` pieces of its UTF-8 bytes instead.
 - BPE (:func:`spm_bpe_encode`): symbols start as characters (the longest user-defined piece
@@ -113,14 +117,26 @@ def _tokens(text: str, path: Sequence[Edge], table: Table) -> List[Token]:
     return out
 
 
+# Past this either way, the running score where edges start is re-centred to 0 (see above).
+RESET = 100000.0
+
+
 def viterbi(text: str, table: Table) -> List[Token]:
     """The best segmentation, decided exactly as SentencePiece decides (float32 sums, ties to
-    the earliest start of the last piece)."""
+    the earliest start of the last piece, re-centring past ``RESET``)."""
     n = len(text)
     best: List[Optional[Tuple[float, Edge]]] = [None] * (n + 1)
     total = [0.0] * (n + 1)
+    at = -1
     for edge in lattice(text, table):  # by start: total[s] is final when s's edges come
         s, e, _, score = edge
+        if s != at:  # the first edge from s (every position has one)
+            at, here = s, total[s]
+            if here < -RESET or here > RESET:
+                # s itself, and the positions reached beyond it (at most a piece ahead)
+                for k in range(s, min(n, s + table.longest) + 1):
+                    if k == s or best[k] is not None:
+                        total[k] = f32(total[k] - here)
         cand = f32(score + total[s])
         if best[e] is None or cand > total[e]:
             best[e], total[e] = (cand, edge), cand
