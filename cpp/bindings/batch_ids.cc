@@ -25,11 +25,21 @@ bool units_to_utf8(const Unit* s, size_t n, std::string& out) {
   char* const begin = &out[0];
   char* p = begin;
   for (size_t i = 0; i < n; ++i) {
-    if (s[i] < 0x80) {  // most characters of most texts: no call
-      *p++ = static_cast<char>(s[i]);
+    const uint32_t c = s[i];
+    // ASCII and the rest of the BMP (CJK, kana, Hangul...) written here, not by a call per
+    // character; surrogates and 4-byte characters go through utf8::encode.
+    if (c < 0x80) {
+      *p++ = static_cast<char>(c);
       continue;
     }
-    const size_t len = ciyuan::utf8::encode(s[i], p);  // 0: a surrogate
+    if (c >= 0x800 && c < 0x10000 && (c < 0xD800 || c > 0xDFFF)) {
+      p[0] = static_cast<char>(0xE0 | (c >> 12));
+      p[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      p[2] = static_cast<char>(0x80 | (c & 0x3F));
+      p += 3;
+      continue;
+    }
+    const size_t len = ciyuan::utf8::encode(c, p);  // 0: a surrogate
     if (!len) return false;
     p += len;
   }
