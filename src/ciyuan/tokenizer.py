@@ -167,7 +167,10 @@ class Tokenizer:
                 raise ModelError(f"special tokens must be non-empty strings, got {text!r}")
             if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < 1 << 32:
                 raise ModelError(f"special token {text!r} needs an integer id in 0..2**32-1, got {i!r}")
-            if 0 <= i < model.id_limit and model.id_bytes(i) not in (None, text.encode("utf-8")):
+            # The model's own piece of that text (a SentencePiece control piece such as "<s>") may
+            # serve as the special token; any other piece may not.
+            if 0 <= i < model.id_limit and model.id_bytes(i) not in (None, text.encode("utf-8")) \
+                    and model.id_to_token(i) != text:
                 raise ModelError(f"special token {text!r} has id {i}, "
                                  f"which the model uses for {model.id_to_token(i)!r}")
         if len(self._special_ids) != len(self.special_tokens):
@@ -884,17 +887,49 @@ class Tokenizer:
         return cls(**bert_vocab_parts(path, lowercase, **options))
 
     @classmethod
+    def from_pretrained(cls, path: PathLike, **options: Any) -> "Tokenizer":
+        """Load the tokenizer of a model folder on disk, as ``transformers``'
+        ``AutoTokenizer.from_pretrained`` reads it (ciyuan never downloads: pass a local folder).
+
+        The folder's ``tokenizer.json`` is used when there is one; else ``tokenizer.model``
+        (SentencePiece, or a tiktoken file as Llama 3 ships it), ``vocab.json`` + ``merges.txt``
+        (GPT-2, RoBERTa) or ``vocab.txt`` (BERT). ``tokenizer_config.json`` and
+        ``special_tokens_map.json`` give the special tokens (recognised in input text, as
+        ``transformers`` does) and the tokens added around a text (``add_bos_token``,
+        ``add_eos_token``, the BERT / RoBERTa / T5 templates).
+
+        Args:
+            path: the folder.
+            options: for a tiktoken ``tokenizer.model``, ``pattern`` and ``special_tokens``
+                as :meth:`from_tiktoken` takes them.
+
+        Raises:
+            FileFormatError: not a folder (a Hub id says so), no tokenizer file in it, or a
+                corrupt file.
+
+        Example:
+            >>> tok = Tokenizer.from_pretrained("models/Llama-2-7b-hf")         # doctest: +SKIP
+            >>> tok.encode("Hello").ids                                          # doctest: +SKIP
+            [1, 15043]
+        """
+        from ciyuan.pretrained import from_pretrained
+
+        return from_pretrained(cls, path, **options)
+
+    @classmethod
     def load(cls, path: PathLike, pattern: Optional[str] = None, *, lowercase: bool = True) -> "Tokenizer":
         """Load ``path`` as a tokenizer, choosing the reader by what the file is
         (:func:`ciyuan.formats.detect.detect_format`): a ``.tiktoken`` file (split with
         ``pattern``, default ``cl100k_base``), GPT-2's ``encoder.json`` + ``vocab.bpe`` (or a
-        folder holding both), ciyuan JSON, or a BERT ``vocab.txt`` (the whole BERT pipeline;
-        ``lowercase=False`` for cased vocabularies).
+        folder holding both), ciyuan JSON, a BERT ``vocab.txt`` (the whole BERT pipeline;
+        ``lowercase=False`` for cased vocabularies), or a model folder (:meth:`from_pretrained`).
 
         Example:
             >>> tok = Tokenizer.load("o200k_base.tiktoken", pattern="o200k_base")   # doctest: +SKIP
         """
         kind, first, second = detect_format(path)
+        if kind == "folder":
+            return cls.from_pretrained(first, **({"pattern": pattern} if pattern else {}))
         if kind == "gpt2":
             return cls.from_gpt2(first, second)  # type: ignore[arg-type]
         if kind in ("ciyuan", "sentencepiece"):

@@ -4,6 +4,7 @@
 - :mod:`ciyuan.cli.train` - ``train``
 - :mod:`ciyuan.cli.zh_bpe` - ``zh-bpe``
 - :mod:`ciyuan.cli.segment` - ``segment``, ``seg-eval``
+- :mod:`ciyuan.cli.convert` - ``convert``
 - :mod:`ciyuan.cli.files` - inputs, output and line batches, shared by them
 
 Flags are named after the keyword arguments they set (``--lowercase`` for ``lowercase=``,
@@ -19,13 +20,13 @@ from typing import Optional, Sequence
 
 # Only what every command needs is imported here; each command imports the rest when it runs,
 # so that a short job (`ciyuan segment` on one file, say) does not start by loading all of it.
-from ciyuan.cli import encode, segment, train, zh_bpe
+from ciyuan.cli import convert, encode, segment, train, zh_bpe
 from ciyuan.cli.options import add_command
 from ciyuan.errors import CiyuanError, DisallowedSpecialTokenError
 
 __all__ = ["main"]
 
-_GROUPS = (encode, train, zh_bpe, segment)
+_GROUPS = (encode, train, zh_bpe, segment, convert)
 
 _DESCRIPTION = """\
 ciyuan (词元): train, run and explain tokenizers.
@@ -36,6 +37,8 @@ ciyuan (词元): train, run and explain tokenizers.
   train / zh-bpe               learn a vocabulary: BPE (byte-level, character-level, Chinese),
                                WordPiece, word- or character-level
   segment / seg-eval           Chinese word segmentation with a dictionary, and its score
+  convert                      write a tokenizer in another format (tokenizer.json, .tiktoken,
+                               GPT-2's files, .model, subword-nmt codes, vocab.txt)
 
 Line-oriented commands read files, or standard input when none (or -) is named, and write
 one output line per input line. `ciyuan COMMAND --help` explains each command."""

@@ -24,23 +24,25 @@ def _looks_like_bert_vocab(p: Path) -> bool:
 def detect_format(path: PathLike) -> Tuple[str, Path, Optional[Path]]:
     """Which reader a path needs: ``(kind, file, second file)``, kind one of ``"gpt2"`` (with
     ``vocab.bpe`` as the second file), ``"tiktoken"``, ``"ciyuan"`` (ciyuan JSON),
-    ``"sentencepiece"`` (a ``.model`` protobuf) or ``"bert_vocab"``.
+    ``"sentencepiece"`` (a ``.model`` protobuf), ``"bert_vocab"`` or ``"folder"`` (a model
+    folder, read by ``Tokenizer.from_pretrained``).
 
     - ``*.tiktoken``: a tiktoken file;
     - ``encoder.json`` (with ``vocab.bpe`` beside it), or a folder holding both: GPT-2's files;
+    - any other folder: a model folder (``tokenizer.json``, ``tokenizer.model``, ...);
     - any other JSON: a tokenizer saved by ciyuan;
     - ``*.model``, or any file whose content parses as a SentencePiece ``ModelProto``;
     - a BERT ``vocab.txt`` (one token per line, with ``[UNK]``, ``[CLS]``...);
     - no telling suffix: JSON starts with ``{``, anything else is read as a tiktoken file.
 
     Raises:
-        FileFormatError: no such file, or a folder or ``encoder.json`` without GPT-2's pair.
+        FileFormatError: no such file, or an ``encoder.json`` without ``vocab.bpe``.
     """
     p = Path(path)
     if p.is_dir():
         if (p / "encoder.json").exists() and (p / "vocab.bpe").exists():
             return "gpt2", p / "encoder.json", p / "vocab.bpe"
-        raise FileFormatError(str(p), None, "a folder must hold GPT-2's encoder.json and vocab.bpe")
+        return "folder", p, None
     if not p.exists():
         raise FileFormatError(str(p), None, "no such file")
     if p.suffix == ".tiktoken":

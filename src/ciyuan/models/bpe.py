@@ -206,6 +206,11 @@ class BPE(Model):
         """The merges in rank order, tokens written as :meth:`id_to_token` does."""
         return [(self.id_to_token(a), self.id_to_token(b)) for a, b in self._merges]
 
+    @property
+    def merge_ids(self) -> List[Tuple[int, int]]:
+        """The merges in rank order, as pairs of token ids."""
+        return list(self._merges)
+
     # -- the pipeline's view of a model --------------------------------------------------------
 
     def default_decoder(self) -> Decoder:
