@@ -113,3 +113,23 @@ def test_sentencepiece_word_table_shared_by_threads_and_models(threads):
         want = spm.SentencePieceProcessor(model_file=path).encode(lines)
         assert tok.encode_batch_ids(lines, threads=threads) == want
         assert tok.encode_batch_ids(lines[::-1], threads=threads) == want[::-1]
+
+
+# ASCII runs of every length around the converter's blocks (16 Latin-1 or 8 UCS-2 code points a
+# step), broken by one character of each storage width.
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(min_value=0, max_value=40),
+                          st.sampled_from(["", "é", "\xff", "词", "\u0800", "😀", "\x7f"])), max_size=12))
+def test_single_text_utf8_made_from_the_str_storage(cl100k, parts):
+    text = "".join("ab cd, ef!"[: n % 10] * (n // 10 + 1) + c for n, c in parts)
+    assert cl100k.encode_ids(text) == cl100k.encode(text).ids
+    assert cl100k._encoder.encode_ids(text, b"") == cl100k.encode(text).ids
+
+
+def test_native_single_text_raises_cpythons_unicode_error(cl100k):
+    for text in ("x\ud800", "é" * 40 + "\udfff", "词" * 9 + "\ud800"):
+        with pytest.raises(UnicodeEncodeError) as info:
+            cl100k._encoder.encode_ids(text, b"")
+        assert info.value.object == text
+    with pytest.raises(TypeError, match="expected str, got bytes"):
+        cl100k._encoder.encode_ids(b"bytes", b"")

@@ -10,44 +10,10 @@
 #include <thread>
 
 #include "ciyuan/parallel.h"
-#include "ciyuan/utf8.h"
 #include "common.h"
 #include "encoding_data.h"
 
 namespace ciyuan_bindings {
-
-namespace {
-
-// Code points -> UTF-8 (CPython's strict rules: a surrogate code point has no UTF-8 form).
-template <class Unit>
-bool units_to_utf8(const Unit* s, size_t n, std::string& out) {
-  out.resize(n * (sizeof(Unit) == 1 ? 2 : sizeof(Unit) == 2 ? 3 : 4));
-  char* const begin = &out[0];
-  char* p = begin;
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t c = s[i];
-    // ASCII and the rest of the BMP (CJK, kana, Hangul...) written here, not by a call per
-    // character; surrogates and 4-byte characters go through utf8::encode.
-    if (c < 0x80) {
-      *p++ = static_cast<char>(c);
-      continue;
-    }
-    if (c >= 0x800 && c < 0x10000 && (c < 0xD800 || c > 0xDFFF)) {
-      p[0] = static_cast<char>(0xE0 | (c >> 12));
-      p[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      p[2] = static_cast<char>(0x80 | (c & 0x3F));
-      p += 3;
-      continue;
-    }
-    const size_t len = ciyuan::utf8::encode(c, p);  // 0: a surrogate
-    if (!len) return false;
-    p += len;
-  }
-  out.resize(static_cast<size_t>(p - begin));
-  return true;
-}
-
-}  // namespace
 
 StrBatch::StrBatch(nb::handle texts) {
   nb::object seq = nb::steal(PySequence_Fast(texts.ptr(), "expected a list of str"));
@@ -61,12 +27,9 @@ StrBatch::StrBatch(nb::handle texts) {
       std::string message = "expected str, got " + std::string(nb::type_name(nb::handle(t).type()).c_str());
       throw nb::type_error(message.c_str());
     }
-#if PY_VERSION_HEX < 0x030C0000
-    if (PyUnicode_READY(t) < 0) throw nb::python_error();  // a legacy str gets its compact form
-#endif
+    const StrData data = str_data(t);
     Py_INCREF(t);
-    const int kind = PyUnicode_IS_ASCII(t) ? 0 : static_cast<int>(PyUnicode_KIND(t));
-    items_.push_back(Item{t, PyUnicode_DATA(t), static_cast<size_t>(PyUnicode_GET_LENGTH(t)), kind});
+    items_.push_back(Item{t, data});
   }
 }
 
@@ -74,25 +37,8 @@ StrBatch::~StrBatch() {
   for (const Item& item : items_) Py_DECREF(item.object);
 }
 
-bool StrBatch::utf8(size_t i, std::string& scratch, std::string_view& out) const {
-  const Item& t = items_[i];
-  bool ok = true;
-  switch (t.kind) {
-    case 0:
-      out = std::string_view(static_cast<const char*>(t.data), t.length);
-      return true;
-    case 1:
-      ok = units_to_utf8(static_cast<const uint8_t*>(t.data), t.length, scratch);
-      break;
-    case 2:
-      ok = units_to_utf8(static_cast<const uint16_t*>(t.data), t.length, scratch);
-      break;
-    default:
-      ok = units_to_utf8(static_cast<const uint32_t*>(t.data), t.length, scratch);
-      break;
-  }
-  out = scratch;
-  return ok;
+bool StrBatch::utf8(size_t i, Utf8Buffer& scratch, std::string_view& out) const {
+  return str_utf8(items_[i].data, scratch, out);
 }
 
 namespace {
@@ -116,7 +62,7 @@ class Pipeline {
   size_t run_end(size_t r) const { return std::min(texts_.size(), (r + 1) * run_); }
 
   // Claims and encodes the next run; false when none is left (or an error stopped the batch).
-  bool encode_next(std::string& scratch) {
+  bool encode_next(Utf8Buffer& scratch) {
     if (stopped()) return false;
     const size_t r = next_.fetch_add(1, std::memory_order_relaxed);
     if (r >= runs_) return false;
@@ -137,7 +83,7 @@ class Pipeline {
       }
     }
     // Keep no huge scratch alive after a long text.
-    if (scratch.capacity() > (size_t{1} << 22)) std::string().swap(scratch);
+    if (scratch.capacity() > (size_t{1} << 22)) scratch.release();
     done_[r].store(1, std::memory_order_release);
     {
       std::lock_guard<std::mutex> lock(mutex_);  // no wake-up lost between the waiter's check and its sleep
@@ -226,14 +172,14 @@ nb::list encode_id_lists(const StrBatch& texts, int threads, const EncodeIds& en
   try {
     for (size_t t = 1; t < workers; ++t) {
       pool.emplace_back([&pipe] {
-        std::string scratch;
+        Utf8Buffer scratch;
         while (pipe.encode_next(scratch)) {
         }
       });
     }
   } catch (...) {  // no more threads to be had: the ones started (and this one) do the work
   }
-  std::string scratch;
+  Utf8Buffer scratch;
   size_t listed = 0;  // runs turned into lists, in order
   while (listed < pipe.runs() && !pipe.stopped()) {
     if (pipe.done(listed)) {

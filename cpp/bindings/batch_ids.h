@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "str_utf8.h"
+
 namespace ciyuan_bindings {
 
 namespace nb = nanobind;
@@ -42,14 +44,12 @@ class StrBatch {
   PyObject* object(size_t i) const { return items_[i].object; }
   // The UTF-8 form of text i, without the GIL: a view of the str's own bytes when it is ASCII,
   // else made in `scratch`. False when the text holds a lone surrogate (it has no UTF-8 form).
-  bool utf8(size_t i, std::string& scratch, std::string_view& out) const;
+  bool utf8(size_t i, Utf8Buffer& scratch, std::string_view& out) const;
 
  private:
   struct Item {
     PyObject* object;
-    const void* data;
-    size_t length;  // code points
-    int kind;       // 0: ASCII (data is UTF-8), else bytes per code point (1, 2, 4)
+    StrData data;
   };
   std::vector<Item> items_;
 };

@@ -357,13 +357,19 @@ void register_encoder(nb::module_& m) {
       .def(
           "encode_ids",
           [](const Encoder& self, nb::handle text, nb::bytes policy) {
-            std::string_view utf8 = utf8_view(text);
+            // The UTF-8 is made here, without the GIL, not by CPython's encoder (str_utf8.h).
+            const ciyuan_bindings::StrData data = ciyuan_bindings::checked_str_data(text);
             auto pol = policy_from(policy);
             std::vector<uint32_t> ids;
+            bool has_utf8 = false;
             {
               nb::gil_scoped_release release;
-              self.encode_ids(utf8, pol, ids);
+              ciyuan_bindings::Utf8Buffer buffer;
+              std::string_view utf8;
+              has_utf8 = ciyuan_bindings::str_utf8(data, buffer, utf8);
+              if (has_utf8) self.encode_ids(utf8, pol, ids);
             }
+            if (!has_utf8) ciyuan_bindings::raise_no_utf8(text);
             return id_list(ids);
           },
           nb::arg("text"), nb::arg("policy"))

@@ -1,0 +1,172 @@
+// A str's UTF-8 form, made from its own storage (1, 2 or 4 bytes a code point) without the GIL.
+//
+// PyUnicode_AsUTF8AndSize makes it under the GIL with CPython's encoder (~11 instructions a byte
+// of mostly-ASCII text stored as UCS-2) and leaves the copy cached inside the str for the str's
+// lifetime. Here an ASCII str is used as it is (it already is UTF-8); otherwise runs of ASCII
+// are copied 16 (Latin-1) or 8 (UCS-2) code points a step, with SSE2 where the compiler targets
+// it (every x86-64) and 8 bytes a step otherwise; the rest of the BMP is written inline.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "ciyuan/utf8.h"
+
+namespace ciyuan_bindings {
+
+// Where a str keeps its code points (read with the GIL held; the str must stay alive).
+struct StrData {
+  const void* data = nullptr;
+  size_t length = 0;  // code points
+  int kind = 0;       // 0: ASCII (data is UTF-8), else bytes per code point (1, 2, 4)
+};
+
+// A growable byte buffer that is not zero-filled (std::string::resize would write every byte
+// once more before the conversion writes it).
+class Utf8Buffer {
+ public:
+  char* reserve(size_t bytes) {
+    if (bytes > capacity_) {
+      data_.reset(new char[bytes]);
+      capacity_ = bytes;
+    }
+    return data_.get();
+  }
+  size_t capacity() const { return capacity_; }
+  void release() {
+    data_.reset();
+    capacity_ = 0;
+  }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t capacity_ = 0;
+};
+
+namespace detail {
+
+// Copies the ASCII code points at s[i..] while they last, a block at a time; returns the new i.
+inline size_t ascii_run(const uint8_t* s, size_t i, size_t n, char*& p) {
+#if defined(__SSE2__)
+  for (; i + 16 <= n; i += 16, p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    if (_mm_movemask_epi8(v) != 0) break;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+  }
+#else
+  for (; i + 8 <= n; i += 8, p += 8) {
+    uint64_t v;
+    std::memcpy(&v, s + i, 8);
+    if (v & 0x8080808080808080ULL) break;
+    std::memcpy(p, &v, 8);
+  }
+#endif
+  return i;
+}
+
+inline size_t ascii_run(const uint16_t* s, size_t i, size_t n, char*& p) {
+#if defined(__SSE2__)
+  const __m128i high = _mm_set1_epi16(static_cast<short>(0xFF80));
+  for (; i + 8 <= n; i += 8, p += 8) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(v, high), _mm_setzero_si128())) != 0xFFFF) break;
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(v, v));
+  }
+#else
+  for (; i + 4 <= n; i += 4, p += 4) {
+    if ((s[i] | s[i + 1] | s[i + 2] | s[i + 3]) >= 0x80) break;
+    for (int k = 0; k < 4; ++k) p[k] = static_cast<char>(s[i + k]);
+  }
+#endif
+  return i;
+}
+
+inline size_t ascii_run(const uint32_t*, size_t i, size_t, char*&) { return i; }
+
+// Code points -> UTF-8 with CPython's strict rules: false at a lone surrogate (no UTF-8 form).
+template <class Unit>
+bool units_to_utf8(const Unit* s, size_t n, Utf8Buffer& buffer, std::string_view& out) {
+  char* const begin = buffer.reserve(n * (sizeof(Unit) == 1 ? 2 : sizeof(Unit) == 2 ? 3 : 4));
+  char* p = begin;
+  size_t i = 0;
+  while (i < n) {
+    i = ascii_run(s, i, n, p);
+    // Up to a block of code points one at a time, then try a block of ASCII again.
+    for (const size_t stop = i + 16 < n ? i + 16 : n; i < stop; ++i) {
+      const uint32_t c = s[i];
+      if (c < 0x80) {
+        *p++ = static_cast<char>(c);
+      } else if (c < 0x800) {
+        p[0] = static_cast<char>(0xC0 | (c >> 6));
+        p[1] = static_cast<char>(0x80 | (c & 0x3F));
+        p += 2;
+      } else if (c < 0x10000 && (c < 0xD800 || c > 0xDFFF)) {
+        p[0] = static_cast<char>(0xE0 | (c >> 12));
+        p[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        p[2] = static_cast<char>(0x80 | (c & 0x3F));
+        p += 3;
+      } else {
+        const size_t len = ciyuan::utf8::encode(c, p);  // 0: a surrogate
+        if (!len) return false;
+        p += len;
+      }
+    }
+  }
+  out = std::string_view(begin, static_cast<size_t>(p - begin));
+  return true;
+}
+
+}  // namespace detail
+
+// With the GIL held; `text` must be a str (checked by the caller).
+inline StrData str_data(PyObject* text) {
+#if PY_VERSION_HEX < 0x030C0000
+  if (PyUnicode_READY(text) < 0) throw nanobind::python_error();  // a legacy str gets its compact form
+#endif
+  return StrData{PyUnicode_DATA(text), static_cast<size_t>(PyUnicode_GET_LENGTH(text)),
+                 PyUnicode_IS_ASCII(text) ? 0 : static_cast<int>(PyUnicode_KIND(text))};
+}
+
+// str_data of `text` after checking that it is a str (TypeError "expected str, got X").
+inline StrData checked_str_data(nanobind::handle text) {
+  if (!PyUnicode_Check(text.ptr())) {
+    std::string message = "expected str, got " + std::string(nanobind::type_name(text.type()).c_str());
+    throw nanobind::type_error(message.c_str());
+  }
+  return str_data(text.ptr());
+}
+
+// With the GIL held, for a str that str_utf8 refused: raises the UnicodeEncodeError that
+// str.encode() raises for it.
+[[noreturn]] inline void raise_no_utf8(nanobind::handle text) {
+  Py_ssize_t size = 0;
+  if (!PyUnicode_AsUTF8AndSize(text.ptr(), &size)) throw nanobind::python_error();
+  throw nanobind::value_error("the text has no UTF-8 form");
+}
+
+// The UTF-8 form of a str (no GIL needed): a view of its own bytes when it is ASCII, else made
+// in `buffer`. False when the text holds a lone surrogate.
+inline bool str_utf8(const StrData& t, Utf8Buffer& buffer, std::string_view& out) {
+  switch (t.kind) {
+    case 0:
+      out = std::string_view(static_cast<const char*>(t.data), t.length);
+      return true;
+    case 1:
+      return detail::units_to_utf8(static_cast<const uint8_t*>(t.data), t.length, buffer, out);
+    case 2:
+      return detail::units_to_utf8(static_cast<const uint16_t*>(t.data), t.length, buffer, out);
+    default:
+      return detail::units_to_utf8(static_cast<const uint32_t*>(t.data), t.length, buffer, out);
+  }
+}
+
+}  // namespace ciyuan_bindings
