@@ -838,19 +838,31 @@ class Tokenizer:
     def from_tiktoken(
         cls,
         path: PathLike,
-        pattern: str = "cl100k_base",
+        pattern: Optional[str] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
     ) -> "Tokenizer":
-        """Load a ``.tiktoken`` file (``base64(token) rank`` per line).
+        """Load a ``.tiktoken`` file (``base64(token) rank`` per line), as tiktoken encodes with it.
 
         Args:
-            path: the ``.tiktoken`` file.
-            pattern: ``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``, ``"cl100k_base"``,
-                ``"o200k_base"``, or any pattern string for the ``regex`` module.
-            special_tokens: text -> id; defaults to the named encoding's special tokens.
+            path: the ``.tiktoken`` file (or Llama 3's ``tokenizer.model``).
+            pattern: an encoding's name: ``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``,
+                ``"cl100k_base"``, ``"o200k_base"`` or ``"llama3"`` (its pattern and special
+                tokens); or a regular expression for the ``regex`` module; or None (default):
+                the file's own encoding, recognised by its content (rank count and sha256).
+            special_tokens: text -> id; defaults to the named encoding's special tokens
+                (none with a regular expression). ``{}`` for none.
+
+        Raises:
+            InvalidInputError: no pattern and a file of no known encoding (the message lists
+                the names), an unknown name, or an invalid regular expression.
+            ModelError: the special tokens use ids the file gives to ranks (the message says to
+                pass ``special_tokens={}`` or the model's own).
 
         Example:
-            >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken", "o200k_base")  # doctest: +SKIP
+            >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken")                 # doctest: +SKIP
+            >>> tok = Tokenizer.from_tiktoken("Meta-Llama-3-8B/tokenizer.model", "llama3")  # doctest: +SKIP
+            >>> tok.special_tokens["<|eot_id|>"]                                      # doctest: +SKIP
+            128009
         """
         return cls(**tiktoken_parts(path, pattern, special_tokens))
 
@@ -920,9 +932,10 @@ class Tokenizer:
     def load(cls, path: PathLike, pattern: Optional[str] = None, *, lowercase: bool = True) -> "Tokenizer":
         """Load ``path`` as a tokenizer, choosing the reader by what the file is
         (:func:`ciyuan.formats.detect.detect_format`): a ``.tiktoken`` file (split with
-        ``pattern``, default ``cl100k_base``), GPT-2's ``encoder.json`` + ``vocab.bpe`` (or a
-        folder holding both), ciyuan JSON, a BERT ``vocab.txt`` (the whole BERT pipeline;
-        ``lowercase=False`` for cased vocabularies), or a model folder (:meth:`from_pretrained`).
+        ``pattern``, by default the pattern of the encoding the file is recognised as), GPT-2's
+        ``encoder.json`` + ``vocab.bpe`` (or a folder holding both), ciyuan JSON, a BERT
+        ``vocab.txt`` (the whole BERT pipeline; ``lowercase=False`` for cased vocabularies), or a
+        model folder (:meth:`from_pretrained`).
 
         Example:
             >>> tok = Tokenizer.load("o200k_base.tiktoken", pattern="o200k_base")   # doctest: +SKIP
@@ -936,7 +949,7 @@ class Tokenizer:
             return cls.from_file(first)
         if kind == "bert_vocab":
             return cls.from_bert_vocab(first, lowercase=lowercase)
-        return cls.from_tiktoken(first, pattern or "cl100k_base")
+        return cls.from_tiktoken(first, pattern)
 
     def __repr__(self) -> str:
         return (
