@@ -482,7 +482,12 @@ class Tokenizer:
             norm = NormalizedString.from_str(text[start:end])
             if self.normalizer is not None:
                 norm = self.normalizer.normalize(norm)
-            spans = self.pre_tokenizer.split(norm.text) if self.pre_tokenizer else [(0, len(norm.text))]
+            if isinstance(self.pre_tokenizer, PreTokenizer):  # may rewrite the text (Metaspace), aligned
+                norm, spans = self.pre_tokenizer.pre_tokenize(norm, start)
+            elif self.pre_tokenizer is not None:  # any object with split()
+                spans = self.pre_tokenizer.split(norm.text)
+            else:
+                spans = [(0, len(norm.text))]
             byte_at = _byte_offsets(norm.text)
             yield start, end, special, norm, [(byte_at[s], byte_at[e]) for s, e in spans]
 
