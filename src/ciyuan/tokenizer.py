@@ -14,7 +14,7 @@ import gc
 import json
 import random
 from itertools import accumulate
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
 
 from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
@@ -33,6 +33,9 @@ from ciyuan.normalizers import NormalizedString, Normalizer
 from ciyuan.pre_tokenizers import PreTokenizer
 from ciyuan.processors import Padding, PostProcessor, Truncation, pad_batch, post_process
 from ciyuan.special_tokens import SpecialSet, SpecialTokenRules
+
+if TYPE_CHECKING:
+    from ciyuan.faces.tiktoken import TiktokenEncoding
 
 __all__ = ["Tokenizer"]
 
@@ -840,6 +843,24 @@ class Tokenizer:
 
         return train_model(self, source, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer,
                            decoder=decoder, errors=errors)
+
+    def as_tiktoken(self, name: Optional[str] = None) -> "TiktokenEncoding":
+        """This tokenizer behind ``tiktoken.Encoding``'s API (``encode``, ``encode_ordinary``,
+        ``encode_batch``, ``decode``, ``decode_single_token_bytes``, ``n_vocab``,
+        ``special_tokens_set``, ``eot_token`` ...), with the same ids and the same errors, so
+        that code written for tiktoken switches by one line.
+
+        Args:
+            name: the encoding's name (default: the pattern's name, e.g. ``"cl100k_base"``).
+
+        Example:
+            >>> enc = Tokenizer.from_tiktoken("cl100k_base.tiktoken").as_tiktoken()   # doctest: +SKIP
+            >>> enc.encode("hello world"), enc.n_vocab                                 # doctest: +SKIP
+            ([15339, 1917], 100277)
+        """
+        from ciyuan.faces.tiktoken import TiktokenEncoding
+
+        return TiktokenEncoding(self, name)
 
     @classmethod
     def from_tiktoken(
