@@ -750,6 +750,8 @@ class Tokenizer:
         if self.decoder.joins_bytes:
             return self.decoder.decode([self.decode_bytes(ids)])
         self.decode_bytes(ids)  # validates every id with a clear error
+        if self.decoder.reads_tokens:  # Hugging Face's decoders read token strings
+            return self.decoder.decode_tokens([self.id_to_token(i) for i in ids])
         # cast: the ids are valid now, so none has None for bytes.
         return self.decoder.decode(cast(List[bytes], [self._encoder.id_bytes(i) for i in ids]))
 
