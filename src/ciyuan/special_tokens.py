@@ -135,10 +135,9 @@ class SpecialTokenRules:
 
 # -- added tokens (Hugging Face's) ------------------------------------------------------------------
 
-_WORD_AT_END = regex.compile(r"\w\Z")
-_WORD_AT_START = regex.compile(r"\A\w")
-_SPACES_AT_END = regex.compile(r"\s*\Z")
-_SPACES_AT_START = regex.compile(r"\A\s*")
+# One character: a word character, or whitespace (Unicode's, as Rust's regex \w and \s).
+_WORD = regex.compile(r"\w")
+_SPACE = regex.compile(r"\s")
 
 
 @dataclass(frozen=True)
@@ -202,13 +201,15 @@ def find_added(text: str, pattern: Any, tokens: Mapping[str, Tuple[int, AddedTok
     for m in pattern.finditer(text):
         start, stop = m.span()
         token_id, token = tokens[m.group()]
-        if token.single_word and ((start > 0 and _WORD_AT_END.search(text, 0, start)) or
-                                  (stop < len(text) and _WORD_AT_START.match(text, stop))):
+        if token.single_word and ((start > 0 and _WORD.match(text, start - 1)) or
+                                  (stop < len(text) and _WORD.match(text, stop))):
             continue
-        if token.lstrip:
-            start = max(_SPACES_AT_END.search(text, 0, start).start(), at)
+        if token.lstrip:  # never back over the previous match
+            while start > at and _SPACE.match(text, start - 1):
+                start -= 1
         if token.rstrip:
-            stop = _SPACES_AT_START.match(text, stop).end()
+            while stop < len(text) and _SPACE.match(text, stop):
+                stop += 1
         if at < start:
             out.append((at, start, None))
         out.append((start, stop, token_id))

@@ -200,7 +200,10 @@ class Tokenizer:
         front_end = native_front_end(self.normalizer, self.pre_tokenizer, model)
         self._native_path = front_end is not None
         self._build_added()
-        self._encoder = model.make_encoder(front_end, [*self.special_tokens.items(), *self._specials.always.items()])
+        # Every added token is one of the encoder's specials (so that it decodes); on the Python
+        # path the policy bytes are never sent to the encoder, so only the native path needs them.
+        self._encoder = model.make_encoder(front_end, [*self.special_tokens.items(),
+                                                       *((t, i) for i, t in self._added_texts.items())])
 
     def _build_added(self) -> None:
         """How the added tokens are found: by the native encoder beside the special tokens when
@@ -248,6 +251,11 @@ class Tokenizer:
         self._specials = SpecialTokenRules(self.special_tokens, always)
         self._policy = self._specials.policy  # (allowed_special, disallowed_special) -> policy bytes
         self._skipped_ids = set(self._special_ids) | {i for i, t in self.added_tokens.items() if t.special}
+        # What an added token's id stands for (id_to_token, decode): its content, normalized
+        # when it matches normalized text (Hugging Face's added vocabulary does the same).
+        self._added_texts = {i: (self.normalizer.normalize_str(t.content) or t.content
+                                 if t.normalized and self.normalizer is not None else t.content)
+                             for i, t in self.added_tokens.items()}
 
     # -- encoding ------------------------------------------------------------------------------
 
@@ -549,8 +557,8 @@ class Tokenizer:
                 yield from self._normalized_pieces(text, start, end)
                 continue
             for a, b, added in find_added(text[start:end], *self._raw_added):
-                if added is not None:
-                    yield start + a, start + b, added, None, []
+                if added is not None:  # the text it matched comes as its "normalized" form
+                    yield start + a, start + b, added, NormalizedString.from_str(text[start + a:start + b]), []
                 elif a < b:
                     yield from self._normalized_pieces(text, start + a, start + b)
 
@@ -568,7 +576,7 @@ class Tokenizer:
         for a, b, added in parts:
             if added is not None:
                 os_, oe = norm.original_span(a, b)
-                yield start + os_, start + oe, added, None, []
+                yield start + os_, start + oe, added, NormalizedString.from_str(norm.text[a:b]), []
                 continue
             if self.pre_tokenizer is None:
                 spans = [(a, b)] if a < b else []
@@ -584,8 +592,13 @@ class Tokenizer:
         rng = sampling.rng(index) if sampling is not None else None  # one generator for all the text's pieces
         ids: List[int] = []
         offsets: List[Tuple[int, int]] = []
+        stripped: List[Tuple[int, str]] = []  # added tokens whose token is not their content
         for start, end, special, norm, spans in self._pieces_python(text, policy):
             if special is not None:
+                # An added token's token is the text it matched (with the whitespace it took,
+                # normalized when it matches normalized text), as in Hugging Face.
+                if norm is not None and norm.text != self.id_to_token(special):
+                    stripped.append((len(ids), norm.text))
                 ids.append(special)
                 offsets.append((start, end))
                 continue
@@ -597,7 +610,12 @@ class Tokenizer:
                 data = self._encoder.encode_spans_sampled(norm.text, spans, sampling.options, rng)
             ids.extend(data.ids)
             offsets.extend(_original_offsets(data, norm, start))
-        return Encoding(self, ids=ids, offsets=offsets)
+        if not stripped:
+            return Encoding(self, ids=ids, offsets=offsets)
+        tokens = [self.id_to_token(i) for i in ids]
+        for at, token in stripped:
+            tokens[at] = token
+        return Encoding(self, ids=ids, offsets=offsets, tokens=tokens)
 
     def nbest(
         self,
@@ -775,9 +793,9 @@ class Tokenizer:
         special = self._special_ids.get(token_id)
         if special is not None:
             return special
-        added = self.added_tokens.get(token_id)
+        added = self._added_texts.get(token_id)
         if added is not None:
-            return added.content
+            return added
         return self.model.id_to_token(token_id)
 
     @property
