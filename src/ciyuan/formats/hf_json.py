@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
@@ -55,7 +56,7 @@ except ImportError:  # pragma: no cover - orjson is optional
 if TYPE_CHECKING:
     from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["read_hf_json", "hf_json_dict", "save_hf_json", "looks_like_hf_json", "MAX_FILE_BYTES"]
+__all__ = ["read_hf_json", "hf_json_dict", "save_hf_json", "write_hf_json", "looks_like_hf_json", "MAX_FILE_BYTES"]
 
 #: The largest tokenizer.json read (the largest published ones are under 40 MB): a bigger file -
 #: a 1 GB string, say - is refused before anything is allocated for it.
@@ -176,7 +177,7 @@ def _uses_byte_level(pre: Any) -> bool:
     return any(_uses_byte_level(p) for p in pre.get("pretokenizers") or [] if isinstance(p, dict))
 
 
-def _check_vocab(reader: _Reader, model: Dict[str, Any], added: int, raw_reader: Any) -> None:
+def _check_vocab(reader: _Reader, model: Dict[str, Any], added: int, find_duplicate: Any) -> None:
     """Ids in range (not beyond what the file can use: a huge id would make ciyuan allocate a
     table that large) and no token given twice."""
     vocab = model.get("vocab")
@@ -197,6 +198,11 @@ def _check_vocab(reader: _Reader, model: Dict[str, Any], added: int, raw_reader:
     limit = n + added
     bad = [(t, i) for t, i in vocab.items()
            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < limit]
+    if bad or set(ids) != set(range(n)):
+        # A key given twice (kept once by the parser) leaves a gap in the ids: name it first.
+        dup = find_duplicate()
+        if dup is not None:
+            raise reader.fail("model.vocab", f"the token {dup!r} is given twice")
     if bad:
         token, i = bad[0]
         raise reader.fail(f"model.vocab[{token!r}]", f"the id {i!r} is out of range: the file has {n} tokens "
@@ -207,16 +213,12 @@ def _check_vocab(reader: _Reader, model: Dict[str, Any], added: int, raw_reader:
             counts.setdefault(i, []).append(t)
         token_id, tokens = next((i, ts) for i, ts in counts.items() if len(ts) > 1)
         raise reader.fail("model.vocab", f"the tokens {tokens[0]!r} and {tokens[1]!r} share the id {token_id}")
-    if raw_reader is not None:
-        dup = raw_reader()
-        if dup is not None:
-            raise reader.fail("model.vocab", f"the token {dup!r} is given twice")
 
 
 def _duplicate_key_finder(raw_path: str) -> Any:
-    """A function that re-reads the file looking for a vocabulary key given twice (a JSON
-    parser keeps the last silently); called only when the ids leave a gap, which a duplicate
-    key makes."""
+    """A function that re-reads the file looking for a key given twice in an object (a JSON
+    parser keeps the last silently); called only when the vocabulary's ids leave a gap, which
+    a duplicate key makes."""
     def find() -> Optional[str]:
         found: List[str] = []
 
@@ -264,8 +266,7 @@ def read_hf_json(path: PathLike) -> TokenizerParts:
                                    "or Unigram")
     model_data = dict(model_data, type=model_type)
     vocab = model_data.get("vocab")
-    gaps = isinstance(vocab, dict) and set(vocab.values()) != set(range(len(vocab)))
-    _check_vocab(reader, model_data, len(added), _duplicate_key_finder(reader.path) if gaps else None)
+    _check_vocab(reader, model_data, len(added), _duplicate_key_finder(reader.path))
     pre_data = data.get("pre_tokenizer")
     if model_type == "BPE" and "byte_level" not in model_data and _uses_byte_level(pre_data):
         model_data["byte_level"] = True
@@ -341,6 +342,23 @@ def _hf_byte_bpe(model: Any) -> Dict[str, Any]:
             "vocab": vocab, "merges": [[bytes_to_printable(a), bytes_to_printable(b)] for a, b in merges]}
 
 
+# A counted repeat made possessive ("\p{N}{1,3}+"), closing its alternative.
+_POSSESSIVE_COUNT = re.compile(r"(\{\d+(?:,\d*)?\})\+(?=\||\)|$)")
+
+
+def onig_pattern(pattern: str) -> str:
+    r"""``pattern`` as Hugging Face's regex engine (Oniguruma) reads it the same way: there
+    ``{1,3}+`` repeats ``{1,3}`` (it is not possessive, as in tiktoken's ``regex`` patterns).
+    Where the repeat ends its alternative, as in cl100k_base's ``\p{N}{1,3}+``, possessive and
+    greedy match alike, so the ``+`` is dropped.
+
+    Example:
+        >>> print(onig_pattern(r"\p{L}+|\p{N}{1,3}+| ?\S"))
+        \p{L}+|\p{N}{1,3}| ?\S
+    """
+    return _POSSESSIVE_COUNT.sub(r"\1", pattern)
+
+
 def _byte_level_pre(pre: Any) -> Dict[str, Any]:
     """The pre-tokenizer of a byte-level BPE as Hugging Face needs it: ``ByteLevel`` last."""
     plain = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
@@ -354,7 +372,7 @@ def _byte_level_pre(pre: Any) -> Dict[str, Any]:
         return dict(plain, use_regex=True)
     if data.get("type") == "Split" and isinstance(pattern, str):
         from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
-        source = NAMED_PATTERNS.get(pattern, pattern)
+        source = onig_pattern(NAMED_PATTERNS.get(pattern, pattern))
         data = {"type": "Split", "pattern": {"Regex": source}, "behavior": "Isolated", "invert": False}
     return {"type": "Sequence", "pretokenizers": [data, plain]}
 
@@ -418,7 +436,11 @@ def save_hf_json(tok: "Tokenizer", path: PathLike, *, indent: Optional[int] = No
     Raises:
         ModelError: a component without a Hugging Face counterpart (named).
     """
-    data = hf_json_dict(tok)
+    write_hf_json(hf_json_dict(tok), path, indent=indent)
+
+
+def write_hf_json(data: Dict[str, Any], path: PathLike, *, indent: Optional[int] = None) -> None:
+    """Write :func:`hf_json_dict`'s content to ``path`` atomically (its folder is made)."""
     if _orjson is not None and indent is None:
         text = _orjson.dumps(data)
     else:
