@@ -570,7 +570,6 @@ class Tokenizer:
         norm = NormalizedString.from_str(text[start:end])
         if self.normalizer is not None:
             norm = self.normalizer.normalize(norm)
-        byte_at = _byte_offsets(norm.text)
         parts = ([(0, len(norm.text), None)] if self._norm_added is None
                  else find_added(norm.text, *self._norm_added))
         for a, b, added in parts:
@@ -578,11 +577,16 @@ class Tokenizer:
                 os_, oe = norm.original_span(a, b)
                 yield start + os_, start + oe, added, NormalizedString.from_str(norm.text[a:b]), []
                 continue
-            if self.pre_tokenizer is None:
-                spans = [(a, b)] if a < b else []
+            piece = norm if len(parts) == 1 else norm.slice(a, b)
+            if isinstance(self.pre_tokenizer, PreTokenizer):  # may rewrite the text (Metaspace), aligned
+                at = start + piece.original_span(0, len(piece.text))[0]
+                piece, spans = self.pre_tokenizer.pre_tokenize(piece, at)
+            elif self.pre_tokenizer is not None:  # any object with split()
+                spans = self.pre_tokenizer.split(piece.text)
             else:
-                spans = [(a + s, a + e) for s, e in self.pre_tokenizer.split(norm.text[a:b])]
-            yield start, end, None, norm, [(byte_at[s], byte_at[e]) for s, e in spans]
+                spans = [(0, len(piece.text))] if piece.text or len(parts) == 1 else []
+            byte_at = _byte_offsets(piece.text)
+            yield start, end, None, piece, [(byte_at[s], byte_at[e]) for s, e in spans]
 
     def _encode_python(self, text: str, policy: bytes, sampling: Optional[_Sampling] = None,
                        index: int = 0) -> Encoding:
