@@ -201,7 +201,7 @@ class BPE(Model):
                 ids = [(vocab[a], vocab[b]) for a, b in merges]  # type: ignore[index]
                 # The ids must be the ones _tokens_by_id kept (a str and a bytes key could clash).
                 if all(type(a) is str and type(b) is str for a, b in merges):
-                    return ids  # type: ignore[return-value]
+                    return ids
             except (KeyError, TypeError, ValueError):
                 pass
         return [self._merge_ids(i, pair) for i, pair in enumerate(merges)]
