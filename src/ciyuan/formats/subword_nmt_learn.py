@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Union
+from typing import Dict, Iterable, List, Set, Union
 
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.formats.subword_nmt import END_OF_WORD, BpeCodes
@@ -31,7 +31,8 @@ WORD_PATTERN = r"[^ \r\n]+"
 def _alphabet_size(words: Iterable[str]) -> int:
     # learn-bpe --total-symbols: the characters inside words and the word-final characters are
     # separate symbols ("e" and "e</w>"); both count against the total.
-    inner, final = set(), set()
+    inner: Set[str] = set()
+    final: Set[str] = set()
     for word in words:
         inner.update(word[:-1])
         final.add(word[-1])
@@ -50,16 +51,18 @@ def learn_codes(source: Union[Iterable[str], Dict[str, int]], symbols: int, min_
     """
     check_count(symbols, "symbols")
     check_count(min_frequency, "min_frequency", least=1)
+    words: List[str] = []
     if isinstance(source, dict):
         counts: Union[List[str], Dict[str, int]] = dict(source)
         for word in counts:
             if not word or any(c in word for c in " \r\n"):
                 raise InvalidInputError(f"word {word!r}: words are non-empty and hold no spaces or line ends")
-        words: Iterable[str] = counts
+        words = list(counts)
     else:
         texts = list(source)
         counts = texts
-        words = set(w for t in texts for w in t.replace("\r", "\n").replace("\n", " ").split(" ") if w)
+        if total_symbols:
+            words = [w for t in texts for w in t.replace("\r", "\n").replace("\n", " ").split(" ") if w]
     if total_symbols:
         symbols = max(0, symbols - _alphabet_size(words))
     if symbols == 0:
