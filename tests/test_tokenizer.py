@@ -152,7 +152,8 @@ def test_normalizer_path_keeps_offsets():
     tok = ciyuan.Tokenizer(
         BPE(vocab, [("a", "b")], unk_token="<unk>"),
         normalizer=normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()]),
-        pre_tokenizer=Split(r"\p{L}+"),
+        # Letters only: the rest is dropped, which a Split must be told (invert + Removed).
+        pre_tokenizer=Split(r"\p{L}+", behavior="Removed", invert=True),
     )
     text = "ＡＢc, ﬁx Ab"
     enc = tok.encode(text)

@@ -36,6 +36,7 @@ from ciyuan._io import PathLike, atomic_write_text
 from ciyuan.byte_alphabet import bytes_to_printable
 from ciyuan.errors import ModelError
 from ciyuan.formats.bpe_ranks import merges_from_ranks, ranks_from_merges
+from ciyuan.formats.hf_json import hf_json_dict, write_hf_json
 from ciyuan.formats.sentencepiece import save_sentencepiece, tokenizer_proto
 from ciyuan.formats.subword_nmt import END_OF_WORD, BpeCodes, save_codes
 from ciyuan.formats.tiktoken import save_tiktoken_ranks
@@ -242,6 +243,22 @@ def _write_subword_nmt(tok: "Tokenizer", out: Path, lost: List[str], notes: List
     return lambda: save_codes(out, BpeCodes(merges, version))
 
 
+def _write_huggingface(tok: "Tokenizer", out: Path, lost: List[str], notes: List[str]) -> Writer:
+    """``tokenizer.json``: every component must have a Hugging Face counterpart; a folder (or a
+    name without ``.json``) gets ``tokenizer.json`` inside it."""
+    if out.suffix != ".json":
+        out = out / "tokenizer.json"
+    try:
+        data = hf_json_dict(tok)
+    except ModelError as e:
+        lost.append(str(e))
+        return None
+    if tok.special_tokens:
+        notes.append("the special tokens are written as Hugging Face's special added tokens, which every encode "
+                     "finds (ciyuan's allowed_special/disallowed_special do not apply to them once loaded)")
+    return lambda: write_hf_json(data, out)
+
+
 def convert(tok: "Tokenizer", out: PathLike, to: Optional[str] = None, *, lossy: bool = False) -> List[str]:
     """Write ``tok`` to ``out`` in the format ``to`` (by default told by ``out``'s name, see
     :func:`target_of`); the files are written atomically.
@@ -276,6 +293,8 @@ def convert(tok: "Tokenizer", out: PathLike, to: Optional[str] = None, *, lossy:
         write = _write_bert(tok, path, lost, notes)
     elif target == "subword-nmt":
         write = _write_subword_nmt(tok, path, lost, notes)
+    elif target == "huggingface":
+        write = _write_huggingface(tok, path, lost, notes)
     else:
         raise ModelError(f"writing {target} files is not available in this build of ciyuan")
     if write is None:

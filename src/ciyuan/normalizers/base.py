@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
 from ciyuan.registry import Component, Registry
 
@@ -63,6 +63,38 @@ class NormalizedString:
         if not changed:
             return self
         return NormalizedString(self.original, "".join(out), spans)
+
+    def all_spans(self) -> List[Span]:
+        """The original span of every character (the identity alignment spelled out)."""
+        return [(i, i + 1) for i in range(len(self.text))] if self.spans is None else self.spans
+
+    def prepend(self, prefix: str) -> "NormalizedString":
+        """``prefix + text``; the new characters point where the first character points (as in
+        Hugging Face, so a token made only of the prefix gets the first character's span).
+
+        An empty text stays empty: there is no character to point at.
+
+        Example:
+            >>> NormalizedString.from_str("ab").prepend("_").original_span(0, 1)
+            (0, 1)
+        """
+        if not prefix or not self.text:
+            return self
+        spans = self.all_spans()
+        return NormalizedString(self.original, prefix + self.text, [spans[0]] * len(prefix) + spans)
+
+    def slice(self, start: int, end: int) -> "NormalizedString":
+        """Characters [start, end) of the text, still pointing into the same original."""
+        spans = [(i, i + 1) for i in range(start, end)] if self.spans is None else self.spans[start:end]
+        return NormalizedString(self.original, self.text[start:end], spans)
+
+    @staticmethod
+    def concat(parts: Sequence["NormalizedString"], original: str) -> "NormalizedString":
+        """The parts' texts joined, each character keeping its span of ``original``."""
+        spans: List[Span] = []
+        for part in parts:
+            spans.extend(part.all_spans())
+        return NormalizedString(original, "".join(p.text for p in parts), spans)
 
 
 class Normalizer(Component, ABC):

@@ -18,6 +18,8 @@ __all__ = [
     "WHITESPACE_PATTERN",
     "NAMED_PATTERNS",
     "EQUIVALENT_PATTERNS",
+    "LLAMA3_PATTERN",
+    "FULL_COVERAGE",
     "native_name",
 ]
 
@@ -58,8 +60,17 @@ NAMED_PATTERNS: Dict[str, str] = {
     "whitespace": WHITESPACE_PATTERN,
 }
 
+#: cl100k_base as Llama 3's tokenizer.json spells it (tiktoken's first, non-possessive form).
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""  # noqa: E501
+)
+
 #: Pattern strings that split exactly as a named pattern does, under other spellings.
 EQUIVALENT_PATTERNS: Dict[str, str] = {GPT2_ORIGINAL_PATTERN: "gpt2"}
+
+#: The scanners whose matches cover every character of any text (no gaps), so that their
+#: matches are exactly the pieces of Hugging Face's ``Split(..., behavior="Isolated")``.
+FULL_COVERAGE = frozenset({"gpt2", "r50k_base", "p50k_base", "cl100k_base", "o200k_base"})
 
 # Pattern string -> a name of its scanner (the first name of each pattern).
 _NAME_BY_PATTERN: Dict[str, str] = {**{p: n for n, p in reversed(NAMED_PATTERNS.items())}, **EQUIVALENT_PATTERNS}

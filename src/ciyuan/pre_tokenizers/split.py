@@ -1,22 +1,41 @@
-"""Split text into pieces by a regular expression: the pieces are the pattern's matches.
+"""Split text by a pattern, as Hugging Face's ``Split`` pre-tokenizer does.
 
-The well-known patterns (GPT-2, cl100k_base, o200k_base, words/punctuation, whitespace) run on
-hand-written native scanners; any other pattern runs on the ``regex`` module. Both give the
-same pieces as ``regex.finditer(pattern, text)``.
+The pattern (a regular expression, or a literal string) cuts the text into matches and the
+gaps between them; ``behavior`` says what becomes of the matches:
+
+========================  ====================================================================
+``Isolated`` (default)    every match and every gap is a piece (nothing is dropped)
+``Removed``               the gaps are the pieces; the matches are dropped
+``MergedWithPrevious``    a match joins the piece before it (pieces end where matches end)
+``MergedWithNext``        a match joins the piece after it (pieces start where matches start)
+``Contiguous``            adjacent matches form one piece; gaps are pieces
+========================  ====================================================================
+
+``invert=True`` swaps the roles of matches and gaps first. Empty pieces are never produced.
+The well-known patterns (GPT-2, cl100k_base, o200k_base, ...) cover every character of any
+text, so with ``Isolated`` their pieces are their matches: those run on hand-written native
+scanners; any other pattern runs on the ``regex`` module. Cost: one scan, O(n).
+
+``WordPunct``/``Whitespace`` and ``WhitespaceSplit`` keep only the matches of their fixed
+patterns: they drop whitespace by definition (as Hugging Face's do).
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 import regex
 
 from ciyuan import _core
-from ciyuan.errors import InvalidInputError
+from ciyuan.errors import InvalidInputError, ModelError
 from ciyuan.pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer, Span
-from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS, native_name
+from ciyuan.pre_tokenizers.behavior import BEHAVIORS, Behavior, apply_behavior, check_behavior
+from ciyuan.pre_tokenizers.patterns import FULL_COVERAGE, NAMED_PATTERNS, native_name
 
-__all__ = ["Split", "WordPunct", "WhitespaceSplit"]
+__all__ = ["Split", "WordPunct", "Whitespace", "WhitespaceSplit", "BEHAVIORS"]
+
+#: The pattern as Hugging Face's tokenizer.json holds it: ``{"Regex": ...}`` or ``{"String": ...}``.
+HfPattern = Mapping[str, str]
 
 
 def _byte_to_char_spans(text: str, spans: List[Span]) -> List[Span]:
@@ -32,56 +51,143 @@ def _byte_to_char_spans(text: str, spans: List[Span]) -> List[Span]:
     return [(char_of[s], char_of[e]) for s, e in spans]
 
 
+def _literal_matches(text: str, literal: str) -> List[Span]:
+    """Non-overlapping occurrences of ``literal``, left to right."""
+    spans: List[Span] = []
+    at = text.find(literal)
+    while at >= 0:
+        spans.append((at, at + len(literal)))
+        at = text.find(literal, at + len(literal))
+    return spans
+
+
+def _parse_pattern(pattern: Union[str, HfPattern]) -> Tuple[str, bool, Optional[str]]:
+    """(source, is_literal, native scanner name) of a ciyuan pattern (a name or a regex) or of
+    Hugging Face's ``{"Regex": ...}`` / ``{"String": ...}``."""
+    if isinstance(pattern, str):
+        if not pattern:
+            raise InvalidInputError("Split needs a non-empty pattern string or pattern name")
+        return NAMED_PATTERNS.get(pattern, pattern), False, native_name(pattern)
+    if isinstance(pattern, Mapping) and len(pattern) == 1:
+        (kind, source), = pattern.items()
+        if kind in ("Regex", "String") and isinstance(source, str):
+            if kind == "String":
+                return source, True, None
+            # A Regex is a regular expression, never a scanner's name.
+            return source, False, native_name(source) if source not in NAMED_PATTERNS else None
+    raise ModelError(f'a Split pattern is a string, {{"Regex": "..."}} or {{"String": "..."}}, not {pattern!r}')
+
+
 @PRE_TOKENIZERS.register
 class Split(PreTokenizer):
-    """Pre-tokenizer whose pieces are the matches of ``pattern``.
+    """Pre-tokenizer that cuts text by ``pattern`` (Hugging Face's ``Split``).
 
     Args:
-        pattern: a pattern string, or one of the names ``"gpt2"``, ``"cl100k_base"``,
-            ``"o200k_base"``, ``"wordpunct"``, ``"whitespace"``.
+        pattern: a regular expression, one of the names ``"gpt2"``, ``"cl100k_base"``,
+            ``"o200k_base"``, ``"qwen2"``, ``"wordpunct"``, ``"whitespace"``, or Hugging Face's
+            ``{"Regex": "..."}`` / ``{"String": "..."}`` (a literal).
+        behavior: what becomes of the matches (see the module docstring).
+        invert: split on the text the pattern does not match.
 
     Example:
         >>> Split("cl100k_base").pre_tokenize_str("Hello world!")
         [('Hello', (0, 5)), (' world', (5, 11)), ('!', (11, 12))]
+        >>> Split({"String": "-"}, behavior="Removed").pre_tokenize_str("a-b")
+        [('a', (0, 1)), ('b', (2, 3))]
     """
 
     type_name = "Split"
-    options: Tuple[str, ...] = ("pattern",)
+    options: Tuple[str, ...] = ("pattern", "behavior", "invert")
 
-    def __init__(self, pattern: str) -> None:
-        if not isinstance(pattern, str) or not pattern:
-            raise InvalidInputError("Split needs a non-empty pattern string or pattern name")
-        self.pattern = pattern
-        self.native_pattern: Optional[str] = native_name(pattern)
-        source = NAMED_PATTERNS.get(pattern, pattern)
-        try:
-            self._regex = regex.compile(source)
-        except regex.error as e:
-            raise InvalidInputError(f"invalid pre-tokenizer pattern {pattern!r}: {e}") from None
+    def __init__(self, pattern: Union[str, HfPattern], behavior: Behavior = "Isolated", invert: bool = False) -> None:
+        source, literal, native = _parse_pattern(pattern)
+        self.behavior: Behavior = check_behavior(behavior)
+        if not isinstance(invert, bool):
+            raise ModelError(f"Split's invert must be true or false, got {invert!r}")
+        self.invert = invert
+        #: The pattern as given: a name, a regular expression, or ``{"String": ...}``/``{"Regex": ...}``.
+        self.pattern: Union[str, HfPattern] = pattern if isinstance(pattern, str) else dict(pattern)
+        self.source = source
+        self.literal = literal
+        self._scanner = native
+        # The pieces are the scanner's matches only when every character is matched.
+        plain = behavior == "Isolated" and not invert
+        self.native_pattern: Optional[str] = native if plain and native in FULL_COVERAGE else None
+        self._regex: Optional[Any] = None
+        if not literal:
+            try:
+                self._regex = regex.compile(source)
+            except regex.error as e:
+                raise InvalidInputError(f"invalid pre-tokenizer pattern {source!r}: {e}") from None
+        elif not source:
+            raise ModelError("a Split pattern {\"String\": \"\"} matches nothing; give a non-empty string")
+
+    def matches(self, text: str) -> List[Span]:
+        """Character spans of the pattern's matches in ``text`` (gaps not included)."""
+        if self._scanner is not None:
+            return _byte_to_char_spans(text, _core.split_pieces(self._scanner, text))
+        if self.literal:
+            return _literal_matches(text, self.source)
+        assert self._regex is not None
+        return [m.span() for m in self._regex.finditer(text)]
 
     def split(self, text: str) -> List[Span]:
         """Character spans [start, end) of the pieces of ``text``."""
+        found = self.matches(text)
         if self.native_pattern is not None:
-            return _byte_to_char_spans(text, _core.split_pieces(self.native_pattern, text))
-        return [m.span() for m in self._regex.finditer(text)]
+            return found
+        return apply_behavior(len(text), found, self.behavior, self.invert)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Hugging Face's form: ``{"type": "Split", "pattern": {"Regex": ...}, "behavior": ..., "invert": ...}``."""
+        kind = "String" if self.literal else "Regex"
+        return {"type": self.type_name, "pattern": {kind: self.source}, "behavior": self.behavior,
+                "invert": self.invert}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Split":
+        """Hugging Face's form, or ciyuan's older ``{"type": "Split", "pattern": "gpt2"}``."""
+        if "pattern" not in data:
+            raise ModelError("a Split pre-tokenizer needs a 'pattern'")
+        # A str: ciyuan's own files before tokenizer.json (a name or a regex).
+        return cls(data["pattern"], data.get("behavior", "Isolated"), data.get("invert", False))
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.pattern!r})"
+        extra = "" if self.behavior == "Isolated" else f", behavior={self.behavior!r}"
+        extra += ", invert=True" if self.invert else ""
+        return f"{type(self).__name__}({self.pattern!r}{extra})"
 
 
 class _FixedSplit(Split):
-    """A Split whose pattern is fixed by the class (``fixed_pattern``): described by its type alone."""
+    """Pieces are the matches of a pattern fixed by the class (``fixed_pattern``), the rest
+    (whitespace) dropped: described by its type alone."""
 
     fixed_pattern = ""
     options = ()
 
     def __init__(self) -> None:
-        super().__init__(self.fixed_pattern)
+        super().__init__(self.fixed_pattern, "Isolated")
+        self.native_pattern = self._scanner
+
+    def split(self, text: str) -> List[Span]:
+        return self.matches(text)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"type": self.type_name}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "_FixedSplit":
+        return cls()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
 @PRE_TOKENIZERS.register
 class WordPunct(_FixedSplit):
     """Words and runs of punctuation: ``\\w+|[^\\w\\s]+`` (whitespace is dropped).
+
+    Hugging Face calls it ``Whitespace`` (see :class:`Whitespace`, the same split).
 
     Example:
         >>> WordPunct().pre_tokenize_str("Hi, you!")
@@ -93,8 +199,22 @@ class WordPunct(_FixedSplit):
 
 
 @PRE_TOKENIZERS.register
+class Whitespace(_FixedSplit):
+    """Hugging Face's ``Whitespace``: words and runs of punctuation, ``\\w+|[^\\w\\s]+``.
+
+    Example:
+        >>> Whitespace().pre_tokenize_str("Hi, you!")
+        [('Hi', (0, 2)), (',', (2, 3)), ('you', (4, 7)), ('!', (7, 8))]
+    """
+
+    type_name = "Whitespace"
+    fixed_pattern = "wordpunct"
+
+
+@PRE_TOKENIZERS.register
 class WhitespaceSplit(_FixedSplit):
-    """Runs of non-whitespace: split on whitespace, which is dropped.
+    """Runs of non-whitespace: split on whitespace, which is dropped (Hugging Face's
+    ``WhitespaceSplit``).
 
     Example:
         >>> WhitespaceSplit().pre_tokenize_str("low  lower")

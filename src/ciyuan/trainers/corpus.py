@@ -42,6 +42,7 @@ from ciyuan._io import PathLike
 from ciyuan.errors import InvalidInputError
 from ciyuan.front_end import FrontEnd, native_front_end
 from ciyuan.normalizers.base import NormalizedString, Normalizer
+from ciyuan.pre_tokenizers.base import PreTokenizer
 
 if TYPE_CHECKING:
     from ciyuan.trainers.progress import ProgressBar
@@ -149,7 +150,14 @@ def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: O
                 if text:
                     python_counts[text] += 1
                 continue
-            for s, e in pre_tokenizer.split(text):
+            # pre_tokenize: the words as the tokenizer's model sees them (Metaspace's "▁"); any
+            # other object with split() cuts the text as it is.
+            if isinstance(pre_tokenizer, PreTokenizer):
+                norm, spans = pre_tokenizer.pre_tokenize(NormalizedString.from_str(text))
+                text = norm.text
+            else:
+                spans = pre_tokenizer.split(text)
+            for s, e in spans:
                 if e > s:
                     python_counts[text[s:e]] += 1
 
