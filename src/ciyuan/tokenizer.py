@@ -15,7 +15,7 @@ import json
 import os
 import random
 from itertools import accumulate
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
 
 from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
@@ -42,6 +42,9 @@ from ciyuan.special_tokens import (
     added_tokens_from_list,
     find_added,
 )
+
+if TYPE_CHECKING:
+    from ciyuan.faces.tiktoken import TiktokenEncoding
 
 __all__ = ["Tokenizer"]
 
@@ -1052,23 +1055,53 @@ class Tokenizer:
         return train_model(self, source, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer,
                            decoder=decoder, errors=errors)
 
+    def as_tiktoken(self, name: Optional[str] = None) -> "TiktokenEncoding":
+        """This tokenizer behind ``tiktoken.Encoding``'s API (``encode``, ``encode_ordinary``,
+        ``encode_batch``, ``decode``, ``decode_single_token_bytes``, ``n_vocab``,
+        ``special_tokens_set``, ``eot_token`` ...), with the same ids and the same errors, so
+        that code written for tiktoken switches by one line.
+
+        Args:
+            name: the encoding's name (default: the pattern's name, e.g. ``"cl100k_base"``).
+
+        Example:
+            >>> enc = Tokenizer.from_tiktoken("cl100k_base.tiktoken").as_tiktoken()   # doctest: +SKIP
+            >>> enc.encode("hello world"), enc.n_vocab                                 # doctest: +SKIP
+            ([15339, 1917], 100277)
+        """
+        from ciyuan.faces.tiktoken import TiktokenEncoding
+
+        return TiktokenEncoding(self, name)
+
     @classmethod
     def from_tiktoken(
         cls,
         path: PathLike,
-        pattern: str = "cl100k_base",
+        pattern: Optional[str] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
     ) -> "Tokenizer":
-        """Load a ``.tiktoken`` file (``base64(token) rank`` per line).
+        """Load a ``.tiktoken`` file (``base64(token) rank`` per line), as tiktoken encodes with it.
 
         Args:
-            path: the ``.tiktoken`` file.
-            pattern: ``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``, ``"cl100k_base"``,
-                ``"o200k_base"``, or any pattern string for the ``regex`` module.
-            special_tokens: text -> id; defaults to the named encoding's special tokens.
+            path: the ``.tiktoken`` file (or Llama 3's ``tokenizer.model``).
+            pattern: an encoding's name: ``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``,
+                ``"cl100k_base"``, ``"o200k_base"`` or ``"llama3"`` (its pattern and special
+                tokens); or a regular expression for the ``regex`` module; or None (default):
+                the file's own encoding, recognised by its content (rank count and sha256).
+            special_tokens: text -> id; defaults to the named encoding's special tokens
+                (none with a regular expression). ``{}`` for none.
+
+        Raises:
+            InvalidInputError: no pattern and a file of no known encoding (the message lists
+                the names), an unknown name, or an invalid regular expression.
+            ModelError: the special tokens use ids the file gives to ranks (the message says to
+                pass ``special_tokens={}`` or the model's own).
 
         Example:
-            >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken", "o200k_base")  # doctest: +SKIP
+            >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken")                 # doctest: +SKIP
+            >>> tok = Tokenizer.from_tiktoken("Meta-Llama-3-8B/tokenizer.model", "llama3")  # doctest: +SKIP
+            >>> tok.special_tokens["<|eot_id|>"]                                      # doctest: +SKIP
+            128009
         """
         return cls(**tiktoken_parts(path, pattern, special_tokens))
 
@@ -1138,9 +1171,10 @@ class Tokenizer:
     def load(cls, path: PathLike, pattern: Optional[str] = None, *, lowercase: bool = True) -> "Tokenizer":
         """Load ``path`` as a tokenizer, choosing the reader by what the file is
         (:func:`ciyuan.formats.detect.detect_format`): a ``.tiktoken`` file (split with
-        ``pattern``, default ``cl100k_base``), GPT-2's ``encoder.json`` + ``vocab.bpe`` (or a
-        folder holding both), ciyuan JSON, a BERT ``vocab.txt`` (the whole BERT pipeline;
-        ``lowercase=False`` for cased vocabularies), or a model folder (:meth:`from_pretrained`).
+        ``pattern``, by default the pattern of the encoding the file is recognised as), GPT-2's
+        ``encoder.json`` + ``vocab.bpe`` (or a folder holding both), ciyuan JSON, a BERT
+        ``vocab.txt`` (the whole BERT pipeline; ``lowercase=False`` for cased vocabularies), or a
+        model folder (:meth:`from_pretrained`).
 
         Example:
             >>> tok = Tokenizer.load("o200k_base.tiktoken", pattern="o200k_base")   # doctest: +SKIP
@@ -1154,7 +1188,7 @@ class Tokenizer:
             return cls.from_file(first)
         if kind == "bert_vocab":
             return cls.from_bert_vocab(first, lowercase=lowercase)
-        return cls.from_tiktoken(first, pattern or "cl100k_base")
+        return cls.from_tiktoken(first, pattern)
 
     def __repr__(self) -> str:
         return (

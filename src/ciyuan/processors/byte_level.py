@@ -62,14 +62,15 @@ def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> Encoding:
 
 
 def combine(encoding: Encoding, pair: Optional[Encoding]) -> Encoding:
-    """What Hugging Face does when no processor adds tokens: a single encoding as it is; a pair
-    concatenated, each part with its sequence id (and type id = its index)."""
+    """What Hugging Face's processors that add no token do (``PostProcessor::process``): a
+    single encoding as it is; a pair concatenated, each part (and its overflowing windows) with
+    its sequence id and type id = its index."""
     if pair is None:
         return encoding
     nodes = []
     for index, enc in enumerate((encoding, pair)):
         node = enc.copy(type_id=index)
-        node.set_sequence_id(index)
+        node.set_sequence_id(index, overflowing=True)
         nodes.append(node)
     return Encoding.merge(nodes)
 

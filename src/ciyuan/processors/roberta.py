@@ -59,6 +59,8 @@ class RobertaProcessing(TemplateProcessing):
         if self.trim_offsets:
             encoding = _trim(encoding, self.add_prefix_space)
             pair = _trim(pair, self.add_prefix_space) if pair is not None else None
+        if pair is not None:  # RoBERTa's type ids are all 0, overflowing windows' too
+            encoding, pair = encoding.copy(type_id=0), pair.copy(type_id=0)
         return super().process(encoding, pair, add_special_tokens)
 
     def to_dict(self) -> Dict[str, Any]:

@@ -1,10 +1,11 @@
 """Hugging Face's processor Sequence: processors applied in turn (Llama 3: ByteLevel's offset
 trimming, then the template that adds ``<|begin_of_text|>``).
 
-Processors that only change the inputs (ByteLevel) work on them before they are joined; the one
-processor that joins them (a template, BERT's, RoBERTa's) may come anywhere; after it, the
-inputs-only processors work on the joined encoding. Without a joining one the inputs are joined
-as with no processor.
+Processors that only change the inputs (ByteLevel) work on them before they are joined; then
+at most one processor joins them (a template, BERT's, RoBERTa's), last. Without a joining one
+the inputs are joined as a processor that adds nothing joins them. (Hugging Face also runs a
+ByteLevel after a joining processor, where it numbers the joined pieces as sequences, special
+tokens included; ciyuan refuses that order with a ModelError.)
 """
 
 from __future__ import annotations
@@ -38,24 +39,26 @@ class Sequence(PostProcessor):
         if isinstance(processors, (str, bytes)) or not all(isinstance(p, PostProcessor) for p in processors):
             raise ModelError("a post-processor Sequence takes a list of post-processors")
         self.processors: List[PostProcessor] = list(processors)
-        joining = [p for p in self.processors if not isinstance(p, ByteLevel)]
+        joining = [i for i, p in enumerate(self.processors) if not isinstance(p, ByteLevel)]
         if len(joining) > 1:
-            names = ", ".join(type(p).__name__ for p in joining)
+            names = ", ".join(type(self.processors[i]).__name__ for i in joining)
             raise ModelError(f"a post-processor Sequence with more than one processor that adds tokens ({names}) "
                              "is not supported")
+        if joining and joining[0] < len(self.processors) - 1:
+            # Hugging Face then numbers the template's pieces as sequences (special tokens and
+            # all); ciyuan does not reproduce that.
+            name = type(self.processors[joining[0]]).__name__
+            raise ModelError(f"a post-processor Sequence with ByteLevel after {name} is not supported; "
+                             "put ByteLevel first (as Llama 3's tokenizer.json does)")
 
     def process(self, encoding: Encoding, pair: Optional[Encoding] = None,
                 add_special_tokens: bool = True) -> Encoding:
         current: List[Encoding] = [encoding] if pair is None else [encoding, pair]
-        joined = False
         for p in self.processors:
             if isinstance(p, ByteLevel):
                 current = p.transform(current)
-            else:
-                current = [p.process(current[0], current[1] if len(current) > 1 else None, add_special_tokens)]
-                joined = True
-        if joined:
-            return current[0]
+            else:  # the last one (see __init__)
+                return p.process(current[0], current[1] if len(current) > 1 else None, add_special_tokens)
         return combine(current[0], current[1] if len(current) > 1 else None)
 
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
