@@ -48,9 +48,10 @@ from ciyuan.processors import Padding, Truncation
 from ciyuan.processors.base import PROCESSORS
 from ciyuan.special_tokens import AddedToken, added_tokens_from_list
 
-try:  # orjson parses a vocabulary of 200,000 tokens several times faster than json
-    import orjson as _orjson  # type: ignore[import-not-found, unused-ignore]
-except ImportError:  # pragma: no cover - orjson is optional
+_orjson: Any
+try:  # orjson (a dependency) parses a vocabulary of 200,000 tokens several times faster than json
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - a ciyuan installed without it still reads the files
     _orjson = None
 
 if TYPE_CHECKING:
@@ -281,9 +282,13 @@ def read_hf_json(path: PathLike) -> TokenizerParts:
                and not _printable(t.content)}
         if odd and isinstance(vocab, dict):
             model_data["vocab"] = {t: i for t, i in vocab.items() if t not in odd}
-    if model_type == "BPE":
-        _check_merges(reader, model_data)
-    parts: TokenizerParts = {"model": reader.stage(MODELS, model_data, "model")}
+    try:
+        model = reader.stage(MODELS, model_data, "model")
+    except FileFormatError:
+        if model_type == "BPE":
+            _check_merges(reader, model_data)  # names the merge at fault, when one is
+        raise
+    parts: TokenizerParts = {"model": model}
     stages = (("normalizer", NORMALIZERS), ("pre_tokenizer", PRE_TOKENIZERS), ("post_processor", PROCESSORS),
               ("decoder", DECODERS))
     for key, registry in stages:

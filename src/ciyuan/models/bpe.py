@@ -133,7 +133,10 @@ class BPE(Model):
 
         self._tokens: List[Optional[bytes]] = self._tokens_by_id(vocab)
         self._ids_cache: Optional[Dict[bytes, int]] = None
-        self._merges = [self._merge_ids(i, pair) for i, pair in enumerate(merges or ())]
+        fast_merges = self._merge_ids_fast(vocab, merges)
+        self._merges: List[Tuple[int, int]] = (
+            fast_merges if fast_merges is not None
+            else [self._merge_ids(i, pair) for i, pair in enumerate(merges or ())])
         config = _core.BpeConfig()
         config.byte_level = self.byte_level
         config.rank_by_token = self.rank_by_token
@@ -175,6 +178,19 @@ class BPE(Model):
                 ) from None
         return token.encode("utf-8")
 
+    def _merge_ids_fast(self, vocab: BpeVocab, merges: Optional[Sequence[Tuple[TokenLike, TokenLike]]]
+                        ) -> Optional[List[Tuple[int, int]]]:
+        """The merges as id pairs looked up in ``vocab`` itself when it maps the merges' tokens
+        as written (str tokens, as tokenizer.json has them: 200,000 merges in a tenth of a
+        second); None when any lookup fails, so the checked path names the culprit."""
+        if not merges:
+            return []
+        lookup: Any = vocab
+        try:
+            return [(lookup[a], lookup[b]) for a, b in merges]
+        except (KeyError, TypeError, ValueError):
+            return None
+
     def _tokens_by_id(self, vocab: BpeVocab) -> List[Optional[bytes]]:
         if not vocab:
             raise ModelError("the vocabulary is empty")
@@ -182,6 +198,10 @@ class BPE(Model):
         if min(vocab.values()) < 0:
             raise ModelError("token ids must be non-negative")
         tokens: List[Optional[bytes]] = [None] * size
+        if self.byte_level:
+            fast = _printable_tokens_by_id(vocab, size)
+            if fast is not None:
+                return fast
         for token, i in vocab.items():
             data = token if type(token) is bytes else self._token_bytes(token)
             if tokens[i] is not None:
@@ -367,11 +387,37 @@ def looks_byte_level(vocab: Mapping[str, int]) -> bool:
     return chars <= _ALPHABET and not chars.isdisjoint(_STAND_INS)
 
 
+# GPT-2's printable characters -> the Latin-1 character of their byte; every other character of
+# U+0000..U+00FF -> one that Latin-1 cannot encode, so that a token outside the alphabet fails.
+_TO_LATIN1 = {**dict.fromkeys(range(256), 1114112 - 1), **{ord(c): b for c, b in CHAR_TO_BYTE.items()}}
+
+
+def _printable_tokens_by_id(vocab: BpeVocab, size: int) -> Optional[List[Optional[bytes]]]:
+    """Each id's bytes from a vocabulary of str tokens in GPT-2's printable alphabet (a whole
+    tokenizer.json in one translate per token, no per-character Python); None when a token is
+    not such a str or two share an id (the checked path then says which)."""
+    tokens: List[Optional[bytes]] = [None] * size
+    try:
+        for token, i in vocab.items():
+            tokens[i] = token.translate(_TO_LATIN1).encode("latin-1")  # type: ignore[union-attr, arg-type]
+    except (AttributeError, TypeError, UnicodeEncodeError):  # bytes tokens, or not in the alphabet
+        return None
+    if len(vocab) != sum(t is not None for t in tokens):
+        return None
+    return tokens
+
+
 def _read_merges(raw: Any) -> List[Tuple[str, str]]:
     """Merges as Hugging Face writes them: ``"a b"`` strings (up to tokenizers 0.19) or
     ``["a", "b"]`` pairs (0.20 on), or ciyuan's pairs."""
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
         raise ModelError(f"BPE merges must be a list, not {type(raw).__name__}")
+    try:  # the common case, at C speed: all "a b" strings, or all two-item lists
+        fast = [m.split(" ") if type(m) is str else m for m in raw]
+        if all(len(p) == 2 and type(p[0]) is str and type(p[1]) is str for p in fast):
+            return [(p[0], p[1]) for p in fast]
+    except TypeError:
+        pass
     merges: List[Tuple[str, str]] = []
     for rank, m in enumerate(raw):
         if isinstance(m, str):
