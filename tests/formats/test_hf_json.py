@@ -203,7 +203,8 @@ def test_round_trip_keeps_every_encoding(source: str, tmp_path: Path) -> None:
     if source == "cl100k_base":
         tok = Tokenizer.from_tiktoken(shared("tokenizers", "tiktoken", "cl100k_base.tiktoken"), "cl100k_base")
     else:
-        tok = Tokenizer.from_gpt2(shared("tokenizers", "gpt2", "encoder.json"), shared("tokenizers", "gpt2", "vocab.bpe"))
+        gpt2 = ("tokenizers", "gpt2")
+        tok = Tokenizer.from_gpt2(shared(*gpt2, "encoder.json"), shared(*gpt2, "vocab.bpe"))
     convert(tok, tmp_path / "tokenizer.json")
     back = Tokenizer.from_file(tmp_path / "tokenizer.json")
     assert back._native_path
