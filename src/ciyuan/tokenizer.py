@@ -973,7 +973,8 @@ class Tokenizer:
         except OSError as e:
             raise FileFormatError(str(path), None, f"cannot read the file: {e.strerror}") from None
         if looks_like_hf_json(head):
-            parts = read_hf_json(path)
+            with _gc_paused():  # hundreds of thousands of strings and tuples, none in cycles
+                parts = read_hf_json(path)
             try:
                 return cls(**parts)
             except FileFormatError:

@@ -187,3 +187,29 @@ def test_cl100k_written_as_tokenizer_json(tmp_path: Path) -> None:
              + read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 1 << 19).splitlines()
              + shared("corpora", "multi", "udhr_sample.txt").read_text(encoding="utf-8").splitlines())
     assert_hf_same(hf, tok, lines)
+
+
+def corpus_lines() -> List[str]:
+    return (shared("corpora", "en", "tinyshakespeare.txt").read_text(encoding="utf-8").splitlines()
+            + read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 2 << 20).splitlines()
+            + shared("corpora", "multi", "udhr_sample.txt").read_text(encoding="utf-8").splitlines())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", ["cl100k_base", "gpt2_files"])
+def test_round_trip_keeps_every_encoding(source: str, tmp_path: Path) -> None:
+    """cl100k_base (.tiktoken) and GPT-2's encoder.json + vocab.bpe, written as tokenizer.json
+    and read back: every line encodes to the same ids and offsets (and still on the native path)."""
+    if source == "cl100k_base":
+        tok = Tokenizer.from_tiktoken(shared("tokenizers", "tiktoken", "cl100k_base.tiktoken"), "cl100k_base")
+    else:
+        gpt2 = ("tokenizers", "gpt2")
+        tok = Tokenizer.from_gpt2(shared(*gpt2, "encoder.json"), shared(*gpt2, "vocab.bpe"))
+    convert(tok, tmp_path / "tokenizer.json")
+    back = Tokenizer.from_file(tmp_path / "tokenizer.json")
+    assert back._native_path
+    lines = corpus_lines()
+    assert back.encode_batch_ids(lines) == tok.encode_batch_ids(lines)
+    for want, got in zip(tok.encode_batch(lines), back.encode_batch(lines)):
+        assert got.offsets == want.offsets
+    assert back.decode_batch(tok.encode_batch_ids(lines)) == lines

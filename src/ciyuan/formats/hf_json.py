@@ -48,9 +48,10 @@ from ciyuan.processors import Padding, Truncation
 from ciyuan.processors.base import PROCESSORS
 from ciyuan.special_tokens import AddedToken, added_tokens_from_list
 
-try:  # orjson parses a vocabulary of 200,000 tokens several times faster than json
-    import orjson as _orjson  # type: ignore[import-not-found, unused-ignore]
-except ImportError:  # pragma: no cover - orjson is optional
+_orjson: Any
+try:  # orjson (a dependency) parses a vocabulary of 200,000 tokens several times faster than json
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - a ciyuan installed without it still reads the files
     _orjson = None
 
 if TYPE_CHECKING:
@@ -135,21 +136,26 @@ class _Reader:
             kind = data.get("type")
             message = str(e) if not isinstance(e, KeyError) else f"lacks the field {e.args[0]!r}"
             if isinstance(e, ModelError) and f"unknown {registry.stage} type" in message:
+                where, kind = _nested_where(data, registry, where)
                 message = (f"the {registry.stage} {kind!r} is not one ciyuan has ({message.split('; ', 1)[-1]}); "
                            "ciyuan cannot run this tokenizer")
-                where = _nested_where(data, registry, where)
             raise self.fail(where, message) from None
 
 
-def _nested_where(data: Dict[str, Any], registry: Any, where: str) -> str:
-    """The place of the first unknown type inside a Sequence (``pre_tokenizer.pretokenizers[1]``)."""
+def _nested_where(data: Dict[str, Any], registry: Any, where: str) -> Tuple[str, Any]:
+    """The place and type of the first unknown type, looked for inside Sequences too
+    (``pre_tokenizer.pretokenizers[1]``)."""
     names = set(registry.names())
+    if data.get("type") not in names:
+        return where, data.get("type")
     for key, value in data.items():
         if isinstance(value, list):
             for i, item in enumerate(value):
-                if isinstance(item, dict) and "type" in item and item["type"] not in names:
-                    return f"{where}.{key}[{i}]"
-    return where
+                if isinstance(item, dict) and "type" in item:
+                    found = _nested_where(item, registry, f"{where}.{key}[{i}]")
+                    if found[1] not in names:
+                        return found
+    return where, data.get("type")
 
 
 def _model_type(data: Dict[str, Any]) -> Optional[str]:
@@ -276,9 +282,13 @@ def read_hf_json(path: PathLike) -> TokenizerParts:
                and not _printable(t.content)}
         if odd and isinstance(vocab, dict):
             model_data["vocab"] = {t: i for t, i in vocab.items() if t not in odd}
-    if model_type == "BPE":
-        _check_merges(reader, model_data)
-    parts: TokenizerParts = {"model": reader.stage(MODELS, model_data, "model")}
+    try:
+        model = reader.stage(MODELS, model_data, "model")
+    except FileFormatError:
+        if model_type == "BPE":
+            _check_merges(reader, model_data)  # names the merge at fault, when one is
+        raise
+    parts: TokenizerParts = {"model": model}
     stages = (("normalizer", NORMALIZERS), ("pre_tokenizer", PRE_TOKENIZERS), ("post_processor", PROCESSORS),
               ("decoder", DECODERS))
     for key, registry in stages:
@@ -365,7 +375,7 @@ def _byte_level_pre(pre: Any) -> Dict[str, Any]:
     if pre is None:
         return plain
     data = pre.to_dict()
-    if data.get("type") == "ByteLevel":
+    if _uses_byte_level(data):
         return data
     pattern = getattr(pre, "pattern", None)
     if data.get("type") == "Split" and pattern in ("gpt2", "r50k_base", "p50k_base"):
