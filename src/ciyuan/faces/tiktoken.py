@@ -48,11 +48,11 @@ class TiktokenEncoding:
     def __init__(self, tok: "Tokenizer", name: Optional[str] = None) -> None:
         self._tok = tok
         pre = tok.pre_tokenizer
-        pattern = pre.to_dict().get("pattern") if isinstance(pre, Split) else None
+        pattern = getattr(pre, "pattern", None) if isinstance(pre, Split) else None
         if name is None:
             name = pattern if isinstance(pattern, str) and pattern in NAMED_PATTERNS else "ciyuan"
         self.name = name
-        self._pat_str = NAMED_PATTERNS.get(pattern, pattern) if isinstance(pattern, str) else ""
+        self._pat_str = str(getattr(pre, "source", "")) if isinstance(pre, Split) else ""
         self._special_tokens: Dict[str, int] = dict(tok.special_tokens)
         self._special_ids = frozenset(self._special_tokens.values())
         self._special_bytes = {i: t.encode("utf-8") for t, i in self._special_tokens.items()}
