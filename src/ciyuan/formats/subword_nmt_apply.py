@@ -61,7 +61,7 @@ class SubwordNmt:
     Example:
         >>> bpe = SubwordNmt(BpeCodes([("a", "b"), ("ab", "c</w>")]), glossaries=["USA"])
         >>> bpe.segment("abcUSAabc")
-        'a@@ b@@ c@@ USA@@ abc'
+        'abc@@ USA@@ abc'
     """
 
     def __init__(self, codes: Union[BpeCodes, PathLike], merges: int = -1, separator: str = "@@",
