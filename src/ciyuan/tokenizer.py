@@ -615,6 +615,11 @@ class Tokenizer:
                 data = self._encoder.encode_spans(norm.text, spans)
             else:
                 data = self._encoder.encode_spans_sampled(norm.text, spans, sampling.options, rng)
+            text_unk = self.model.text_unk_id
+            if text_unk is not None and text_unk in data.ids:  # HF's Unigram: the unknown token is its text
+                for k, (i, (s, e)) in enumerate(zip(data.ids, data.char_offsets(norm.text))):
+                    if i == text_unk:
+                        stripped.append((len(ids) + k, norm.text[s:e]))
             ids.extend(data.ids)
             offsets.extend(_original_offsets(data, norm, start))
         if not stripped:
