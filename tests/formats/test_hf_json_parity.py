@@ -131,12 +131,13 @@ def folder(tmp_path_factory: Any) -> str:
     return str(tmp_path_factory.mktemp("hf_json_parity"))
 
 
-def differences(hf: Any, ours: Tokenizer, lines: List[str], limit: int = 3) -> List[str]:
+def differences(hf: Any, ours: Tokenizer, lines: List[str], limit: int = 3, offsets: bool = True) -> List[str]:
     bad = []
     for line in lines:
         want, got = hf.encode(line), ours.encode(line)
         what = [name for name, a, b in (("ids", got.ids, want.ids), ("tokens", got.tokens, want.tokens),
-                                         ("offsets", got.offsets, want.offsets)) if a != b]
+                                         ("offsets", got.offsets if offsets else 0, want.offsets if offsets else 0))
+                if a != b]
         for skip in (False, True):
             if ours.decode(got.ids, skip_special_tokens=skip) != hf.decode(want.ids, skip_special_tokens=skip):
                 what.append(f"decode(skip_special_tokens={skip})")
@@ -197,16 +198,26 @@ def test_hypothesis(name: str, text: str, tmp_path_factory: Any) -> None:
     assert differences(hf, ours, [text]) == []
 
 
+# The pipelines whose normalizer composes characters (NFC, NFKC): their offsets differ from
+# Hugging Face's exactly on composed characters (test_composition_offsets).
+COMPOSING = {"byte_level_bpe_nfc_digits_template", "char_bpe_suffix"}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_whole_corpora(name: str, folder: str) -> None:
+    import unicodedata
+
     hf, ours = pair(name, folder)
     for path, limit in ((("corpora", "en", "tinyshakespeare.txt"), None),
                         (("corpora", "zh", "jinyong_16novels.txt"), 2 << 20),
                         (("corpora", "multi", "udhr_sample.txt"), None)):
         file = shared(*path)
         lines = (read_prefix(file, limit) if limit else file.read_text(encoding="utf-8")).splitlines()
-        assert differences(hf, ours, lines) == [], path
+        assert differences(hf, ours, lines, offsets=name not in COMPOSING) == [], path
+        if name in COMPOSING:  # offsets differ only on lines with a combining mark
+            moved = [line for line in lines if hf.encode(line).offsets != ours.encode(line).offsets]
+            assert all(any(unicodedata.combining(c) for c in line) for line in moved), path
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -217,3 +228,17 @@ def test_round_trip_through_ciyuan(name: str, folder: str, tmp_path: Path) -> No
     again = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     assert differences(again, ours, sample_lines()) == []
     assert differences(hf, Tokenizer.from_file(tmp_path / "tokenizer.json"), sample_lines()) == []
+
+
+def test_truncation_and_padding_from_the_file(folder: str, tmp_path: Path) -> None:
+    """tokenizer.json's truncation and padding (as `tokenizers` writes them) apply in ciyuan."""
+    hf = wordpiece()
+    hf.enable_truncation(12, stride=3)
+    hf.enable_padding(pad_id=hf.token_to_id("[PAD]"), pad_token="[PAD]", pad_to_multiple_of=8)
+    hf.save(str(tmp_path / "tokenizer.json"))
+    ours = Tokenizer.from_file(tmp_path / "tokenizer.json")
+    batch = [("Hello there, my good friend, how are you today?", "我能吞下玻璃而不伤身体"), ("a", "b c")]
+    for want, got in zip(hf.encode_batch(batch), ours.encode_batch(batch)):
+        assert (got.ids, got.type_ids, got.attention_mask, got.offsets) == \
+            (want.ids, want.type_ids, want.attention_mask, want.offsets)
+        assert [o.ids for o in got.overflowing] == [o.ids for o in want.overflowing]
