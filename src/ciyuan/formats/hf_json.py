@@ -396,6 +396,7 @@ def hf_json_dict(tok: "Tokenizer") -> Dict[str, Any]:
     model = tok.model
     byte_bpe = getattr(model, "type_name", "") == "BPE" and getattr(model, "byte_level", False)
     pre: Optional[Dict[str, Any]]
+    model_dict: Optional[Dict[str, Any]]
     for name in _HF_STAGES:
         part = getattr(tok, name)
         kind = getattr(part, "type_name", None)
