@@ -152,3 +152,30 @@ def test_bpe_codes_object_and_doc_example():
     bpe = SubwordNmt(BpeCodes([("a", "b"), ("ab", "c</w>")]), glossaries=["USA"])
     assert bpe.segment("abcUSAabc") == theirs("#version: 0.2\na b\nab c</w>\n", glossaries=["USA"]).segment(
         "abcUSAabc")
+
+
+def test_native_path_is_used_and_agrees(slice_lines, slice_codes, slice_vocab):
+    codes = parse_codes(slice_codes)
+    native = SubwordNmt(codes)
+    assert native._native is not None  # learned codes: the native BPE's merge order is subword-nmt's
+    python = SubwordNmt(codes)
+    python._native = None
+    lines = slice_lines + ["Zebra ǅungla 词元 x\n", "  naïve  café\t\n"]
+    assert list(native.process_lines(lines)) == list(python.process_lines(lines))
+    vocab = {w for w, n in slice_vocab.items() if n >= 3}
+    assert list(SubwordNmt(codes, vocab=vocab).process_lines(lines)) == [
+        theirs(slice_codes, vocab=vocab).process_line(line) for line in lines]
+    # Codes where a merge uses a token before the merge that makes it: the Python loop.
+    assert SubwordNmt(parse_codes("#version: 0.2\nab c</w>\na b\n"))._native is None
+    # Codes 0.1 go native too ("</w>" a symbol of its own).
+    body = "t h\nth e\ne </w>\nthe </w>\na n\n"
+    ours = SubwordNmt(parse_codes(body))
+    assert ours._native is not None
+    assert list(ours.process_lines(lines)) == [theirs(body).process_line(line) for line in lines]
+
+
+@given(st.lists(_TEXT, max_size=8))
+@settings(max_examples=100, deadline=None)
+def test_hypothesis_batches(slice_codes, lines):
+    ours, peer = _cached(slice_codes)
+    assert list(ours.process_lines(lines)) == [peer.process_line(line) for line in lines]

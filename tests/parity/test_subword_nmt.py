@@ -50,3 +50,12 @@ def test_slice(tmp_path):
 @pytest.mark.slow
 def test_tinyshakespeare(tmp_path):
     run_case(tmp_path, shared("corpora", "en", "tinyshakespeare.txt"), 10_000, 50)
+
+
+@pytest.mark.slow
+def test_learn_bpe_tinyshakespeare(tmp_path):
+    corpus = shared("corpora", "en", "tinyshakespeare.txt")
+    out = tmp_path / "codes.txt"
+    subprocess.run([sys.executable, "-m", "ciyuan", "learn-bpe", "-s", "10000", "-i", str(corpus), "-o", str(out)],
+                   check=True, timeout=900)
+    assert out.read_bytes() == subword_nmt("learn-bpe", "-s", "10000", stdin=corpus)

@@ -5,7 +5,7 @@
 - :mod:`ciyuan.cli.zh_bpe` - ``zh-bpe``
 - :mod:`ciyuan.cli.segment` - ``segment``, ``seg-eval``
 - :mod:`ciyuan.cli.convert` - ``convert``
-- :mod:`ciyuan.cli.subword_nmt` - ``apply-bpe`` (subword-nmt codes)
+- :mod:`ciyuan.cli.subword_nmt` - ``apply-bpe``, ``learn-bpe`` (subword-nmt codes)
 - :mod:`ciyuan.cli.files` - inputs, output and line batches, shared by them
 
 Flags are named after the keyword arguments they set (``--lowercase`` for ``lowercase=``,
@@ -40,7 +40,7 @@ ciyuan (词元): train, run and explain tokenizers.
   segment / seg-eval           Chinese word segmentation with a dictionary, and its score
   convert                      write a tokenizer in another format (tokenizer.json, .tiktoken,
                                GPT-2's files, .model, subword-nmt codes, vocab.txt)
-  apply-bpe                    subword-nmt codes applied as `subword-nmt apply-bpe` does
+  apply-bpe / learn-bpe        subword-nmt codes, applied and learned as subword-nmt does
 
 Line-oriented commands read files, or standard input when none (or -) is named, and write
 one output line per input line. `ciyuan COMMAND --help` explains each command."""

@@ -109,9 +109,16 @@ def parse_codes(text: str, merges: int = -1, path: object = "<codes>") -> BpeCod
     return BpeCodes(pairs, version)
 
 
+def _read(path: PathLike) -> str:
+    try:
+        return read_utf8(path)
+    except OSError as e:
+        raise_file_error(path, None, f"cannot read the file: {e.strerror}")
+
+
 def load_codes(path: PathLike, merges: int = -1) -> BpeCodes:
     """Read a codes file (UTF-8); only the first ``merges`` merges unless -1."""
-    return parse_codes(read_utf8(path), merges, path)
+    return parse_codes(_read(path), merges, path)
 
 
 def codes_text(codes: BpeCodes) -> str:
@@ -149,4 +156,4 @@ def parse_vocabulary(text: str, threshold: Optional[int] = None, path: object = 
 
 def load_vocabulary(path: PathLike, threshold: Optional[int] = None) -> Set[str]:
     """Read a vocabulary file (``subword-nmt get-vocab`` output), as :func:`parse_vocabulary`."""
-    return parse_vocabulary(read_utf8(path), threshold, path)
+    return parse_vocabulary(_read(path), threshold, path)

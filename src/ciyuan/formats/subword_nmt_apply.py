@@ -8,10 +8,15 @@ left to right), the same re-splitting of out-of-vocabulary pieces, and with BPE-
 same draws (one ``random()`` per adjacent pair and step, from a ``random.Random`` seeded as
 ``apply-bpe --seed`` seeds Python's). The algorithm, in a page: :mod:`ciyuan.reference.subword_nmt`.
 
-Why it is fast without native code: text has few distinct words, so each word is encoded once
-and its finished output (``"lo@@ wer"``) cached; a line is then one ``split``, one cache lookup
-per word and one ``join``. The merge loop runs only on a cache miss, on a linked list of symbols
-with the positions of each pair, so a step costs the occurrences it merges, not the word.
+Where the time goes: text has few distinct words, so each word is encoded once and its finished
+output (``"lo@@ wer"``) cached; a line is then one ``split``, one cache lookup per word and one
+``join``. The words a batch of lines has not seen yet are encoded together by ciyuan's native BPE
+(:class:`~ciyuan.models.BPE` with ``end_of_word_suffix="</w>"``, or ``end_of_word_symbol`` for
+codes 0.1), which merges one occurrence at a time, lowest rank first, leftmost first. That is
+subword-nmt's step (every occurrence of the best pair, left to right) whenever no merge ranked
+before a pair uses the token the pair makes - true of the codes ``learn-bpe`` writes, checked for
+each codes file; otherwise, and for words with a character no merge knows, and with dropout or
+glossaries, the Python loop runs (:func:`_merge`, a heap of pair positions on a linked list).
 
 Example:
     >>> bpe = SubwordNmt(BpeCodes([("l", "o"), ("lo", "w</w>"), ("e", "r</w>")]))
@@ -27,8 +32,9 @@ import re
 from typing import Dict, Iterable, Iterator, List, Optional, Pattern, Sequence, Set, Tuple, Union
 
 from ciyuan._io import PathLike
-from ciyuan.errors import InvalidInputError
+from ciyuan.errors import CiyuanError, InvalidInputError
 from ciyuan.formats.subword_nmt import END_OF_WORD, BpeCodes, load_codes, load_vocabulary
+from ciyuan.models import BPE
 from ciyuan.reference.subword_nmt import isolate_glossary, merge_loop
 
 __all__ = ["SubwordNmt"]
@@ -91,6 +97,7 @@ class SubwordNmt:
         self._joiner = separator + " "
         # word -> its output ("lo@@ wer"); words never change their output without dropout.
         self._cache: Dict[str, str] = {}
+        self._native: Optional[_NativeCodes] = None if self.glossaries else _NativeCodes.build(codes)
 
     # -- lines -------------------------------------------------------------------------------
 
@@ -130,13 +137,42 @@ class SubwordNmt:
 
     def process_lines(self, lines: Iterable[str], dropout: float = 0.0,
                       rng: Optional[random.Random] = None) -> Iterator[str]:
-        """Each line of ``lines`` processed (lines keep their newlines)."""
+        """Each line of ``lines`` processed (lines keep their newlines); the new words of each
+        batch of lines are encoded natively in one call first."""
         if dropout:
             for line in lines:
                 yield self.process_line(line, dropout, rng)
             return
+        batch: List[str] = []
         for line in lines:
-            yield self.process_line(line)
+            batch.append(line)
+            if len(batch) == _BATCH_LINES:
+                yield from self._process_batch(batch)
+                batch = []
+        yield from self._process_batch(batch)
+
+    def _process_batch(self, lines: List[str]) -> List[str]:
+        # process_line for each line, with each line split once and the batch's new words
+        # encoded natively first.
+        cache = self._cache
+        bodies = [line.strip("\r\n ") for line in lines]
+        words = [body.split(" ") for body in bodies]
+        if self._native is not None:
+            new = {w for ws in words for w in ws if w not in cache}
+            if new:
+                for word, pieces in self._native.encode(new):
+                    cache[word] = self._joiner.join(self._check_vocab(pieces) if self.vocab else pieces)
+        out = []
+        for line, body, ws in zip(lines, bodies, words):
+            if not body:
+                out.append(line)
+                continue
+            text = " ".join([cache[w] if w in cache else self._word_output(w) for w in ws if w])
+            if len(body) != len(line):
+                lead = line.index(body[0])
+                text = line[:lead] + text + line[lead + len(body):]
+            out.append(text)
+        return out
 
     # -- words -------------------------------------------------------------------------------
 
@@ -208,6 +244,68 @@ class SubwordNmt:
             out.append(right)
         else:
             self._split_back(right, final, out)
+
+
+_BATCH_LINES = 4096
+
+
+class _NativeCodes:
+    """The codes as ciyuan's native BPE (see the module docstring for when that is exact)."""
+
+    def __init__(self, model: BPE, version: Tuple[int, ...]) -> None:
+        self._encoder = model.make_encoder()
+        self._tokens = [model.id_to_token(i) for i in range(model.id_limit)]
+        # The characters a word may hold: those that start as symbols of their own (inside a
+        # word), and those that end a word (their "c</w>" is a symbol; codes 0.1: any inner one).
+        singles = {t for t in self._tokens if len(t) == 1}
+        self._inner = frozenset(singles)
+        if version == (0, 1):
+            self._final = self._inner if END_OF_WORD in set(self._tokens) else frozenset()
+        else:
+            self._final = frozenset(t[0] for t in self._tokens if len(t) == 1 + _EOW_LEN and t.endswith(END_OF_WORD))
+
+    @classmethod
+    def build(cls, codes: BpeCodes) -> Optional["_NativeCodes"]:
+        """The native codes, or None when the native merge order could differ from subword-nmt's."""
+        ranks = codes.ranks()
+        merges = sorted(ranks, key=ranks.__getitem__)
+        first_use: Dict[str, int] = {}
+        for r, (a, b) in enumerate(merges):
+            first_use.setdefault(a, r)
+            first_use.setdefault(b, r)
+        for r, (a, b) in enumerate(merges):
+            if first_use.get(a + b, r) < r:  # a pair ranked before (a, b) uses what (a, b) makes
+                return None
+        symbols = {s for a, b in merges for s in (a, b, a + b)}
+        version = tuple(codes.version)
+        if version == (0, 1):
+            symbols.add(END_OF_WORD)
+        vocab = {t: i for i, t in enumerate(sorted(symbols))}
+        try:
+            model = (BPE(vocab, merges, end_of_word_symbol=END_OF_WORD) if version == (0, 1)
+                     else BPE(vocab, merges, end_of_word_suffix=END_OF_WORD))
+        except CiyuanError:
+            return None
+        return cls(model, version)
+
+    def encode(self, words: Iterable[str]) -> List[Tuple[str, List[str]]]:
+        """``(word, pieces)`` for each word whose characters the native model knows (the others
+        are left to the Python loop), ``</w>`` dropped as subword-nmt drops it."""
+        inner, final = self._inner, self._final
+        known = [w for w in words if len(w) > 1 and w[-1] in final and inner.issuperset(w[:-1])]
+        if not known:
+            return []
+        tokens = self._tokens
+        out = []
+        for word, ids in zip(known, self._encoder.encode_batch_ids(known, b"", 0)):
+            pieces = [tokens[i] for i in ids]
+            last = pieces[-1]
+            if last == END_OF_WORD:
+                pieces.pop()
+            elif last.endswith(END_OF_WORD):
+                pieces[-1] = last[:-_EOW_LEN]
+            out.append((word, pieces))
+        return out
 
 
 def _merge(symbols: List[str], ranks: Dict[Pair, int]) -> List[str]:

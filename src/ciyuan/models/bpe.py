@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ciyuan import _core
-from ciyuan.byte_alphabet import CHAR_TO_BYTE, bytes_to_printable
+from ciyuan.byte_alphabet import CHAR_TO_BYTE, bytes_to_printable, printable_to_bytes
 from ciyuan.decoders.base import DECODERS, Decoder
 from ciyuan.errors import InvalidInputError, ModelError, UnknownIdError
 from ciyuan.models.base import MODELS, Model, check_alpha
@@ -133,7 +133,10 @@ class BPE(Model):
 
         self._tokens: List[Optional[bytes]] = self._tokens_by_id(vocab)
         self._ids_cache: Optional[Dict[bytes, int]] = None
-        self._merges = self._merge_ids_of_strings(vocab, merges) if merges else []
+        fast_merges = self._merge_ids_fast(vocab, merges)
+        self._merges: List[Tuple[int, int]] = (
+            fast_merges if fast_merges is not None
+            else [self._merge_ids(i, pair) for i, pair in enumerate(merges or ())])
         config = _core.BpeConfig()
         config.byte_level = self.byte_level
         config.rank_by_token = self.rank_by_token
@@ -167,15 +170,26 @@ class BPE(Model):
             raise ModelError(f"tokens must be str or bytes, got {type(token).__name__}")
         if self.byte_level:
             try:
-                # str.translate + latin-1 runs in C: a 200k vocabulary loads in a fraction of
-                # the time a per-character lookup takes; characters outside the alphabet fail.
-                return token.translate(_TO_LATIN1).encode("latin-1")
-            except UnicodeEncodeError:
+                return printable_to_bytes(token)
+            except KeyError:
                 raise ModelError(
                     f"byte-level token {token!r} is not written in GPT-2's printable byte alphabet; "
                     "pass raw bytes instead"
                 ) from None
         return token.encode("utf-8")
+
+    def _merge_ids_fast(self, vocab: BpeVocab, merges: Optional[Sequence[Tuple[TokenLike, TokenLike]]]
+                        ) -> Optional[List[Tuple[int, int]]]:
+        """The merges as id pairs looked up in ``vocab`` itself when it maps the merges' tokens
+        as written (str tokens, as tokenizer.json has them: 200,000 merges in a tenth of a
+        second); None when any lookup fails, so the checked path names the culprit."""
+        if not merges:
+            return []
+        lookup: Any = vocab
+        try:
+            return [(lookup[a], lookup[b]) for a, b in merges]
+        except (KeyError, TypeError, ValueError):
+            return None
 
     def _tokens_by_id(self, vocab: BpeVocab) -> List[Optional[bytes]]:
         if not vocab:
@@ -184,27 +198,16 @@ class BPE(Model):
         if min(vocab.values()) < 0:
             raise ModelError("token ids must be non-negative")
         tokens: List[Optional[bytes]] = [None] * size
+        if self.byte_level:
+            fast = _printable_tokens_by_id(vocab, size)
+            if fast is not None:
+                return fast
         for token, i in vocab.items():
             data = token if type(token) is bytes else self._token_bytes(token)
             if tokens[i] is not None:
                 raise ModelError(f"id {i} is given to both {tokens[i]!r} and {data!r}")
             tokens[i] = data
         return tokens
-
-    def _merge_ids_of_strings(self, vocab: BpeVocab, merges: Sequence[Tuple[TokenLike, TokenLike]]
-                              ) -> List[Tuple[int, int]]:
-        """The merges as id pairs. Merges of str tokens are looked up in the given vocabulary
-        itself (the tokenizer.json case, a dict lookup per token); any other form token by token
-        through its bytes, with the error naming the merge."""
-        if isinstance(vocab, Mapping):
-            try:
-                ids = [(vocab[a], vocab[b]) for a, b in merges]  # type: ignore[index]
-                # The ids must be the ones _tokens_by_id kept (a str and a bytes key could clash).
-                if all(type(a) is str and type(b) is str for a, b in merges):
-                    return ids
-            except (KeyError, TypeError, ValueError):
-                pass
-        return [self._merge_ids(i, pair) for i, pair in enumerate(merges)]
 
     def _merge_ids(self, rank: int, pair: Tuple[TokenLike, TokenLike]) -> Tuple[int, int]:
         try:
@@ -367,10 +370,6 @@ class BPE(Model):
                 f"encode_mode={self.encode_mode!r}{dropout})")
 
 
-# Printable alphabet -> latin-1 characters of the same bytes; the other code points below 256
-# (not in the alphabet) -> U+FFFF, which latin-1 cannot encode.
-_TO_LATIN1 = {**dict.fromkeys(range(256), 0xFFFF), **{ord(c): b for c, b in CHAR_TO_BYTE.items()}}
-
 # The printable alphabet's stand-ins for bytes that are not printable Latin-1 (U+0100 onwards).
 _STAND_INS = frozenset(c for c in CHAR_TO_BYTE if ord(c) >= 0x100)
 _ALPHABET = frozenset(CHAR_TO_BYTE)
@@ -388,22 +387,35 @@ def looks_byte_level(vocab: Mapping[str, int]) -> bool:
     return chars <= _ALPHABET and not chars.isdisjoint(_STAND_INS)
 
 
+# GPT-2's printable characters -> the Latin-1 character of their byte; every other character of
+# U+0000..U+00FF -> one that Latin-1 cannot encode, so that a token outside the alphabet fails.
+_TO_LATIN1 = {**dict.fromkeys(range(256), 1114112 - 1), **{ord(c): b for c, b in CHAR_TO_BYTE.items()}}
+
+
+def _printable_tokens_by_id(vocab: BpeVocab, size: int) -> Optional[List[Optional[bytes]]]:
+    """Each id's bytes from a vocabulary of str tokens in GPT-2's printable alphabet (a whole
+    tokenizer.json in one translate per token, no per-character Python); None when a token is
+    not such a str or two share an id (the checked path then says which)."""
+    tokens: List[Optional[bytes]] = [None] * size
+    try:
+        for token, i in vocab.items():
+            tokens[i] = token.translate(_TO_LATIN1).encode("latin-1")  # type: ignore[union-attr, arg-type]
+    except (AttributeError, TypeError, UnicodeEncodeError):  # bytes tokens, or not in the alphabet
+        return None
+    if len(vocab) != sum(t is not None for t in tokens):
+        return None
+    return tokens
+
+
 def _read_merges(raw: Any) -> List[Tuple[str, str]]:
     """Merges as Hugging Face writes them: ``"a b"`` strings (up to tokenizers 0.19) or
     ``["a", "b"]`` pairs (0.20 on), or ciyuan's pairs."""
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
         raise ModelError(f"BPE merges must be a list, not {type(raw).__name__}")
-    # The usual files in one pass each, checked after (what fails takes the path below, which
-    # names the bad merge).
-    try:
-        if all(type(m) is str for m in raw):
-            split = [m.split(" ") for m in raw]
-            if all(len(p) == 2 for p in split):
-                return [(p[0], p[1]) for p in split]
-        elif all(type(m) is list and len(m) == 2 for m in raw):
-            pairs = [(m[0], m[1]) for m in raw]
-            if all(type(a) is str and type(b) is str for a, b in pairs):
-                return pairs
+    try:  # the common case, at C speed: all "a b" strings, or all two-item lists
+        fast = [m.split(" ") if type(m) is str else m for m in raw]
+        if all(len(p) == 2 and type(p[0]) is str and type(p[1]) is str for p in fast):
+            return [(p[0], p[1]) for p in fast]
     except TypeError:
         pass
     merges: List[Tuple[str, str]] = []
