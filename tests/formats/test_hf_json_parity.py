@@ -26,7 +26,7 @@ ADDED = [AddedToken("<mask>", lstrip=True, special=True), AddedToken("[NEW]", si
 
 
 def training_lines() -> List[str]:
-    return read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 300_000).splitlines() + \
+    return read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 150_000).splitlines() + \
         read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 60_000).splitlines() + \
         read_prefix(shared("corpora", "multi", "udhr_sample.txt"), 60_000).splitlines()
 
@@ -91,7 +91,7 @@ def unigram() -> Any:
     tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace("``", '"')])
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
     tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
-    english = read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 300_000).splitlines()
+    english = read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 150_000).splitlines()
     tok.train_from_iterator(english, trainers.UnigramTrainer(
         vocab_size=1500, special_tokens=["<unk>", "<s>", "</s>"], unk_token="<unk>"))
     tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B:1 </s>:1",
@@ -105,9 +105,17 @@ PIPELINES: Dict[str, Callable[[], Any]] = {
 }
 
 
-@lru_cache(maxsize=None)
 def pair(name: str, folder: str) -> Tuple[Any, Tokenizer]:
-    """The trained `tokenizers` tokenizer (with added tokens) and ciyuan's from its file."""
+    """The trained `tokenizers` tokenizer (with added tokens) and ciyuan's from its file (or a
+    skip, when ciyuan lacks one of its components), made once per test session."""
+    made = _made(name, folder)
+    if isinstance(made, str):
+        pytest.skip(made)
+    return made
+
+
+@lru_cache(maxsize=None)
+def _made(name: str, folder: str) -> Any:
     if name == "gpt2":
         path = shared("tokenizers", "gpt2", "tokenizer.json")
         return tokenizers.Tokenizer.from_file(str(path)), Tokenizer.from_file(path)
@@ -120,13 +128,13 @@ def pair(name: str, folder: str) -> Tuple[Any, Tokenizer]:
     try:
         ours = Tokenizer.from_file(path)
     except FileFormatError as e:  # a component another part of issue 14 has not built yet
-        if "is not one ciyuan has" in str(e) or "Unigram model description" in str(e):
-            pytest.skip(f"not built yet: {e}")
+        if "is not one ciyuan has" in str(e):
+            return f"not built yet: {e}"
         raise
     return tokenizers.Tokenizer.from_file(str(path)), ours
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def folder(tmp_path_factory: Any) -> str:
     return str(tmp_path_factory.mktemp("hf_json_parity"))
 
@@ -193,8 +201,8 @@ def test_composition_offsets() -> None:
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=60, deadline=None)
 @given(text=_TEXT)
-def test_hypothesis(name: str, text: str, tmp_path_factory: Any) -> None:
-    hf, ours = pair(name, str(tmp_path_factory.getbasetemp() / "hf_json_hypothesis"))
+def test_hypothesis(name: str, text: str, folder: str) -> None:
+    hf, ours = pair(name, folder)
     assert differences(hf, ours, [text]) == []
 
 
