@@ -99,9 +99,36 @@ def unigram() -> Any:
     return tok
 
 
+def word_level_nfd() -> Any:
+    """WordLevel with the normalizers ciyuan has today (word_level's StripAccents aside)."""
+    tok = tokenizers.Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase()])
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation(),
+                                                 pre_tokenizers.Digits(individual_digits=True)])
+    tok.train_from_iterator(training_lines(), trainers.WordLevelTrainer(vocab_size=3000, special_tokens=["[UNK]"]))
+    return tok
+
+
+def unigram_nfkc() -> Any:
+    """Unigram with NFKC alone (unigram's Replace aside), Metaspace prepending to the first
+    piece only, and a pair template."""
+    tok = tokenizers.Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
+    english = read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 150_000).splitlines()
+    tok.train_from_iterator(english, trainers.UnigramTrainer(
+        vocab_size=1200, special_tokens=["<unk>", "<cls>", "<sep>"], unk_token="<unk>"))
+    tok.post_processor = processors.TemplateProcessing(
+        single="$A <sep> <cls>", pair="$A <sep> $B:1 <sep>:1 <cls>:2",
+        special_tokens=[("<sep>", tok.token_to_id("<sep>")), ("<cls>", tok.token_to_id("<cls>"))])
+    return tok
+
+
 PIPELINES: Dict[str, Callable[[], Any]] = {
     "byte_level_bpe": byte_level_bpe, "byte_level_bpe_nfc_digits_template": byte_level_bpe_nfc_prefix,
     "char_bpe_suffix": char_bpe_suffix, "wordpiece_bert": wordpiece, "word_level": word_level, "unigram": unigram,
+    "word_level_nfd": word_level_nfd, "unigram_nfkc_first": unigram_nfkc,
 }
 
 
@@ -163,7 +190,10 @@ def sample_lines() -> List[str]:
             + ["hello world <mask>  [NEW] x[NEW]y Hello World <|endoftext|>", "", "  ", "``quoted'' 1948"])
 
 
-NAMES = ["gpt2", *PIPELINES]
+# Unigram's Viterbi on a tie (equal sums, as "▁---" = ▁ - -- = ▁ -- -): tokenizers keeps the
+# path whose last piece starts first (▁ - --), ciyuan's model SentencePiece's (▁ -- -).
+_TIE = pytest.mark.xfail(reason="Unigram Viterbi ties: tokenizers keeps ▁ - -- for '▁---', ciyuan ▁ -- -")
+NAMES = ["gpt2", *[pytest.param(n, marks=_TIE) if n == "unigram_nfkc_first" else n for n in PIPELINES]]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -182,6 +212,12 @@ def test_pairs_and_batches(name: str, folder: str) -> None:
 
 # No combining marks: see test_composition_offsets below.
 _TEXT = st.text(st.sampled_from(list("ab cd\tE\nfé1 2_.,'!?你好世界ﬁ①ｱ😀<>mask[NEW]")), max_size=40)
+
+
+@pytest.mark.xfail(strict=True, reason="Unigram Viterbi ties (see _TIE)")
+def test_unigram_tie(folder: str) -> None:
+    hf, ours = pair("unigram_nfkc_first", folder)
+    assert ours.encode("---").tokens == hf.encode("---").tokens
 
 
 @pytest.mark.xfail(strict=True, reason="NFC/NFKC composition: Hugging Face points the composed character at the "
@@ -208,7 +244,7 @@ def test_hypothesis(name: str, text: str, folder: str) -> None:
 
 # The pipelines whose normalizer composes characters (NFC, NFKC): their offsets differ from
 # Hugging Face's exactly on composed characters (test_composition_offsets).
-COMPOSING = {"byte_level_bpe_nfc_digits_template", "char_bpe_suffix"}
+COMPOSING = {"byte_level_bpe_nfc_digits_template", "char_bpe_suffix", "unigram_nfkc_first"}
 
 
 @pytest.mark.slow
