@@ -214,6 +214,23 @@ def test_pairs_and_batches(name: str, folder: str) -> None:
 _TEXT = st.text(st.sampled_from(list("ab cd\tE\nfé1 2_.,'!?你好世界ﬁ①ｱ😀<>mask[NEW]")), max_size=40)
 
 
+@pytest.mark.xfail(strict=True, reason="NFD: a combining mark after a space, cut from it by the pre-tokenizer: "
+                                       "Hugging Face's piece starts at the mark (1, 2), ciyuan's at the space (0, 2)")
+def test_combining_mark_offsets() -> None:
+    from tokenizers.models import WordLevel as HfWordLevel
+
+    from ciyuan import normalizers as ours_normalizers
+    from ciyuan import pre_tokenizers as ours_pre_tokenizers
+    from ciyuan.models import WordLevel
+
+    hf = tokenizers.Tokenizer(HfWordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    hf.normalizer = normalizers.NFD()
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    ours = Tokenizer(WordLevel({"[UNK]": 0}, unk_token="[UNK]"), normalizer=ours_normalizers.NFD(),
+                     pre_tokenizer=ours_pre_tokenizers.WhitespaceSplit())
+    assert ours.encode(" \u0303a").offsets == hf.encode(" \u0303a").offsets
+
+
 @pytest.mark.xfail(strict=True, reason="Unigram Viterbi ties (see _TIE)")
 def test_unigram_tie(folder: str) -> None:
     hf, ours = pair("unigram_nfkc_first", folder)
@@ -242,9 +259,10 @@ def test_hypothesis(name: str, text: str, folder: str) -> None:
     assert differences(hf, ours, [text]) == []
 
 
-# The pipelines whose normalizer composes characters (NFC, NFKC): their offsets differ from
-# Hugging Face's exactly on composed characters (test_composition_offsets).
-COMPOSING = {"byte_level_bpe_nfc_digits_template", "char_bpe_suffix", "unigram_nfkc_first"}
+# The pipelines with a Unicode normalizer (NFC, NFKC, NFD): their offsets differ from Hugging
+# Face's around combining marks, which ciyuan's normalizers align with the character before
+# them (test_composition_offsets, test_combining_mark_offsets).
+COMPOSING = {"byte_level_bpe_nfc_digits_template", "char_bpe_suffix", "unigram_nfkc_first", "word_level_nfd"}
 
 
 @pytest.mark.slow
