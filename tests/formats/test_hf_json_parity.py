@@ -215,7 +215,7 @@ _TEXT = st.text(st.sampled_from(list("ab cd\tE\nfé1 2_.,'!?你好世界ﬁ①�
 
 
 @pytest.mark.xfail(strict=True, reason="NFD: a combining mark after a space, cut from it by the pre-tokenizer: "
-                                       "Hugging Face's piece starts at the mark (1, 2), ciyuan's at the space (0, 2)")
+                                       "Hugging Face's piece starts at the mark (2, 5), ciyuan's at the space (1, 5)")
 def test_combining_mark_offsets() -> None:
     from tokenizers.models import WordLevel as HfWordLevel
 
@@ -228,7 +228,8 @@ def test_combining_mark_offsets() -> None:
     hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     ours = Tokenizer(WordLevel({"[UNK]": 0}, unk_token="[UNK]"), normalizer=ours_normalizers.NFD(),
                      pre_tokenizer=ours_pre_tokenizers.WhitespaceSplit())
-    assert ours.encode(" \u0303a").offsets == hf.encode(" \u0303a").offsets
+    # (only when the text has another change: "ñ" below is decomposed too)
+    assert ours.encode("t \u0303eñ").offsets == hf.encode("t \u0303eñ").offsets
 
 
 @pytest.mark.xfail(strict=True, reason="Unigram Viterbi ties (see _TIE)")
