@@ -1,6 +1,6 @@
 """Must-show of issue 14: a tokenizer trained by ciyuan and saved as tokenizer.json loads in
 `tokenizers` 0.2x, in `tokenizers` 1.0 (a pre-release, in a virtual environment of its own that
-.ci/run makes: CIYUAN_TOKENIZERS1_PYTHON, or build/tokenizers1-venv) and in
+`make test` makes: CIYUAN_TOKENIZERS1_PYTHON, or build/tokenizers1-venv) and in
 `transformers.PreTrainedTokenizerFast`, and each encodes exactly as ciyuan does."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ print(json.dumps({"version": tokenizers.__version__, "encodings": out}))
 def tokenizers1_python() -> str:
     python = os.environ.get("CIYUAN_TOKENIZERS1_PYTHON") or str(REPO / "build" / "tokenizers1-venv" / "bin" / "python")
     if not Path(python).exists():
-        pytest.skip("tokenizers 1.0 is not installed: .ci/run makes build/tokenizers1-venv (or set "
+        pytest.skip("tokenizers 1.0 is not installed: `make test` makes build/tokenizers1-venv (or set "
                     "CIYUAN_TOKENIZERS1_PYTHON to a Python that has it)")
     return python
 
