@@ -133,7 +133,6 @@ class _Reader:
         except RecursionError:
             raise self.fail(where, "the components nest too deeply") from None
         except (CiyuanError, KeyError, TypeError, ValueError) as e:
-            kind = data.get("type")
             message = str(e) if not isinstance(e, KeyError) else f"lacks the field {e.args[0]!r}"
             if isinstance(e, ModelError) and f"unknown {registry.stage} type" in message:
                 where, kind = _nested_where(data, registry, where)
