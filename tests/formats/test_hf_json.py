@@ -247,3 +247,14 @@ def test_sentencepiece_normalizer_is_refused_by_name(tmp_path: Path) -> None:
     tok = Tokenizer.train(lines, trainers.UnigramTrainer(vocab_size=300))
     with pytest.raises(ModelError, match="SentencePieceNormalizer.*no Hugging Face counterpart"):
         tok.save(tmp_path / "tokenizer.json")
+
+
+def test_other_targets_name_the_added_tokens_they_lose(tmp_path: Path) -> None:
+    from ciyuan.convert import ConversionError
+
+    tok = Tokenizer.train(WORDS * 5, BpeTrainer(vocab_size=300, byte_level=True))
+    tok.add_tokens(["<new>"])
+    with pytest.raises(ConversionError, match="added tokens \\('<new>'\\)"):
+        convert(tok, tmp_path / "x.tiktoken")
+    convert(tok, tmp_path / "tokenizer.json")  # tokenizer.json holds them
+    assert Tokenizer.from_file(tmp_path / "tokenizer.json").encode("a<new>").tokens[-1] == "<new>"
