@@ -1021,25 +1021,31 @@ class Tokenizer:
         except OSError as e:
             raise FileFormatError(str(path), None, f"cannot read the file: {e.strerror}") from None
         if looks_like_hf_json(head):
-            with _gc_paused():  # hundreds of thousands of strings and tuples, none in cycles
-                parts = read_hf_json(path)
-            try:
-                return cls(**parts)
-            except FileFormatError:
-                raise
-            except CiyuanError as e:
-                raise FileFormatError(str(path), None, str(e)) from None
+            return cls._from_hf_json(path)
         text = read_utf8(path)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise FileFormatError(str(path), e.lineno, f"not valid JSON: {e.msg}") from None
+        if isinstance(data, dict) and "ciyuan" not in data and isinstance(data.get("model"), dict):
+            return cls._from_hf_json(path)  # a tokenizer.json whose first keys did not tell
         try:
             return cls.from_dict(data)
         except FileFormatError:
             raise
         except (CiyuanError, KeyError, TypeError, ValueError) as e:
             raise FileFormatError(str(path), None, f"not a valid ciyuan tokenizer: {e}") from None
+
+    @classmethod
+    def _from_hf_json(cls, path: PathLike) -> "Tokenizer":
+        with _gc_paused():  # hundreds of thousands of strings and tuples, none in cycles
+            parts = read_hf_json(path)
+        try:
+            return cls(**parts)
+        except FileFormatError:
+            raise
+        except CiyuanError as e:
+            raise FileFormatError(str(path), None, str(e)) from None
 
     # -- training ------------------------------------------------------------------------------
 

@@ -258,3 +258,13 @@ def test_other_targets_name_the_added_tokens_they_lose(tmp_path: Path) -> None:
         convert(tok, tmp_path / "x.tiktoken")
     convert(tok, tmp_path / "tokenizer.json")  # tokenizer.json holds them
     assert Tokenizer.from_file(tmp_path / "tokenizer.json").encode("a<new>").tokens[-1] == "<new>"
+
+
+def test_tokenizer_json_with_the_model_first(tmp_path: Path) -> None:
+    """Keys in another order (the model first, its vocabulary filling the first kilobytes): still
+    read as a tokenizer.json."""
+    data = minimal()
+    data["model"]["vocab"].update({f"w{i}": i + 3 for i in range(2000)})
+    ordered = {"model": data.pop("model"), **data}
+    path = write(tmp_path, json.dumps(ordered).replace('"added_tokens": [], ', ""), name="odd.json")
+    assert Tokenizer.from_file(path).encode("w7").ids == [10]
