@@ -255,7 +255,7 @@ class Tokenizer:
             # Python finds the added tokens and the native encoder takes the text between them.
             self._between_native = self._native_path and self.normalizer is None
             self._native_path = False
-        self._specials = SpecialTokenRules(self.special_tokens, always)
+        self._specials = SpecialTokenRules(self.special_tokens, always, self._added_by_text)
         self._policy = self._specials.policy  # (allowed_special, disallowed_special) -> policy bytes
         self._skipped_ids = set(self._special_ids) | {i for i, t in self.added_tokens.items() if t.special}
         # What an added token's id stands for (id_to_token, decode): its content, normalized
