@@ -1107,7 +1107,7 @@ class Tokenizer:
             >>> from ciyuan.trainers import BpeTrainer
             >>> tok = Tokenizer.train(["hello world"] * 3, BpeTrainer(300, byte_level=True))
             >>> tok = tok.train_model(["other words"] * 3, BpeTrainer(260, byte_level=True))
-            >>> tok.pre_tokenizer.to_dict()["pattern"], tok.vocab_size
+            >>> tok.pre_tokenizer.native_pattern, tok.vocab_size
             ('gpt2', 260)
         """
         from ciyuan.training import train_model
