@@ -23,9 +23,9 @@ LINES_EXTRA = ["Hello <|endoftext|> world", "  spaces\tand\ttabs  ", "1948 12345
 
 
 def corpus_lines() -> List[str]:
-    return (read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 100_000).splitlines()
-            + read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 30_000).splitlines()
-            + read_prefix(shared("corpora", "multi", "udhr_sample.txt"), 60_000).splitlines() + LINES_EXTRA)
+    return (read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 40_000).splitlines()
+            + read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 15_000).splitlines()
+            + read_prefix(shared("corpora", "multi", "udhr_sample.txt"), 30_000).splitlines() + LINES_EXTRA)
 
 
 def trained(kind: str) -> Tokenizer:
@@ -34,7 +34,7 @@ def trained(kind: str) -> Tokenizer:
         tok = Tokenizer.train(lines, BpeTrainer(vocab_size=1200, byte_level=True))
         tok.add_special_tokens(["<|endoftext|>"])
         return tok
-    tok = Tokenizer.train(lines, WordPieceTrainer(vocab_size=6000))
+    tok = Tokenizer.train(lines, WordPieceTrainer(vocab_size=4000))
     tok.enable_truncation(64)
     return tok
 
