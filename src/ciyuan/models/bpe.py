@@ -133,6 +133,7 @@ class BPE(Model):
 
         self._tokens: List[Optional[bytes]] = self._tokens_by_id(vocab)
         self._ids_cache: Optional[Dict[bytes, int]] = None
+        self._texts: List[Optional[str]] = [None] * len(self._tokens)  # id_to_token's, made on first use
         fast_merges = self._merge_ids_fast(vocab, merges)
         self._merges: List[Tuple[int, int]] = (
             fast_merges if fast_merges is not None
@@ -232,8 +233,15 @@ class BPE(Model):
 
     def id_to_token(self, token_id: int) -> str:
         """A token as text: GPT-2's printable form for byte-level models."""
-        data = self.token_bytes(token_id)
-        return bytes_to_printable(data) if self.byte_level else data.decode("utf-8", "replace")
+        try:  # each id's text is made once (Encoding.tokens asks for every token of every text)
+            text = self._texts[token_id] if token_id >= 0 else None
+        except (IndexError, TypeError):
+            text = None
+        if text is None:
+            data = self.token_bytes(token_id)
+            text = bytes_to_printable(data) if self.byte_level else data.decode("utf-8", "replace")
+            self._texts[token_id] = text
+        return text
 
     def token_to_id(self, token: TokenLike) -> Optional[int]:
         """The id of a token (printable form or raw bytes for byte-level models), or None."""
