@@ -1,6 +1,6 @@
 """Must-show of issue 14: a tokenizer trained by ciyuan and saved as tokenizer.json loads in
 `tokenizers` 0.2x, in `tokenizers` 1.0 (a pre-release, in a virtual environment of its own that
-.ci/run makes: CIYUAN_TOKENIZERS1_PYTHON, or build/tokenizers1-venv) and in
+`make test` makes: CIYUAN_TOKENIZERS1_PYTHON, or build/tokenizers1-venv) and in
 `transformers.PreTrainedTokenizerFast`, and each encodes exactly as ciyuan does."""
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ LINES_EXTRA = ["Hello <|endoftext|> world", "  spaces\tand\ttabs  ", "1948 12345
 
 
 def corpus_lines() -> List[str]:
-    return (read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 100_000).splitlines()
-            + read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 30_000).splitlines()
-            + read_prefix(shared("corpora", "multi", "udhr_sample.txt"), 60_000).splitlines() + LINES_EXTRA)
+    return (read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 40_000).splitlines()
+            + read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 15_000).splitlines()
+            + read_prefix(shared("corpora", "multi", "udhr_sample.txt"), 30_000).splitlines() + LINES_EXTRA)
 
 
 def trained(kind: str) -> Tokenizer:
@@ -34,7 +34,7 @@ def trained(kind: str) -> Tokenizer:
         tok = Tokenizer.train(lines, BpeTrainer(vocab_size=1200, byte_level=True))
         tok.add_special_tokens(["<|endoftext|>"])
         return tok
-    tok = Tokenizer.train(lines, WordPieceTrainer(vocab_size=6000))
+    tok = Tokenizer.train(lines, WordPieceTrainer(vocab_size=4000))
     tok.enable_truncation(64)
     return tok
 
@@ -59,7 +59,7 @@ print(json.dumps({"version": tokenizers.__version__, "encodings": out}))
 def tokenizers1_python() -> str:
     python = os.environ.get("CIYUAN_TOKENIZERS1_PYTHON") or str(REPO / "build" / "tokenizers1-venv" / "bin" / "python")
     if not Path(python).exists():
-        pytest.skip("tokenizers 1.0 is not installed: .ci/run makes build/tokenizers1-venv (or set "
+        pytest.skip("tokenizers 1.0 is not installed: `make test` makes build/tokenizers1-venv (or set "
                     "CIYUAN_TOKENIZERS1_PYTHON to a Python that has it)")
     return python
 

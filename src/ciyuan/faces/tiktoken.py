@@ -57,7 +57,7 @@ class TiktokenEncoding:
         if name is None:
             name = pattern if pattern in NAMED_PATTERNS else "ciyuan"
         self.name = name
-        self._pat_str = NAMED_PATTERNS.get(pattern, pattern) if isinstance(pattern, str) else ""
+        self._pat_str = str(getattr(pre, "source", "")) if isinstance(pre, Split) else ""
         self._special_tokens: Dict[str, int] = dict(tok.special_tokens)
         self._special_ids = frozenset(self._special_tokens.values())
         self._special_bytes = {i: t.encode("utf-8") for t, i in self._special_tokens.items()}

@@ -133,7 +133,6 @@ class _Reader:
         except RecursionError:
             raise self.fail(where, "the components nest too deeply") from None
         except (CiyuanError, KeyError, TypeError, ValueError) as e:
-            kind = data.get("type")
             message = str(e) if not isinstance(e, KeyError) else f"lacks the field {e.args[0]!r}"
             if isinstance(e, ModelError) and f"unknown {registry.stage} type" in message:
                 where, kind = _nested_where(data, registry, where)
@@ -396,20 +395,31 @@ def hf_json_dict(tok: "Tokenizer") -> Dict[str, Any]:
     model = tok.model
     byte_bpe = getattr(model, "type_name", "") == "BPE" and getattr(model, "byte_level", False)
     pre: Optional[Dict[str, Any]]
+    model_dict: Optional[Dict[str, Any]]
     for name in _HF_STAGES:
         part = getattr(tok, name)
         kind = getattr(part, "type_name", None)
-        if part is not None and kind not in _HF_TYPES[name] and not (name == "pre_tokenizer" and byte_bpe):
+        if part is not None and kind not in _HF_TYPES[name] and (name, kind) not in _SAME_AS_HF \
+                and not (name == "pre_tokenizer" and byte_bpe):
             raise ModelError(f"the {name.replace('_', '-')} {part!r} has no Hugging Face counterpart, so a "
                              "tokenizer.json cannot hold this tokenizer")
     if byte_bpe:
         model_dict = _hf_byte_bpe(model)
         pre = _byte_level_pre(tok.pre_tokenizer)
-        decoder = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+        decoder: Optional[Dict[str, Any]] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                                             "use_regex": True}
     else:
-        model_dict = model.to_dict()
-        pre = tok.pre_tokenizer.to_dict() if tok.pre_tokenizer is not None else None
-        decoder = tok.decoder.to_dict()
+        model_dict = _hf_form("model", model)
+        pre = _hf_form("pre_tokenizer", tok.pre_tokenizer) if tok.pre_tokenizer is not None else None
+        decoder = _hf_form("decoder", tok.decoder)
+        if getattr(tok.decoder, "type_name", "") == "ByteLevel":
+            # ciyuan's ByteLevel decoder joins the tokens' bytes; over a character-level model
+            # that is Hugging Face's Fuse (its ByteLevel decoder would read them as GPT-2's alphabet).
+            decoder = {"type": "Fuse"}
+        if getattr(model, "type_name", "") == "CharLevel":
+            # Hugging Face's WordLevel behind a Split that makes every character a piece.
+            chars = {"type": "Split", "pattern": {"Regex": r"[\s\S]"}, "behavior": "Isolated", "invert": False}
+            pre = chars if pre is None else {"type": "Sequence", "pretokenizers": [pre, chars]}
     added: List[Dict[str, Any]] = [AddedToken(t, special=True).to_dict(i) for t, i in tok.special_tokens.items()]
     added += [t.to_dict(i) for i, t in tok.added_tokens.items()]
     added.sort(key=lambda d: d["id"])
@@ -424,6 +434,39 @@ def hf_json_dict(tok: "Tokenizer") -> Dict[str, Any]:
         "decoder": decoder,
         "model": model_dict,
     }
+
+
+def _hf_form(stage: str, part: Any) -> Optional[Dict[str, Any]]:
+    """A component's Hugging Face form: its ``to_dict()``, or for a ciyuan component that does
+    what a Hugging Face one does under another name, that one's."""
+    kind = getattr(part, "type_name", None)
+    if (stage, kind) in _SAME_AS_HF:
+        return _SAME_AS_HF[(stage, kind)](part)
+    data: Dict[str, Any] = part.to_dict()
+    return data
+
+
+# ciyuan components written as the Hugging Face component that gives the same results.
+_SAME_AS_HF: Mapping[Tuple[str, Optional[str]], Any] = {
+    # WordPunct is \w+|[^\w\s]+, Hugging Face's Whitespace.
+    ("pre_tokenizer", "WordPunct"): lambda p: {"type": "Whitespace"},
+    # The suffix becomes a space between words and nothing at the end: BPEDecoder.
+    ("decoder", "BPESuffix"): lambda d: {"type": "BPEDecoder", "suffix": d.suffix},
+    # Tokens joined by a space is what Hugging Face does without a decoder; joined by nothing, Fuse.
+    ("decoder", "WordLevel"): lambda d: _joined(d),
+    ("decoder", "CharLevel"): lambda d: _joined(d),
+    ("model", "CharLevel"): lambda m: {"type": "WordLevel", "vocab": m.get_vocab(), "unk_token": m.unk_token},
+}
+
+
+def _joined(decoder: Any) -> Optional[Dict[str, Any]]:
+    """Tokens joined by a space: no decoder (Hugging Face's default); by nothing: Fuse."""
+    if decoder.separator == " ":
+        return None
+    if decoder.separator == "":
+        return {"type": "Fuse"}
+    raise ModelError(f"the decoder {decoder!r} has no Hugging Face counterpart, so a tokenizer.json cannot hold "
+                     "this tokenizer")
 
 
 # Hugging Face's type names per stage (what tokenizers 0.23 reads).

@@ -10,10 +10,10 @@ A vocabulary file is ``word count`` per line; with a threshold, only the words c
 that often are in the vocabulary (``apply-bpe --vocabulary V --vocabulary-threshold N``).
 
 Example:
-    >>> import io, tempfile, os
+    >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "codes")
     >>> save_codes(path, BpeCodes([("l", "o"), ("lo", "w</w>")]))
-    >>> open(path).read()
+    >>> codes_text(load_codes(path))
     '#version: 0.2\\nl o\\nlo w</w>\\n'
     >>> load_codes(path).merges
     [('l', 'o'), ('lo', 'w</w>')]

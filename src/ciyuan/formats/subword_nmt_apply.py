@@ -61,7 +61,7 @@ class SubwordNmt:
     Example:
         >>> bpe = SubwordNmt(BpeCodes([("a", "b"), ("ab", "c</w>")]), glossaries=["USA"])
         >>> bpe.segment("abcUSAabc")
-        'a@@ b@@ c@@ USA@@ abc'
+        'abc@@ USA@@ abc'
     """
 
     def __init__(self, codes: Union[BpeCodes, PathLike], merges: int = -1, separator: str = "@@",
@@ -158,16 +158,19 @@ class SubwordNmt:
         bodies = [line.strip("\r\n ") for line in lines]
         words = [body.split(" ") for body in bodies]
         if self._native is not None:
-            new = {w for ws in words for w in ws if w not in cache}
+            new = set().union(*words)  # set operations at C speed: the batch's words not seen yet
+            new.difference_update(cache)
+            new.discard("")
             if new:
                 for word, pieces in self._native.encode(new):
                     cache[word] = self._joiner.join(self._check_vocab(pieces) if self.vocab else pieces)
+        get, encode = cache.get, self._word_output
         out = []
         for line, body, ws in zip(lines, bodies, words):
             if not body:
                 out.append(line)
                 continue
-            text = " ".join([cache[w] if w in cache else self._word_output(w) for w in ws if w])
+            text = " ".join([c if (c := get(w)) is not None else encode(w) for w in ws if w])
             if len(body) != len(line):
                 lead = line.index(body[0])
                 text = line[:lead] + text + line[lead + len(body):]

@@ -6,7 +6,8 @@ frequent adjacent pair, the greatest pair (as text) among equally frequent ones,
 made the asked number of merges or the best pair is seen fewer than ``min_frequency`` times.
 ciyuan's :class:`~ciyuan.trainers.BpeTrainer` runs that loop natively with
 ``end_of_word_suffix="</w>"`` and ``tie_break="subword-nmt"``; words are cut at spaces and line
-ends (``[^ \\r\\n]+``, what ``line.strip().split(" ")`` keeps for lines ending in ``\\n``).
+ends (the runs of characters between ``[ \\r\\n]+``, what ``line.strip().split(" ")`` keeps for
+lines ending in ``\\n``).
 
 Example:
     >>> learn_codes(["low lower lowest", "low low"], 2).merges
@@ -22,10 +23,10 @@ from ciyuan.formats.subword_nmt import END_OF_WORD, BpeCodes
 from ciyuan.pre_tokenizers import Split
 from ciyuan.trainers import BpeTrainer
 
-__all__ = ["learn_codes", "WORD_PATTERN"]
+__all__ = ["learn_codes", "WORD_SEPARATORS"]
 
-#: What subword-nmt calls a word: a run of characters other than spaces and line ends.
-WORD_PATTERN = r"[^ \r\n]+"
+#: What separates subword-nmt's words: spaces and line ends (removed; the words are the rest).
+WORD_SEPARATORS = r"[ \r\n]+"
 
 
 def _alphabet_size(words: Iterable[str]) -> int:
@@ -69,5 +70,5 @@ def learn_codes(source: Union[Iterable[str], Dict[str, int]], symbols: int, min_
         return BpeCodes([], (0, 2))
     trainer = BpeTrainer(0, max_merges=symbols, min_frequency=min_frequency, end_of_word_suffix=END_OF_WORD,
                          tie_break="subword-nmt")
-    model = trainer.train(counts, None if isinstance(counts, dict) else Split(WORD_PATTERN))
+    model = trainer.train(counts, None if isinstance(counts, dict) else Split(WORD_SEPARATORS, behavior="Removed"))
     return BpeCodes(model.merges, (0, 2))
