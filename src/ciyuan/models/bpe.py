@@ -59,6 +59,8 @@ class BPE(Model):
             ``<0xXX>`` of its UTF-8 bytes when they are all in the vocabulary (Llama 2, Mistral).
         drop_unknown: without ``unk_token``, leave unknown characters out (Hugging Face) instead
             of raising :class:`~ciyuan.errors.InvalidInputError`.
+        missing_unk_ok: an ``unk_token`` the vocabulary lacks is not a ModelError; text that
+            needs it is then an InvalidInputError (Hugging Face loads such files too).
         dropout: BPE-dropout (Provilkov et al., 2019), as Hugging Face's ``BPE(dropout=p)``: a
             probability in [0, 1] with which each merge is skipped, on every encode (subword
             regularization for training; seedable through ``Tokenizer.encode(..., seed=)``).
@@ -96,6 +98,7 @@ class BPE(Model):
         continuing_subword_prefix: str = "",
         byte_fallback: bool = False,
         drop_unknown: bool = False,
+        missing_unk_ok: bool = False,
     ) -> None:
         if encode_mode not in _ENCODE_MODES:
             raise ModelError(f"encode_mode must be one of {_ENCODE_MODES}, not {encode_mode!r}")
@@ -133,6 +136,7 @@ class BPE(Model):
 
         self._tokens: List[Optional[bytes]] = self._tokens_by_id(vocab)
         self._ids_cache: Optional[Dict[bytes, int]] = None
+        self._texts: List[Optional[str]] = [None] * len(self._tokens)  # id_to_token's, made on first use
         fast_merges = self._merge_ids_fast(vocab, merges)
         self._merges: List[Tuple[int, int]] = (
             fast_merges if fast_merges is not None
@@ -152,10 +156,18 @@ class BPE(Model):
         if unk_token is not None:
             if not isinstance(unk_token, str):
                 raise ModelError(f"unk_token must be a str or None, got {unk_token!r}")
-            unk_bytes = self._token_bytes(unk_token) if self.byte_level else unk_token.encode("utf-8")
-            if unk_bytes not in self._ids:
+            try:
+                unk_bytes = self._token_bytes(unk_token) if self.byte_level else unk_token.encode("utf-8")
+            except ModelError:
+                unk_bytes = b""
+            if unk_bytes in self._ids:
+                config.unk_id = self._ids[unk_bytes]
+            elif not missing_unk_ok:
                 raise ModelError(f"unk_token {unk_token!r} is not in the vocabulary")
-            config.unk_id = self._ids[unk_bytes]
+            else:
+                # Hugging Face loads such a model and fails only on text that needs the unknown
+                # token: unknown text is then an error here too, not left out.
+                config.drop_unknown = self.drop_unknown = False
         try:
             self._native = _core.BpeModel(self._tokens, self._merges, config)
         except UnicodeEncodeError:
@@ -232,8 +244,15 @@ class BPE(Model):
 
     def id_to_token(self, token_id: int) -> str:
         """A token as text: GPT-2's printable form for byte-level models."""
-        data = self.token_bytes(token_id)
-        return bytes_to_printable(data) if self.byte_level else data.decode("utf-8", "replace")
+        try:  # each id's text is made once (Encoding.tokens asks for every token of every text)
+            text = self._texts[token_id] if token_id >= 0 else None
+        except (IndexError, TypeError):
+            text = None
+        if text is None:
+            data = self.token_bytes(token_id)
+            text = bytes_to_printable(data) if self.byte_level else data.decode("utf-8", "replace")
+            self._texts[token_id] = text
+        return text
 
     def token_to_id(self, token: TokenLike) -> Optional[int]:
         """The id of a token (printable form or raw bytes for byte-level models), or None."""
@@ -361,6 +380,7 @@ class BPE(Model):
             continuing_subword_prefix=data.get("continuing_subword_prefix") or "",
             byte_fallback=bool(data.get("byte_fallback", False)),
             drop_unknown=bool(drop_unknown),
+            missing_unk_ok=hf_form,
         )
 
     def __repr__(self) -> str:

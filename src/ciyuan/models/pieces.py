@@ -161,9 +161,12 @@ class SentencePieceModel(Model):
 
     def id_to_token(self, token_id: int) -> str:
         """The piece of an id; :class:`~ciyuan.errors.UnknownIdError` outside the model."""
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self.pieces):
-            raise UnknownIdError(f"id {token_id!r} is not in the model's pieces (0..{len(self.pieces) - 1})")
-        return self.pieces[token_id]
+        if type(token_id) is int and token_id >= 0:  # (a bool is not an id)
+            try:
+                return self.pieces[token_id]
+            except IndexError:
+                pass
+        raise UnknownIdError(f"id {token_id!r} is not in the model's pieces (0..{len(self.pieces) - 1})")
 
     def get_vocab(self) -> Dict[str, int]:
         """piece -> id."""
