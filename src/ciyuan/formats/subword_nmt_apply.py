@@ -152,29 +152,36 @@ class SubwordNmt:
         yield from self._process_batch(batch)
 
     def _process_batch(self, lines: List[str]) -> List[str]:
-        # process_line for each line, with each line split once and the batch's new words
-        # encoded natively first.
+        # process_line for each line: each line split once, the batch's new words encoded first
+        # (natively where possible), then every word of every line is a cache hit, looked up
+        # and joined by C code (map / filter / join: no Python bytecode per word).
         cache = self._cache
         bodies = [line.strip("\r\n ") for line in lines]
         words = [body.split(" ") for body in bodies]
-        if self._native is not None:
-            new = set().union(*words)  # set operations at C speed: the batch's words not seen yet
-            new.difference_update(cache)
-            new.discard("")
-            if new:
+        # set.difference(dict) walks the (small) set and probes the dict: O(batch), not O(cache).
+        new = set().union(*words).difference(cache)
+        new.discard("")
+        if new:
+            if self._native is not None:
                 for word, pieces in self._native.encode(new):
                     cache[word] = self._joiner.join(self._check_vocab(pieces) if self.vocab else pieces)
-        get, encode = cache.get, self._word_output
+            for word in new:
+                if word not in cache:
+                    self._word_output(word)
+        hit, join = cache.__getitem__, " ".join
         out = []
         for line, body, ws in zip(lines, bodies, words):
             if not body:
                 out.append(line)
                 continue
-            text = " ".join([c if (c := get(w)) is not None else encode(w) for w in ws if w])
-            if len(body) != len(line):
+            text = join(map(hit, filter(None, ws)))
+            if len(body) == len(line):
+                out.append(text)
+            elif line.startswith(body):  # the usual case: only a line end after the words
+                out.append(text + line[len(body):])
+            else:
                 lead = line.index(body[0])
-                text = line[:lead] + text + line[lead + len(body):]
-            out.append(text)
+                out.append(line[:lead] + text + line[lead + len(body):])
         return out
 
     # -- words -------------------------------------------------------------------------------
