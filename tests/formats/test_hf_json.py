@@ -268,3 +268,15 @@ def test_tokenizer_json_with_the_model_first(tmp_path: Path) -> None:
     ordered = {"model": data.pop("model"), **data}
     path = write(tmp_path, json.dumps(ordered).replace('"added_tokens": [], ', ""), name="odd.json")
     assert Tokenizer.from_file(path).encode("w7").ids == [10]
+
+
+def test_cli_convert_tiktoken_to_tokenizer_json(tmp_path: Path, capsys: Any) -> None:
+    """`ciyuan convert x.tiktoken out/tokenizer.json`, then `ciyuan encode -t` on it."""
+    from ciyuan.cli import main
+
+    src = shared("tokenizers", "tiktoken", "cl100k_base.tiktoken")
+    assert main(["convert", str(src), str(tmp_path / "out" / "tokenizer.json")]) == 0
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
+    tok = Tokenizer.from_file(tmp_path / "out" / "tokenizer.json")
+    want = Tokenizer.from_tiktoken(src, "cl100k_base").encode("hello world 1948").ids
+    assert tok.encode("hello world 1948").ids == hf.encode("hello world 1948").ids == want
