@@ -45,6 +45,7 @@ def _cases() -> Dict[str, Tuple[Callable[[], Any], Callable[[], Any], bool]]:
         "Digits": (ours.Digits, hp.Digits, False),
         "Digits-individual": (lambda: ours.Digits(True), lambda: hp.Digits(True), False),
         "CharDelimiterSplit": (lambda: ours.CharDelimiterSplit(" "), lambda: hp.CharDelimiterSplit(" "), False),
+        "UnicodeScripts": (ours.UnicodeScripts, hp.UnicodeScripts, False),
         "Split-gpt2": (lambda: ours.Split({"Regex": GPT2_ORIGINAL_PATTERN}),
                        lambda: hp.Split(hf.Regex(GPT2_ORIGINAL_PATTERN), "isolated"), False),
         "Split-o200k": (lambda: ours.Split({"Regex": O200K_PATTERN}),
@@ -113,3 +114,17 @@ def test_tokenizer_json_form(name: str) -> None:
     state["pre_tokenizer"] = mine.to_dict()
     reread = hf.Tokenizer.from_str(json.dumps(state)).pre_tokenizer
     assert json.loads(reread.__getstate__()) == theirs_dict
+
+
+@pytest.mark.slow
+def test_script_table_is_current(tmp_path: Any) -> None:
+    # hf_scripts.py is what the generator measures from the installed tokenizers.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import ciyuan.pre_tokenizers.hf_scripts as table
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "gen_hf_script_table.py"
+    subprocess.run([sys.executable, str(script), "--out", str(tmp_path)], check=True, capture_output=True)
+    assert (tmp_path / "hf_scripts.py").read_bytes() == Path(table.__file__).read_bytes()
