@@ -67,7 +67,10 @@ void register_models(nb::module_& m) {
       .def_rw("unk_id", &BpeConfig::unk_id, "-1: unknown symbols are an error")
       .def_rw("fuse_unk", &BpeConfig::fuse_unk)
       .def_rw("cache_capacity", &BpeConfig::cache_capacity)
-      .def_rw("longest_match", &BpeConfig::longest_match, "greedy longest prefix instead of merges");
+      .def_rw("longest_match", &BpeConfig::longest_match, "greedy longest prefix instead of merges")
+      .def_rw("continuing_subword_prefix", &BpeConfig::continuing_subword_prefix)
+      .def_rw("byte_fallback", &BpeConfig::byte_fallback)
+      .def_rw("drop_unknown", &BpeConfig::drop_unknown, "unknown symbols without unk_id are left out");
 
   nb::class_<BpeModel, TokenModel> bpe(m, "BpeModel");
   bpe.def(

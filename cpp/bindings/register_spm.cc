@@ -110,7 +110,9 @@ void register_spm(nb::module_& m) {
   nb::class_<SpmModelConfig>(m, "SpmModelConfig", "Options of UnigramModel and SpmBpeModel.")
       .def(nb::init<>())
       .def_rw("unk_id", &SpmModelConfig::unk_id, "-1: no unknown piece")
-      .def_rw("byte_fallback", &SpmModelConfig::byte_fallback);
+      .def_rw("byte_fallback", &SpmModelConfig::byte_fallback)
+      .def_rw("byte_run_spans", &SpmModelConfig::byte_run_spans,
+              "byte pieces span their whole run of unknown characters (Hugging Face's Unigram)");
 
   nb::class_<UnigramModel, TokenModel> unigram(m, "UnigramModel");
   def_spm_model(unigram);

@@ -104,6 +104,25 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
   for (int b = 0; b < 256; ++b) {
     char c = static_cast<char>(b);
     byte_ids_[b] = vocab_.find(&c, 1);
+    char name[8];  // Hugging Face's and SentencePiece's name of a byte token: <0x0A>
+    std::snprintf(name, sizeof name, "<0x%02X>", b);
+    fallback_ids_[b] = vocab_.find(name, 6);
+  }
+  const std::string& prefix = config_.continuing_subword_prefix;
+  if (config_.byte_level && !prefix.empty())
+    throw Error(ErrorKind::kModel, "continuing_subword_prefix applies to character-level models, not byte-level ones");
+  if (config_.longest_match && (!prefix.empty() || config_.byte_fallback))
+    throw Error(ErrorKind::kModel, "continuing_subword_prefix and byte_fallback apply to merges, not to longest match");
+  if (!config_.end_of_word_symbol.empty() && (!prefix.empty() || config_.byte_fallback))
+    throw Error(ErrorKind::kModel, "end_of_word_symbol does not combine with continuing_subword_prefix or byte_fallback");
+  if (config_.byte_level && config_.byte_fallback) {
+    // A byte-level vocabulary that has every byte never falls back; one that lacks some would
+    // fall back on the UTF-8 of the byte's printable character (Hugging Face), which ciyuan
+    // does not reproduce.
+    for (int b = 0; b < 256; ++b)
+      if (byte_ids_[b] == BytesMap::kMissing)
+        throw Error(ErrorKind::kModel, "byte_fallback on a byte-level vocabulary that lacks the byte " +
+                                           std::to_string(b) + " is not supported; add the byte's token");
   }
   std::vector<uint64_t> pair_keys;
   if (config_.rank_by_token) {
@@ -129,7 +148,12 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
         throw Error(ErrorKind::kModel, "merge " + std::to_string(rank + 1) + " refers to an id outside the vocabulary");
       std::string merged = tokens_[left];
       const std::string& r = tokens_[right];
-      merged += r;
+      // With a continuing prefix the right token carries it ("##b") and the merged one does
+      // not repeat it: a + b without its first prefix-length bytes, as Hugging Face builds it.
+      if (r.size() < prefix.size())
+        throw Error(ErrorKind::kModel, "merge " + std::to_string(rank + 1) + ": '" + printable(r) +
+                                           "' is shorter than the continuing_subword_prefix");
+      merged.append(r, prefix.size(), std::string::npos);
       uint32_t id = vocab_.find(merged);
       if (id == BytesMap::kMissing)
         throw Error(ErrorKind::kModel, "merge " + std::to_string(rank + 1) + " ('" + printable(tokens_[left]) +
@@ -140,7 +164,9 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
       pair_keys.push_back(PairMap::key(left, right));
     }
   }
-  simple_whole_ = config_.byte_level || (config_.end_of_word_suffix.empty() && config_.end_of_word_symbol.empty());
+  // ignore_merges looks a piece up as its own bytes (Hugging Face: the pre-token itself, an
+  // end_of_word_suffix not added); only ciyuan's separate end-of-word symbol joins the lookup.
+  simple_whole_ = config_.byte_level || config_.end_of_word_symbol.empty();
   short_whole_ = config_.ignore_merges && simple_whole_;
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys);
@@ -154,7 +180,10 @@ void BpeModel::unknown_symbol(std::string_view text, size_t at, size_t len) cons
 }
 
 void BpeModel::push_unknown(std::string_view text, size_t at, size_t len, std::vector<Token>& out) const {
-  if (config_.unk_id < 0) unknown_symbol(text, at, len);
+  if (config_.unk_id < 0) {
+    if (config_.drop_unknown) return;
+    unknown_symbol(text, at, len);
+  }
   const uint32_t unk = static_cast<uint32_t>(config_.unk_id);
   if (config_.fuse_unk && !out.empty() && out.back().id == unk && out.back().end == at) {
     out.back().end = static_cast<uint32_t>(at + len);
@@ -247,8 +276,7 @@ inline uint32_t BpeModel::pair_rank(ThreadCache& cache, const Symbol& a, const S
 }
 
 uint32_t BpeModel::whole_piece_id(std::string_view text, size_t start, size_t end) const {
-  const std::string& marker = config_.end_of_word_suffix.empty() ? config_.end_of_word_symbol
-                                                                  : config_.end_of_word_suffix;
+  const std::string& marker = config_.end_of_word_symbol;
   if (config_.byte_level || marker.empty()) return vocab_.find(text.data() + start, end - start);
   std::string word(text.substr(start, end - start));
   word += marker;
@@ -274,6 +302,10 @@ void BpeModel::initial_symbols(std::string_view text, size_t start, size_t end,
     }
     return;
   }
+  if (!config_.continuing_subword_prefix.empty() || config_.byte_fallback || config_.drop_unknown) {
+    initial_symbols_hf(text, start, end, syms, has_unk);
+    return;
+  }
   std::string last;  // the final character plus the end-of-word suffix
   for (size_t i = start; i < end;) {
     size_t len = utf8_char_length(text, i);
@@ -296,6 +328,68 @@ void BpeModel::initial_symbols(std::string_view text, size_t start, size_t end,
   // The separate end-of-word symbol covers no input: an empty span at the word's end.
   if (end_of_word_id_ != kNone)
     syms.push_back(Symbol{end_of_word_id_, static_cast<uint32_t>(end), static_cast<uint32_t>(end)});
+}
+
+// Hugging Face's initial word (BPE::merge_word), for character-level models with its options.
+// Each character is looked up with the continuing prefix (not the first) and the end-of-word
+// suffix (the last); an unknown one becomes its "<0xXX>" byte tokens (byte_fallback, when all
+// exist), else the unknown token (kept pending, so that fuse_unk can extend it: a character that
+// falls back to bytes does not end the pending run, as in Hugging Face), else nothing
+// (drop_unknown). Spans follow Hugging Face too: each symbol starts where the previous one ended
+// (a byte token is one byte; a dropped character takes no room), clipped to the piece.
+void BpeModel::initial_symbols_hf(std::string_view text, size_t start, size_t end,
+                                  std::vector<Symbol>& syms, bool* has_unk) const {
+  const std::string& prefix = config_.continuing_subword_prefix;
+  const std::string& suffix = config_.end_of_word_suffix;
+  size_t pos = start;      // where the next symbol starts
+  size_t pending = 0;      // bytes of the pending unknown token (0: none)
+  auto add = [&](uint32_t id, size_t len) {
+    const size_t a = std::min(pos, end), b = std::min(pos + len, end);
+    syms.push_back(Symbol{id, static_cast<uint32_t>(a), static_cast<uint32_t>(b)});
+    pos += len;
+  };
+  auto flush = [&] {
+    if (pending) add(static_cast<uint32_t>(config_.unk_id), pending);
+    pending = 0;
+  };
+  std::string s;
+  for (size_t i = start; i < end;) {
+    size_t len = utf8_char_length(text, i);
+    if (i + len > end) len = end - i;
+    const bool last = i + len == end;
+    uint32_t id;
+    if (i == start && !(last && !suffix.empty())) {
+      id = vocab_.find(text.data() + i, len);
+      s.assign(text.data() + i, len);
+    } else {
+      s.assign(i == start ? std::string() : prefix);
+      s.append(text.data() + i, len);
+      if (last) s += suffix;
+      id = vocab_.find(s);
+    }
+    i += len;
+    if (id != BytesMap::kMissing) {
+      flush();
+      add(id, len);
+      continue;
+    }
+    if (config_.byte_fallback) {
+      bool all = true;
+      for (unsigned char c : s) all = all && fallback_ids_[c] != BytesMap::kMissing;
+      if (all) {
+        for (unsigned char c : s) add(fallback_ids_[c], 1);
+        continue;
+      }
+    }
+    *has_unk = true;
+    if (config_.unk_id < 0) {
+      if (!config_.drop_unknown) unknown_symbol(text, i - len, len);
+      continue;
+    }
+    if (pending && !config_.fuse_unk) flush();
+    pending += len;
+  }
+  flush();
 }
 
 // O(n^2) but with tiny constants: find the best pair, merge it, rescore its two neighbours.

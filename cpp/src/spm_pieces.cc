@@ -68,6 +68,7 @@ SpmPieces::SpmPieces(std::vector<std::string> pieces, std::vector<float> scores,
                                        std::to_string(scores_.size()) + ", " + std::to_string(types_.size()) + ")");
   unk_id_ = config.unk_id;
   byte_fallback_ = config.byte_fallback;
+  byte_run_spans_ = config.byte_run_spans;
   if (unk_id_ >= static_cast<int64_t>(n) || unk_id_ < -1)
     throw Error(ErrorKind::kModel, "the unknown piece's id " + std::to_string(unk_id_) + " is outside the pieces (0.." +
                                        std::to_string(n - 1) + ")");

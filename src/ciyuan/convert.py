@@ -36,11 +36,13 @@ from ciyuan._io import PathLike, atomic_write_text
 from ciyuan.byte_alphabet import bytes_to_printable
 from ciyuan.errors import ModelError
 from ciyuan.formats.bpe_ranks import merges_from_ranks, ranks_from_merges
+from ciyuan.formats.hf_json import hf_json_dict, write_hf_json
 from ciyuan.formats.sentencepiece import save_sentencepiece, tokenizer_proto
+from ciyuan.formats.subword_nmt import END_OF_WORD, BpeCodes, save_codes
 from ciyuan.formats.tiktoken import save_tiktoken_ranks
 from ciyuan.models import BPE, WordPiece
 from ciyuan.normalizers import BertNormalizer
-from ciyuan.pre_tokenizers import BertPreTokenizer, Split
+from ciyuan.pre_tokenizers import BertPreTokenizer, Split, WhitespaceSplit
 from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
 from ciyuan.processors import BertProcessing
 
@@ -200,6 +202,63 @@ def _write_bert(tok: "Tokenizer", out: Path, lost: List[str], notes: List[str]) 
     return lambda: model.save_vocab(out)
 
 
+def _write_subword_nmt(tok: "Tokenizer", out: Path, lost: List[str], notes: List[str]) -> Writer:
+    """Codes of a character-level BPE whose words end with ``</w>``: glued to the last
+    character (``end_of_word_suffix``: codes version 0.2) or a symbol of its own
+    (``end_of_word_symbol``: version 0.1)."""
+    model = tok.model
+    if not isinstance(model, BPE) or model.byte_level or model.rank_by_token:
+        lost.append(f"its model ({type(model).__name__}{', byte-level' if getattr(model, 'byte_level', False) else ''})"
+                    " is not a character-level BPE with merges")
+        return None
+    if model.end_of_word_suffix == END_OF_WORD:
+        version = (0, 2)
+    elif model.end_of_word_symbol == END_OF_WORD:
+        version = (0, 1)
+    else:
+        marker = model.end_of_word_suffix or model.end_of_word_symbol or "none"
+        lost.append(f"its end-of-word marker ({marker!r}): subword-nmt's merges end words with '</w>'")
+        return None
+    if model.encode_mode != "merges":
+        lost.append(f"encode_mode={model.encode_mode!r}")
+    merges = model.merges
+    bad = [pair for pair in merges if any(not s or " " in s or "\n" in s or "\r" in s for s in pair)]
+    if bad:
+        lost.append(f"merges whose symbols hold spaces or newlines (a codes line is 'left right'), e.g. {bad[0]!r}")
+        return None
+    if tok.normalizer is not None:
+        lost.append(f"the normalizer {tok.normalizer!r}")
+    if not isinstance(tok.pre_tokenizer, WhitespaceSplit):
+        lost.append(f"the pre-tokenizer {tok.pre_tokenizer!r} (subword-nmt cuts words at spaces)")
+    if tok.post_processor is not None:
+        lost.append(f"the post-processor {tok.post_processor!r}")
+    if tok.special_tokens:
+        lost.append(f"the special tokens {sorted(tok.special_tokens)!r}")
+    if model.unk_token is not None:
+        notes.append(f"subword-nmt keeps characters it has no merge for as they are (no {model.unk_token!r})")
+    if model.dropout:
+        notes.append(f"BPE-dropout is not stored in codes: apply them with --dropout {model.dropout}")
+    notes.append("codes hold merges, not ids: subword-nmt writes text (non-final pieces end with '@@'); "
+                 "it cuts words at spaces only")
+    return lambda: save_codes(out, BpeCodes(merges, version))
+
+
+def _write_huggingface(tok: "Tokenizer", out: Path, lost: List[str], notes: List[str]) -> Writer:
+    """``tokenizer.json``: every component must have a Hugging Face counterpart; a folder (or a
+    name without ``.json``) gets ``tokenizer.json`` inside it."""
+    if out.suffix != ".json":
+        out = out / "tokenizer.json"
+    try:
+        data = hf_json_dict(tok)
+    except ModelError as e:
+        lost.append(str(e))
+        return None
+    if tok.special_tokens:
+        notes.append("the special tokens are written as Hugging Face's special added tokens, which every encode "
+                     "finds (ciyuan's allowed_special/disallowed_special do not apply to them once loaded)")
+    return lambda: write_hf_json(data, out)
+
+
 def convert(tok: "Tokenizer", out: PathLike, to: Optional[str] = None, *, lossy: bool = False) -> List[str]:
     """Write ``tok`` to ``out`` in the format ``to`` (by default told by ``out``'s name, see
     :func:`target_of`); the files are written atomically.
@@ -232,8 +291,16 @@ def convert(tok: "Tokenizer", out: PathLike, to: Optional[str] = None, *, lossy:
         write = _write_gpt2(tok, path, lost, notes)
     elif target == "bert":
         write = _write_bert(tok, path, lost, notes)
+    elif target == "subword-nmt":
+        write = _write_subword_nmt(tok, path, lost, notes)
+    elif target == "huggingface":
+        write = _write_huggingface(tok, path, lost, notes)
     else:
         raise ModelError(f"writing {target} files is not available in this build of ciyuan")
+    if tok.added_tokens and target not in ("ciyuan", "huggingface"):
+        shown = [t.content for t in list(tok.added_tokens.values())[:5]]
+        lost.append(f"the {len(tok.added_tokens)} added tokens ({', '.join(map(repr, shown))}"
+                    f"{', ...' if len(tok.added_tokens) > 5 else ''}), which only ciyuan JSON and tokenizer.json hold")
     if write is None:
         raise ConversionError(target, lost, possible=False)
     if lost and not lossy:

@@ -98,6 +98,11 @@ def from_pretrained(cls: Type["Tokenizer"], path: PathLike, **options: Any) -> "
         tok = cls.from_file(first)
     specials = _special_ids(tok, folder)
     merged = dict(tok.special_tokens)
+    if folder.kind == "tiktoken":
+        # The config's tokens replace the named encoding's on the ids they fix (Llama 3.1 and
+        # 3.2 ship Llama 3's file and rename reserved slots: 128008 is <|eom_id|>).
+        taken = set(specials.values())
+        merged = {t: i for t, i in merged.items() if i not in taken}
     merged.update(specials)
     template = _template(folder)
     post_processor = tok.post_processor

@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import os
 import random
 from itertools import accumulate
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
 
 from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
@@ -25,6 +26,7 @@ from ciyuan.errors import CiyuanError, FileFormatError, InvalidInputError, Model
 from ciyuan.formats.bert_vocab import bert_vocab_parts
 from ciyuan.formats.detect import detect_format
 from ciyuan.formats.gpt2 import gpt2_parts
+from ciyuan.formats.hf_json import looks_like_hf_json, read_hf_json, save_hf_json
 from ciyuan.formats.sentencepiece import looks_like_sentencepiece, save_sentencepiece, sentencepiece_parts
 from ciyuan.formats.tiktoken import tiktoken_parts
 from ciyuan.front_end import native_front_end
@@ -32,7 +34,17 @@ from ciyuan.models.base import Model
 from ciyuan.normalizers import NormalizedString, Normalizer
 from ciyuan.pre_tokenizers import PreTokenizer
 from ciyuan.processors import Padding, PostProcessor, Truncation, pad_batch, post_process
-from ciyuan.special_tokens import SpecialSet, SpecialTokenRules
+from ciyuan.special_tokens import (
+    AddedToken,
+    SpecialSet,
+    SpecialTokenRules,
+    added_pattern,
+    added_tokens_from_list,
+    find_added,
+)
+
+if TYPE_CHECKING:
+    from ciyuan.faces.tiktoken import TiktokenEncoding
 
 __all__ = ["Tokenizer"]
 
@@ -128,6 +140,8 @@ class Tokenizer:
         truncation, padding: see :meth:`enable_truncation` and :meth:`enable_padding`.
         sentencepiece_proto: the serialized ``ModelProto`` of a ``.model`` file (set by
             :meth:`from_file`; :meth:`save` to ``.model`` keeps its other fields).
+        added_tokens: id -> :class:`~ciyuan.special_tokens.AddedToken`: Hugging Face's added
+            tokens, found in every input before the model (see :meth:`add_tokens`).
 
     Example:
         >>> tok = Tokenizer.from_tiktoken("cl100k_base.tiktoken")          # doctest: +SKIP
@@ -149,6 +163,7 @@ class Tokenizer:
         truncation: Optional[Truncation] = None,
         padding: Optional[Padding] = None,
         sentencepiece_proto: Optional[bytes] = None,
+        added_tokens: Optional[Mapping[int, AddedToken]] = None,
     ) -> None:
         self.model: Model = model
         #: The ``ModelProto`` (serialized) of the ``.model`` file this tokenizer was read from:
@@ -161,6 +176,16 @@ class Tokenizer:
         self.padding = padding
         self.decoder: Decoder = decoder if decoder is not None else model.default_decoder()
         self.special_tokens: Dict[str, int] = dict(special_tokens or {})
+        #: id -> AddedToken, in id order (Hugging Face's added vocabulary).
+        self.added_tokens: Dict[int, AddedToken] = dict(sorted((added_tokens or {}).items()))
+        self._build()
+        # The sampling every encode does unasked (a BPE model's dropout), fixed with the model.
+        self._always_sampling = model.default_sampling()
+
+    def _build(self) -> None:
+        """Check the special and added tokens against the model and make the native encoder
+        (again, after :meth:`add_tokens`)."""
+        model = self.model
         self._special_ids = {i: t for t, i in self.special_tokens.items()}
         for text, i in self.special_tokens.items():
             if not isinstance(text, str) or not text:
@@ -175,13 +200,69 @@ class Tokenizer:
                                  f"which the model uses for {model.id_to_token(i)!r}")
         if len(self._special_ids) != len(self.special_tokens):
             raise ModelError("two special tokens share an id")
-        self._specials = SpecialTokenRules(self.special_tokens)
-        front_end = native_front_end(normalizer, pre_tokenizer, model)
+        front_end = native_front_end(self.normalizer, self.pre_tokenizer, model)
         self._native_path = front_end is not None
-        self._encoder = model.make_encoder(front_end, list(self.special_tokens.items()))
+        self._build_added()
+        # Every added token is one of the encoder's specials (so that it decodes); on the Python
+        # path the policy bytes are never sent to the encoder, so only the native path needs them.
+        self._encoder = model.make_encoder(front_end, [*self.special_tokens.items(),
+                                                       *((t, i) for i, t in self._added_texts.items())])
+
+    def _build_added(self) -> None:
+        """How the added tokens are found: by the native encoder beside the special tokens when
+        none has a flag and all match on the same text (the input as given: not normalized, or
+        no normalizer); otherwise on the Python path, as Hugging Face does it - the tokens not
+        normalized on the input, then the normalized ones on each normalized piece."""
+        model = self.model
+        self._added_by_text: Dict[str, Tuple[int, AddedToken]] = {}
+        self._between_native = False
+        for i, token in self.added_tokens.items():
+            if not isinstance(token, AddedToken):
+                raise ModelError(f"added token {i} must be an AddedToken, not {token!r}")
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < 1 << 32:
+                raise ModelError(f"added token {token.content!r} needs an integer id in 0..2**32-1, got {i!r}")
+            if token.content in self._added_by_text:
+                raise ModelError(f"the added token {token.content!r} has two ids: "
+                                 f"{self._added_by_text[token.content][0]} and {i}")
+            if token.content in self.special_tokens or i in self._special_ids:
+                raise ModelError(f"the added token {token.content!r} (id {i}) is also a special token")
+            if 0 <= i < model.id_limit and model.id_bytes(i) not in (None, token.content.encode("utf-8")) \
+                    and model.id_to_token(i) != token.content:
+                raise ModelError(f"added token {token.content!r} has id {i}, "
+                                 f"which the model uses for {model.id_to_token(i)!r}")
+            self._added_by_text[token.content] = (i, token)
+        tokens = list(self.added_tokens.values())
+        # One pass over the input finds them all as Hugging Face's two passes would.
+        one_pass = all(not t.normalized for t in tokens) or (self.normalizer is None and all(t.normalized
+                                                                                             for t in tokens))
+        if not tokens or (one_pass and all(t.plain for t in tokens)):
+            self._raw_added = self._norm_added = None
+            always = {t.content: i for i, t in self.added_tokens.items()}
+        else:
+            always = {}
+            raw = [t.content for t in tokens if not t.normalized]
+            pattern = added_pattern(raw)
+            self._raw_added = (pattern, self._added_by_text) if pattern is not None else None
+            normalized: Dict[str, Tuple[int, AddedToken]] = {}
+            for i, t in self.added_tokens.items():
+                if t.normalized:
+                    text = self.normalizer.normalize_str(t.content) if self.normalizer is not None else t.content
+                    if text:
+                        normalized.setdefault(text, (i, t))
+            pattern = added_pattern(normalized)
+            self._norm_added = (pattern, normalized) if pattern is not None else None
+            # With a native front end and nothing to match on normalized text (no normalizer),
+            # Python finds the added tokens and the native encoder takes the text between them.
+            self._between_native = self._native_path and self.normalizer is None
+            self._native_path = False
+        self._specials = SpecialTokenRules(self.special_tokens, always, self._added_by_text)
         self._policy = self._specials.policy  # (allowed_special, disallowed_special) -> policy bytes
-        # The sampling every encode does unasked (a BPE model's dropout), fixed with the model.
-        self._always_sampling = model.default_sampling()
+        self._skipped_ids = set(self._special_ids) | {i for i, t in self.added_tokens.items() if t.special}
+        # What an added token's id stands for (id_to_token, decode): its content, normalized
+        # when it matches normalized text (Hugging Face's added vocabulary does the same).
+        self._added_texts = {i: (self.normalizer.normalize_str(t.content) or t.content
+                                 if t.normalized and self.normalizer is not None else t.content)
+                             for i, t in self.added_tokens.items()}
 
     # -- encoding ------------------------------------------------------------------------------
 
@@ -479,17 +560,40 @@ class Tokenizer:
             if special is not None or start == end:
                 yield start, end, special, None, []
                 continue
-            norm = NormalizedString.from_str(text[start:end])
-            if self.normalizer is not None:
-                norm = self.normalizer.normalize(norm)
+            if self._raw_added is None:
+                yield from self._normalized_pieces(text, start, end)
+                continue
+            for a, b, added in find_added(text[start:end], *self._raw_added):
+                if added is not None:  # the text it matched comes as its "normalized" form
+                    yield start + a, start + b, added, NormalizedString.from_str(text[start + a:start + b]), []
+                elif a < b:
+                    yield from self._normalized_pieces(text, start + a, start + b)
+
+    def _normalized_pieces(self, text: str, start: int, end: int) -> Iterator[Tuple[int, int, Any,
+                                                                                     Optional[NormalizedString],
+                                                                                     List[Tuple[int, int]]]]:
+        """The ordinary text ``text[start:end]`` normalized, cut at the added tokens that match
+        normalized text, and pre-tokenized (as :meth:`_pieces_python` yields them)."""
+        norm = NormalizedString.from_str(text[start:end])
+        if self.normalizer is not None:
+            norm = self.normalizer.normalize(norm)
+        parts = ([(0, len(norm.text), None)] if self._norm_added is None
+                 else find_added(norm.text, *self._norm_added))
+        for a, b, added in parts:
+            if added is not None:
+                os_, oe = norm.original_span(a, b)
+                yield start + os_, start + oe, added, NormalizedString.from_str(norm.text[a:b]), []
+                continue
+            piece = norm if len(parts) == 1 else norm.slice(a, b)
             if isinstance(self.pre_tokenizer, PreTokenizer):  # may rewrite the text (Metaspace), aligned
-                norm, spans = self.pre_tokenizer.pre_tokenize(norm, start)
+                at = start + piece.original_span(0, len(piece.text))[0]
+                piece, spans = self.pre_tokenizer.pre_tokenize(piece, at)
             elif self.pre_tokenizer is not None:  # any object with split()
-                spans = self.pre_tokenizer.split(norm.text)
+                spans = self.pre_tokenizer.split(piece.text)
             else:
-                spans = [(0, len(norm.text))]
-            byte_at = _byte_offsets(norm.text)
-            yield start, end, special, norm, [(byte_at[s], byte_at[e]) for s, e in spans]
+                spans = [(0, len(piece.text))] if piece.text or len(parts) == 1 else []
+            byte_at = _byte_offsets(piece.text)
+            yield start, end, None, piece, [(byte_at[s], byte_at[e]) for s, e in spans]
 
     def _encode_python(self, text: str, policy: bytes, sampling: Optional[_Sampling] = None,
                        index: int = 0) -> Encoding:
@@ -499,8 +603,15 @@ class Tokenizer:
         rng = sampling.rng(index) if sampling is not None else None  # one generator for all the text's pieces
         ids: List[int] = []
         offsets: List[Tuple[int, int]] = []
+        stripped: List[Tuple[int, str]] = []  # added tokens whose token is not their content
+        if self._between_native:
+            return self._encode_between(text, policy, rng, sampling)
         for start, end, special, norm, spans in self._pieces_python(text, policy):
             if special is not None:
+                # An added token's token is the text it matched (with the whitespace it took,
+                # normalized when it matches normalized text), as in Hugging Face.
+                if norm is not None and norm.text != self.id_to_token(special):
+                    stripped.append((len(ids), norm.text))
                 ids.append(special)
                 offsets.append((start, end))
                 continue
@@ -510,9 +621,61 @@ class Tokenizer:
                 data = self._encoder.encode_spans(norm.text, spans)
             else:
                 data = self._encoder.encode_spans_sampled(norm.text, spans, sampling.options, rng)
+            text_unk = self.model.text_unk_id
+            if text_unk is not None and text_unk in data.ids:  # HF's Unigram: the unknown token is its text
+                for k, (i, (s, e)) in enumerate(zip(data.ids, data.char_offsets(norm.text))):
+                    if i == text_unk:
+                        stripped.append((len(ids) + k, norm.text[s:e]))
             ids.extend(data.ids)
             offsets.extend(_original_offsets(data, norm, start))
-        return Encoding(self, ids=ids, offsets=offsets)
+        if not stripped:
+            return Encoding(self, ids=ids, offsets=offsets)
+        tokens = [self.id_to_token(i) for i in ids]
+        for at, token in stripped:
+            tokens[at] = token
+        return Encoding(self, ids=ids, offsets=offsets, tokens=tokens)
+
+    def _encode_between(self, text: str, policy: bytes, rng: Any, sampling: Optional[_Sampling]) -> Encoding:
+        """:meth:`_encode_python` when only the added tokens need Python: they are found here
+        (Hugging Face's rules), and each stretch of text between them is encoded natively, front
+        end included (as Hugging Face runs its stages on each stretch apart)."""
+        ids: List[int] = []
+        offsets: List[Tuple[int, int]] = []
+        stripped: List[Tuple[int, str]] = []
+        ordinary = bytes(len(self.special_tokens) + len(self.added_tokens))  # all cut here already
+        for start, end, special in self._specials.segments(text, policy):
+            if special is not None:
+                ids.append(special)
+                offsets.append((start, end))
+                continue
+            raw = find_added(text[start:end], *self._raw_added) if self._raw_added else [(0, end - start, None)]
+            for a, b, added in raw:
+                a, b = start + a, start + b
+                if added is not None:
+                    if text[a:b] != self._added_texts[added]:
+                        stripped.append((len(ids), text[a:b]))
+                    ids.append(added)
+                    offsets.append((a, b))
+                    continue
+                parts = find_added(text[a:b], *self._norm_added) if self._norm_added else [(0, b - a, None)]
+                for c, d, inner in parts:
+                    if inner is not None:
+                        if text[a + c:a + d] != self._added_texts[inner]:
+                            stripped.append((len(ids), text[a + c:a + d]))
+                        ids.append(inner)
+                        offsets.append((a + c, a + d))
+                    elif c < d:
+                        piece = text[a + c:a + d]
+                        data = (self._encoder.encode(piece, ordinary) if sampling is None or rng is None else
+                                self._encoder.encode_sampled(piece, ordinary, sampling.options, rng))
+                        ids.extend(data.ids)
+                        offsets.extend((a + c + s, a + c + e) for s, e in data.char_offsets(piece))
+        if not stripped:
+            return Encoding(self, ids=ids, offsets=offsets)
+        tokens = [self.id_to_token(i) for i in ids]
+        for at, token in stripped:
+            tokens[at] = token
+        return Encoding(self, ids=ids, offsets=offsets, tokens=tokens)
 
     def nbest(
         self,
@@ -660,11 +823,13 @@ class Tokenizer:
         Raises :class:`~ciyuan.errors.UnknownIdError` for ids outside the vocabulary.
         """
         ids = list(ids)
-        if skip_special_tokens and self._special_ids:
-            ids = [i for i in ids if i not in self._special_ids]
+        if skip_special_tokens and self._skipped_ids:
+            ids = [i for i in ids if i not in self._skipped_ids]
         if self.decoder.joins_bytes:
             return self.decoder.decode([self.decode_bytes(ids)])
         self.decode_bytes(ids)  # validates every id with a clear error
+        if self.decoder.reads_tokens:  # Hugging Face's decoders read token strings
+            return self.decoder.decode_tokens([self.id_to_token(i) for i in ids])
         # cast: the ids are valid now, so none has None for bytes.
         return self.decoder.decode(cast(List[bytes], [self._encoder.id_bytes(i) for i in ids]))
 
@@ -675,9 +840,12 @@ class Tokenizer:
     # -- vocabulary ----------------------------------------------------------------------------
 
     def token_to_id(self, token: str) -> Optional[int]:
-        """The id of a token (special tokens included), or None."""
+        """The id of a token (special and added tokens included), or None."""
         if token in self.special_tokens:
             return self.special_tokens[token]
+        added = self._added_by_text.get(token)
+        if added is not None:
+            return added[0]
         return self.model.token_to_id(token)
 
     def id_to_token(self, token_id: int) -> str:
@@ -685,19 +853,89 @@ class Tokenizer:
         special = self._special_ids.get(token_id)
         if special is not None:
             return special
+        added = self._added_texts.get(token_id)
+        if added is not None:
+            return added
         return self.model.id_to_token(token_id)
 
     @property
     def vocab_size(self) -> int:
-        """Number of distinct tokens, special tokens included."""
-        extra = sum(1 for i in self._special_ids if self.model.id_bytes(i) is None)
+        """Number of distinct tokens, special and added tokens included."""
+        extra = sum(1 for i in {*self._special_ids, *self.added_tokens} if self.model.id_bytes(i) is None)
         return self.model.vocab_size + extra
 
     def get_vocab(self) -> Dict[str, int]:
         """token -> id for every token, special tokens included."""
         vocab = self.model.get_vocab()
         vocab.update(self.special_tokens)
+        vocab.update({t.content: i for i, t in self.added_tokens.items()})
         return vocab
+
+    def add_tokens(self, tokens: Iterable[Union[str, AddedToken]]) -> int:
+        """Add tokens to the vocabulary, as Hugging Face's ``add_tokens``: each is found in any
+        input before the model runs and becomes its own id (see
+        :class:`~ciyuan.special_tokens.AddedToken` for the flags; a ``str`` is
+        ``AddedToken(text)``, matched on normalized text). A token the vocabulary already has
+        keeps its id; a new one gets the next free id. Returns how many were new.
+
+        Example:
+            >>> from ciyuan.models import WordLevel
+            >>> tok = Tokenizer(WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
+            >>> tok.add_tokens(["hello", AddedToken("<x>", lstrip=True)])
+            2
+            >>> tok.encode("a <x>hello").ids
+            [0, 3, 2]
+        """
+        return self._add(tokens, special=False)
+
+    def add_special_tokens(self, tokens: Iterable[Union[str, AddedToken]]) -> int:
+        """:meth:`add_tokens` for special tokens (``special=True``; a ``str`` is matched on the
+        input as given): ``decode(..., skip_special_tokens=True)`` leaves them out.
+
+        Example:
+            >>> from ciyuan.models import WordLevel
+            >>> tok = Tokenizer(WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
+            >>> tok.add_special_tokens(["<s>"])
+            1
+            >>> tok.decode(tok.encode("<s>a").ids, skip_special_tokens=True)
+            'a'
+        """
+        return self._add(tokens, special=True)
+
+    def _add(self, tokens: Iterable[Union[str, AddedToken]], special: bool) -> int:
+        new = 0
+        added = dict(self.added_tokens)
+        by_text = {t.content: i for i, t in added.items()}
+        for token in tokens:
+            if isinstance(token, str):
+                token = AddedToken(token, special=special)
+            elif not isinstance(token, AddedToken):
+                raise InvalidInputError(f"tokens must be str or AddedToken, not {type(token).__name__}")
+            elif special and not token.special:
+                token = AddedToken(token.content, token.single_word, token.lstrip, token.rstrip, token.normalized,
+                                   special=True)
+            if token.content in self.special_tokens:
+                continue
+            token_id = by_text.get(token.content)
+            if token_id is None:
+                token_id = self.model.token_to_id(token.content)
+            if token_id is None:
+                used = [*added, *self._special_ids]
+                token_id = max(self.model.id_limit, max(used) + 1 if used else 0)
+                new += 1
+            elif token_id not in added:
+                new += 1
+            added[token_id] = token
+            by_text[token.content] = token_id
+        previous = self.added_tokens
+        self.added_tokens = dict(sorted(added.items()))
+        try:
+            self._build()
+        except CiyuanError:
+            self.added_tokens = previous
+            self._build()
+            raise
+        return new
 
     # -- persistence ---------------------------------------------------------------------------
 
@@ -714,6 +952,7 @@ class Tokenizer:
             "model": self.model.to_dict(),
             "decoder": self.decoder.to_dict(),
             "special_tokens": dict(self.special_tokens),
+            **({"added_tokens": [t.to_dict(i) for i, t in self.added_tokens.items()]} if self.added_tokens else {}),
         }
 
     @classmethod
@@ -733,43 +972,80 @@ class Tokenizer:
             padding=Padding.from_dict(data["padding"]) if data.get("padding") else None,
             decoder=decoders.from_dict(data["decoder"]) if data.get("decoder") else None,
             special_tokens=data.get("special_tokens") or {},
+            added_tokens=added_tokens_from_list(data.get("added_tokens") or []),
         )
 
-    def save(self, path: PathLike, *, indent: Optional[int] = None) -> None:
-        """Write the tokenizer as ciyuan JSON (atomically); a path ending in ``.model`` is
-        written as a SentencePiece model (:func:`~ciyuan.formats.sentencepiece.save_sentencepiece`),
-        which ``sentencepiece`` loads.
+    def save(self, path: PathLike, *, indent: Optional[int] = None, format: Optional[str] = None) -> None:
+        """Write the tokenizer (atomically) as ciyuan JSON; a file named ``tokenizer.json`` as
+        Hugging Face's (:func:`~ciyuan.formats.hf_json.save_hf_json`, which ``tokenizers`` and
+        ``transformers`` load); a path ending in ``.model`` as a SentencePiece model
+        (:func:`~ciyuan.formats.sentencepiece.save_sentencepiece`). ``format`` (``"ciyuan"``,
+        ``"huggingface"`` or ``"sentencepiece"``) overrides the name.
+
+        Raises:
+            ModelError: the format cannot hold a component of this tokenizer (named).
 
         Example:
             >>> Tokenizer.from_file("llama2.model").save("copy.model")   # doctest: +SKIP
+            >>> tok.save("my-model/tokenizer.json")                       # doctest: +SKIP
         """
-        if str(path).endswith(".model"):
+        if format is None:
+            name = os.path.basename(str(path))
+            format = ("sentencepiece" if name.endswith(".model")
+                      else "huggingface" if name == "tokenizer.json" else "ciyuan")
+        if format == "sentencepiece":
             save_sentencepiece(self, path)
-            return
-        atomic_write_text(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=indent))
+        elif format == "huggingface":
+            save_hf_json(self, path, indent=indent)
+        elif format == "ciyuan":
+            atomic_write_text(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=indent))
+        else:
+            raise InvalidInputError(f"format must be 'ciyuan', 'huggingface' or 'sentencepiece', not {format!r}")
 
     @classmethod
     def from_file(cls, path: PathLike) -> "Tokenizer":
-        """Load a tokenizer saved by :meth:`save`, or a SentencePiece ``.model`` file (told by
-        its content).
+        """Load a tokenizer saved by :meth:`save`: ciyuan JSON, Hugging Face's
+        ``tokenizer.json`` or a SentencePiece ``.model`` file (told by their content).
 
         Example:
             >>> Tokenizer.from_file("llama2.model").encode("Hello").tokens   # doctest: +SKIP
             ['▁Hello']
+            >>> Tokenizer.from_file("gpt2/tokenizer.json").encode("Hello world").ids   # doctest: +SKIP
+            [15496, 995]
         """
         if str(path).endswith(".model") or looks_like_sentencepiece(path):
             return cls(**sentencepiece_parts(path))
+        try:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+        except OSError as e:
+            raise FileFormatError(str(path), None, f"cannot read the file: {e.strerror}") from None
+        if looks_like_hf_json(head):
+            return cls._from_hf_json(path)
         text = read_utf8(path)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise FileFormatError(str(path), e.lineno, f"not valid JSON: {e.msg}") from None
+        if isinstance(data, dict) and "ciyuan" not in data and isinstance(data.get("model"), dict):
+            return cls._from_hf_json(path)  # a tokenizer.json whose first keys did not tell
         try:
             return cls.from_dict(data)
         except FileFormatError:
             raise
         except (CiyuanError, KeyError, TypeError, ValueError) as e:
             raise FileFormatError(str(path), None, f"not a valid ciyuan tokenizer: {e}") from None
+
+    @classmethod
+    def _from_hf_json(cls, path: PathLike) -> "Tokenizer":
+        with _gc_paused():  # hundreds of thousands of strings and tuples, none in cycles
+            parts = read_hf_json(path)
+        try:
+            return cls(**parts)
+        except FileFormatError:
+            raise
+        except CiyuanError as e:
+            raise FileFormatError(str(path), None, str(e)) from None
 
     # -- training ------------------------------------------------------------------------------
 
@@ -831,7 +1107,7 @@ class Tokenizer:
             >>> from ciyuan.trainers import BpeTrainer
             >>> tok = Tokenizer.train(["hello world"] * 3, BpeTrainer(300, byte_level=True))
             >>> tok = tok.train_model(["other words"] * 3, BpeTrainer(260, byte_level=True))
-            >>> tok.pre_tokenizer.to_dict()["pattern"], tok.vocab_size
+            >>> tok.pre_tokenizer.native_pattern, tok.vocab_size
             ('gpt2', 260)
         """
         from ciyuan.training import train_model
@@ -839,23 +1115,53 @@ class Tokenizer:
         return train_model(self, source, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer,
                            decoder=decoder, errors=errors)
 
+    def as_tiktoken(self, name: Optional[str] = None) -> "TiktokenEncoding":
+        """This tokenizer behind ``tiktoken.Encoding``'s API (``encode``, ``encode_ordinary``,
+        ``encode_batch``, ``decode``, ``decode_single_token_bytes``, ``n_vocab``,
+        ``special_tokens_set``, ``eot_token`` ...), with the same ids and the same errors, so
+        that code written for tiktoken switches by one line.
+
+        Args:
+            name: the encoding's name (default: the pattern's name, e.g. ``"cl100k_base"``).
+
+        Example:
+            >>> enc = Tokenizer.from_tiktoken("cl100k_base.tiktoken").as_tiktoken()   # doctest: +SKIP
+            >>> enc.encode("hello world"), enc.n_vocab                                 # doctest: +SKIP
+            ([15339, 1917], 100277)
+        """
+        from ciyuan.faces.tiktoken import TiktokenEncoding
+
+        return TiktokenEncoding(self, name)
+
     @classmethod
     def from_tiktoken(
         cls,
         path: PathLike,
-        pattern: str = "cl100k_base",
+        pattern: Optional[str] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
     ) -> "Tokenizer":
-        """Load a ``.tiktoken`` file (``base64(token) rank`` per line).
+        """Load a ``.tiktoken`` file (``base64(token) rank`` per line), as tiktoken encodes with it.
 
         Args:
-            path: the ``.tiktoken`` file.
-            pattern: ``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``, ``"cl100k_base"``,
-                ``"o200k_base"``, or any pattern string for the ``regex`` module.
-            special_tokens: text -> id; defaults to the named encoding's special tokens.
+            path: the ``.tiktoken`` file (or Llama 3's ``tokenizer.model``).
+            pattern: an encoding's name: ``"gpt2"``, ``"r50k_base"``, ``"p50k_base"``,
+                ``"cl100k_base"``, ``"o200k_base"`` or ``"llama3"`` (its pattern and special
+                tokens); or a regular expression for the ``regex`` module; or None (default):
+                the file's own encoding, recognised by its content (rank count and sha256).
+            special_tokens: text -> id; defaults to the named encoding's special tokens
+                (none with a regular expression). ``{}`` for none.
+
+        Raises:
+            InvalidInputError: no pattern and a file of no known encoding (the message lists
+                the names), an unknown name, or an invalid regular expression.
+            ModelError: the special tokens use ids the file gives to ranks (the message says to
+                pass ``special_tokens={}`` or the model's own).
 
         Example:
-            >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken", "o200k_base")  # doctest: +SKIP
+            >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken")                 # doctest: +SKIP
+            >>> tok = Tokenizer.from_tiktoken("Meta-Llama-3-8B/tokenizer.model", "llama3")  # doctest: +SKIP
+            >>> tok.special_tokens["<|eot_id|>"]                                      # doctest: +SKIP
+            128009
         """
         return cls(**tiktoken_parts(path, pattern, special_tokens))
 
@@ -925,9 +1231,10 @@ class Tokenizer:
     def load(cls, path: PathLike, pattern: Optional[str] = None, *, lowercase: bool = True) -> "Tokenizer":
         """Load ``path`` as a tokenizer, choosing the reader by what the file is
         (:func:`ciyuan.formats.detect.detect_format`): a ``.tiktoken`` file (split with
-        ``pattern``, default ``cl100k_base``), GPT-2's ``encoder.json`` + ``vocab.bpe`` (or a
-        folder holding both), ciyuan JSON, a BERT ``vocab.txt`` (the whole BERT pipeline;
-        ``lowercase=False`` for cased vocabularies), or a model folder (:meth:`from_pretrained`).
+        ``pattern``, by default the pattern of the encoding the file is recognised as), GPT-2's
+        ``encoder.json`` + ``vocab.bpe`` (or a folder holding both), ciyuan JSON, a BERT
+        ``vocab.txt`` (the whole BERT pipeline; ``lowercase=False`` for cased vocabularies), or a
+        model folder (:meth:`from_pretrained`).
 
         Example:
             >>> tok = Tokenizer.load("o200k_base.tiktoken", pattern="o200k_base")   # doctest: +SKIP
@@ -937,11 +1244,11 @@ class Tokenizer:
             return cls.from_pretrained(first, **({"pattern": pattern} if pattern else {}))
         if kind == "gpt2":
             return cls.from_gpt2(first, second)  # type: ignore[arg-type]
-        if kind in ("ciyuan", "sentencepiece"):
+        if kind in ("ciyuan", "huggingface", "sentencepiece"):
             return cls.from_file(first)
         if kind == "bert_vocab":
             return cls.from_bert_vocab(first, lowercase=lowercase)
-        return cls.from_tiktoken(first, pattern or "cl100k_base")
+        return cls.from_tiktoken(first, pattern)
 
     def __repr__(self) -> str:
         return (

@@ -65,8 +65,7 @@ def corpus_lines(per_file: int) -> List[str]:
 def folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("models")
     for name in FOLDERS:
-        if name != "gpt2-json":
-            make_folder(root, name)
+        make_folder(root, name)
     return root
 
 
@@ -108,13 +107,13 @@ def check_same(folder: Path, lines: List[str]) -> None:
     assert [e.ids for e in ours.encode_batch(pairs)] == hf([a for a, _ in pairs], [b for _, b in pairs])["input_ids"]
 
 
-@pytest.mark.parametrize("name", [n for n in FOLDERS if n != "gpt2-json"])
+@pytest.mark.parametrize("name", list(FOLDERS))
 def test_folder_matches_transformers(folders: Path, name: str) -> None:
     check_same(folders / name, corpus_lines(300))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [n for n in FOLDERS if n != "gpt2-json"])
+@pytest.mark.parametrize("name", list(FOLDERS))
 def test_folder_matches_transformers_corpora(folders: Path, name: str) -> None:
     check_same(folders / name, corpus_lines(5000))
 

@@ -87,7 +87,7 @@ def test_multi_id_special_token() -> None:
 
 def test_from_dict_errors() -> None:
     with pytest.raises(ModelError, match="unknown post-processor"):
-        processors.from_dict({"type": "RobertaProcessing"})
+        processors.from_dict({"type": "NoSuchProcessing"})
     with pytest.raises(ModelError):
         TemplateProcessing.from_dict({"type": "TemplateProcessing", "single": 3, "pair": "$A $B"})
     with pytest.raises(CiyuanError):

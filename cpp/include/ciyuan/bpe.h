@@ -8,7 +8,13 @@
 // Either way the lowest-ranked pair merges first, the leftmost one on ties, until no pair can
 // merge. Short pieces use a linear scan per merge (O(n^2), fastest for the usual n < 20); long
 // pieces use a heap over a linked list (O(n log n)), so a 1 MB piece without spaces is fine.
-// A piece that is itself a token can be emitted whole (`ignore_merges`, tiktoken's shortcut).
+// A piece that is itself a token can be emitted whole (`ignore_merges`, tiktoken's shortcut:
+// the piece's own bytes are looked up, without an end-of-word suffix, as Hugging Face does).
+// Character-level models take Hugging Face's options too: a `continuing_subword_prefix` on
+// every character but a piece's first (a merge (a, b) then makes a + b without b's prefix),
+// `byte_fallback` (an unknown character becomes the `<0xXX>` tokens of its bytes, when all are
+// in the vocabulary) and `drop_unknown` (an unknown character without an unk token is left out
+// instead of being an error).
 // Byte-level pieces start from whole characters where that cannot change the result (see
 // build_char_first), and recent pieces are cached per thread.
 #pragma once
@@ -34,6 +40,9 @@ struct BpeConfig {
   bool fuse_unk = false;           // consecutive unknown symbols become one unk token
   size_t cache_capacity = 65536;   // cached pieces per thread (0 disables the cache)
   bool longest_match = false;      // encode by greedy longest prefix instead of merges
+  std::string continuing_subword_prefix;  // character-level: on every character but the first
+  bool byte_fallback = false;      // character-level: unknown character -> its <0xXX> byte tokens
+  bool drop_unknown = false;       // an unknown symbol without unk_id is left out (not an error)
 };
 
 class BpeModel final : public TokenModel {
@@ -105,6 +114,8 @@ class BpeModel final : public TokenModel {
                      bool filter_first) const;
   void initial_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms,
                        bool* has_unk) const;
+  void initial_symbols_hf(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms,
+                          bool* has_unk) const;
   void merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
   void merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
   // The merge loop of sample_pieces: a pair is skipped when rng() >> 11 < threshold (p * 2^53).
@@ -125,6 +136,7 @@ class BpeModel final : public TokenModel {
   BytesMap vocab_;
   PairMap pairs_;
   uint32_t byte_ids_[256];
+  uint32_t fallback_ids_[256];  // id of "<0xXX>" per byte (kNone when absent), for byte_fallback
   uint32_t end_of_word_id_ = kNone;  // the id of end_of_word_symbol, if set
   size_t max_token_bytes_ = 0;
   // A blocked Bloom filter over pairs_: most pairs looked up (e.g. two adjacent CJK

@@ -33,6 +33,9 @@ enum class PieceType : uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserD
 struct SpmModelConfig {
   int64_t unk_id = -1;         // the unknown piece; -1: none (unknown text is an error without byte fallback)
   bool byte_fallback = false;  // unknown characters become their UTF-8 bytes' <0xXX> pieces
+  // Spans of those byte pieces: each character's own (SentencePiece), or, as Hugging Face's
+  // Unigram gives them, the whole run of consecutive unknown characters for every byte of it.
+  bool byte_run_spans = false;
 };
 
 // Where every segmentation of a normalized text breaks, whatever the scores: before each `▁`
@@ -99,7 +102,14 @@ class SpmPieces {
   // pieces (each spanning all of text[s, e)). InvalidInputError when the model has neither.
   void unknown(const char* text, uint32_t s, uint32_t e, size_t first, std::vector<Token>& out) const {
     if (byte_fallback_) {
-      for (uint32_t i = s; i < e; ++i) out.push_back(Token{byte_ids_[static_cast<unsigned char>(text[i])], s, e});
+      uint32_t from = s;
+      if (byte_run_spans_) {  // the byte pieces of the unknown characters just before: one run
+        size_t k = out.size();
+        while (k > first && out[k - 1].end == s && types_[out[k - 1].id] == PieceType::kByte) --k;
+        if (k < out.size()) from = out[k].start;
+        for (; k < out.size(); ++k) out[k].end = e;
+      }
+      for (uint32_t i = s; i < e; ++i) out.push_back(Token{byte_ids_[static_cast<unsigned char>(text[i])], from, e});
       return;
     }
     if (unk_id_ < 0) no_unknown(text + s, e - s);
@@ -132,6 +142,7 @@ class SpmPieces {
   std::vector<std::string> bytes_;
   int64_t unk_id_ = -1;
   bool byte_fallback_ = false;
+  bool byte_run_spans_ = false;
   uint32_t byte_ids_[256];
   float min_score_, max_score_;
   WordBreak word_break_ = WordBreak::kNone;

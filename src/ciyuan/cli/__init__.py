@@ -5,6 +5,7 @@
 - :mod:`ciyuan.cli.zh_bpe` - ``zh-bpe``
 - :mod:`ciyuan.cli.segment` - ``segment``, ``seg-eval``
 - :mod:`ciyuan.cli.convert` - ``convert``
+- :mod:`ciyuan.cli.subword_nmt` - ``apply-bpe``, ``learn-bpe`` (subword-nmt codes)
 - :mod:`ciyuan.cli.files` - inputs, output and line batches, shared by them
 
 Flags are named after the keyword arguments they set (``--lowercase`` for ``lowercase=``,
@@ -20,13 +21,13 @@ from typing import Optional, Sequence
 
 # Only what every command needs is imported here; each command imports the rest when it runs,
 # so that a short job (`ciyuan segment` on one file, say) does not start by loading all of it.
-from ciyuan.cli import convert, encode, segment, train, zh_bpe
+from ciyuan.cli import convert, encode, segment, subword_nmt, train, zh_bpe
 from ciyuan.cli.options import add_command
 from ciyuan.errors import CiyuanError, DisallowedSpecialTokenError
 
 __all__ = ["main"]
 
-_GROUPS = (encode, train, zh_bpe, segment, convert)
+_GROUPS = (encode, train, zh_bpe, segment, convert, subword_nmt)
 
 _DESCRIPTION = """\
 ciyuan (词元): train, run and explain tokenizers.
@@ -39,6 +40,7 @@ ciyuan (词元): train, run and explain tokenizers.
   segment / seg-eval           Chinese word segmentation with a dictionary, and its score
   convert                      write a tokenizer in another format (tokenizer.json, .tiktoken,
                                GPT-2's files, .model, subword-nmt codes, vocab.txt)
+  apply-bpe / learn-bpe        subword-nmt codes, applied and learned as subword-nmt does
 
 Line-oriented commands read files, or standard input when none (or -) is named, and write
 one output line per input line. `ciyuan COMMAND --help` explains each command."""

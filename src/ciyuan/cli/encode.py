@@ -50,8 +50,9 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                         "--no-lowercase keeps case and accents (cased models)")
     add_alias(p, "--cased", "lowercase", action="store_false")
     p.add_argument("--pattern", metavar="NAME",
-                   help="pre-tokenizer for .tiktoken files: gpt2, r50k_base, p50k_base, cl100k_base "
-                        "(default), o200k_base, or a regex pattern")
+                   help="for .tiktoken files: an encoding's name (gpt2, r50k_base, p50k_base, cl100k_base, "
+                        "o200k_base, llama3: its pattern and special tokens) or a regex pattern; by default "
+                        "the encoding the file is recognised as (by rank count and sha256)")
     add_io_arguments(p)
 
 

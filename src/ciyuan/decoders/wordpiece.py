@@ -13,13 +13,25 @@ from typing import List
 
 from ciyuan.decoders.base import DECODERS, Decoder
 
-__all__ = ["WordPiece"]
+__all__ = ["WordPiece", "cleanup"]
 
 # (before, after) applied in this order to each token with its leading space.
 _CLEANUP = (
     (" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
     (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"),
 )
+
+
+def cleanup(text: str) -> str:
+    """BERT's clean-up of one token with its leading space (also the CTC decoder's).
+
+    Example:
+        >>> cleanup(" n't"), cleanup(" do not")
+        ("n't", " don't")
+    """
+    for before, after in _CLEANUP:
+        text = text.replace(before, after)
+    return text
 
 
 @DECODERS.register
@@ -43,14 +55,15 @@ class WordPiece(Decoder):
         self.cleanup = bool(cleanup)
 
     def decode(self, tokens: List[bytes]) -> str:
+        return "".join(self.decode_chain([data.decode("utf-8", "replace") for data in tokens]))
+
+    def decode_chain(self, tokens: List[str]) -> List[str]:
+        """Hugging Face's step: each token joined to its word or given its leading space."""
         out: List[str] = []
         prefix = self.prefix
-        for i, data in enumerate(tokens):
-            token = data.decode("utf-8", "replace")
+        for i, token in enumerate(tokens):
             if i:
-                token = token[len(prefix):] if prefix and token.startswith(prefix) else " " + token
-            if self.cleanup:
-                for before, after in _CLEANUP:
-                    token = token.replace(before, after)
-            out.append(token)
-        return "".join(out)
+                # An empty prefix starts every token: the tokens join without spaces (as in HF).
+                token = token[len(prefix):] if token.startswith(prefix) else " " + token
+            out.append(cleanup(token) if self.cleanup else token)
+        return out

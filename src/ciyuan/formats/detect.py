@@ -7,6 +7,7 @@ from typing import Optional, Tuple
 
 from ciyuan._io import PathLike
 from ciyuan.errors import FileFormatError
+from ciyuan.formats.hf_json import looks_like_hf_json
 from ciyuan.formats.sentencepiece import looks_like_sentencepiece
 
 __all__ = ["detect_format"]
@@ -24,13 +25,14 @@ def _looks_like_bert_vocab(p: Path) -> bool:
 def detect_format(path: PathLike) -> Tuple[str, Path, Optional[Path]]:
     """Which reader a path needs: ``(kind, file, second file)``, kind one of ``"gpt2"`` (with
     ``vocab.bpe`` as the second file), ``"tiktoken"``, ``"ciyuan"`` (ciyuan JSON),
-    ``"sentencepiece"`` (a ``.model`` protobuf), ``"bert_vocab"`` or ``"folder"`` (a model
-    folder, read by ``Tokenizer.from_pretrained``).
+    ``"huggingface"`` (a ``tokenizer.json``), ``"sentencepiece"`` (a ``.model`` protobuf),
+    ``"bert_vocab"`` or ``"folder"`` (a model folder, read by ``Tokenizer.from_pretrained``).
 
     - ``*.tiktoken``: a tiktoken file;
     - ``encoder.json`` (with ``vocab.bpe`` beside it), or a folder holding both: GPT-2's files;
     - any other folder: a model folder (``tokenizer.json``, ``tokenizer.model``, ...);
-    - any other JSON: a tokenizer saved by ciyuan;
+    - any other JSON: Hugging Face's ``tokenizer.json`` (told by its first keys) or a tokenizer
+      saved by ciyuan;
     - ``*.model``, or any file whose content parses as a SentencePiece ``ModelProto``;
     - a BERT ``vocab.txt`` (one token per line, with ``[UNK]``, ``[CLS]``...);
     - no telling suffix: JSON starts with ``{``, anything else is read as a tiktoken file.
@@ -55,9 +57,13 @@ def detect_format(path: PathLike) -> Tuple[str, Path, Optional[Path]]:
             raise FileFormatError(str(p), None, "GPT-2's encoder.json needs vocab.bpe beside it")
         return "gpt2", p, vocab_bpe
     if p.suffix == ".json":
-        return "ciyuan", p, None
+        with open(p, "rb") as f:
+            return ("huggingface" if looks_like_hf_json(f.read(4096)) else "ciyuan"), p, None
     if p.suffix == ".txt" and _looks_like_bert_vocab(p):
         return "bert_vocab", p, None
     with open(p, "rb") as f:
         head = f.read(64).lstrip()
-    return ("ciyuan" if head[:1] == b"{" else "tiktoken"), p, None
+    if head[:1] == b"{":
+        with open(p, "rb") as f:
+            return ("huggingface" if looks_like_hf_json(f.read(4096)) else "ciyuan"), p, None
+    return "tiktoken", p, None

@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional
 from ciyuan._io import PathLike, read_utf8
 from ciyuan.errors import FileFormatError, raise_file_error
 from ciyuan.formats.sentencepiece import looks_like_sentencepiece
+from ciyuan.formats.tiktoken import looks_like_tiktoken
 
 __all__ = ["ModelFolder", "FolderToken", "read_model_folder", "SPECIAL_TOKEN_KEYS"]
 
@@ -147,21 +148,13 @@ def _added_tokens(folder: ModelFolder) -> None:
             folder.added.setdefault(token_id, FolderToken(content, token_id, special=False))
 
 
-def _is_tiktoken_file(path: Path) -> bool:
-    """Whether a ``tokenizer.model`` is tiktoken's text (``base64 rank`` lines), as Llama 3's is."""
-    with open(path, "rb") as f:
-        head = f.read(4096)
-    line = head.split(b"\n", 1)[0]
-    return re.fullmatch(rb"[A-Za-z0-9+/]+={0,2} [0-9]+\r?", line) is not None
-
-
 def _choose_file(p: Path) -> ModelFolder:
     tokenizer_json = p / "tokenizer.json"
     if tokenizer_json.is_file():
         return ModelFolder(p, "tokenizer.json", {"tokenizer": tokenizer_json})
     model = p / "tokenizer.model"
     if model.is_file():
-        if _is_tiktoken_file(model):
+        if looks_like_tiktoken(model):
             return ModelFolder(p, "tiktoken", {"tokenizer": model})
         if looks_like_sentencepiece(model):
             return ModelFolder(p, "sentencepiece", {"tokenizer": model})

@@ -12,7 +12,9 @@ from ciyuan.decoders.base import Decoder
 from ciyuan.models.base import Model
 from ciyuan.normalizers.base import Normalizer
 from ciyuan.pre_tokenizers.base import PreTokenizer
+from ciyuan.processors import Padding, Truncation
 from ciyuan.processors.base import PostProcessor
+from ciyuan.special_tokens import AddedToken
 
 __all__ = ["TokenizerParts"]
 
@@ -27,3 +29,6 @@ class TokenizerParts(TypedDict, total=False):
     decoder: Optional[Decoder]
     special_tokens: Dict[str, int]
     sentencepiece_proto: Optional[bytes]
+    added_tokens: Dict[int, AddedToken]
+    truncation: Optional[Truncation]
+    padding: Optional[Padding]

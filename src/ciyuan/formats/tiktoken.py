@@ -1,7 +1,15 @@
 """tiktoken's ``.tiktoken`` files: one ``base64(token bytes) rank`` pair per line.
 
 The rank is the token's id and also its merge priority (tiktoken's BPE rule), so these files
-load as a byte-level :class:`~ciyuan.models.BPE` with ``rank_by_token=True``.
+load as a byte-level :class:`~ciyuan.models.BPE` with ``rank_by_token=True``. The file holds no
+pattern and no special tokens: they come from the encoding's name
+(:mod:`ciyuan.formats.tiktoken_encodings`), and the file of a published encoding is recognised
+by its content when no name is given.
+
+Example:
+    >>> tok = Tokenizer.from_tiktoken("o200k_base.tiktoken")      # doctest: +SKIP
+    >>> tok.pre_tokenizer.pattern                                   # doctest: +SKIP
+    'o200k_base'
 """
 
 from __future__ import annotations
@@ -10,31 +18,46 @@ import base64
 import binascii
 import re
 from pathlib import Path
-from typing import Dict, Mapping, Optional
+from typing import Dict, Mapping, Optional, Tuple
+
+import regex
 
 from ciyuan._io import PathLike, atomic_write_text
 from ciyuan.decoders import ByteLevel
-from ciyuan.errors import FileFormatError, raise_file_error
+from ciyuan.errors import FileFormatError, InvalidInputError, ModelError, raise_file_error
 from ciyuan.formats.parts import TokenizerParts
+from ciyuan.formats.tiktoken_encodings import ENCODING_NAMES, ENCODINGS, identify_tiktoken_bytes
 from ciyuan.models import BPE
 from ciyuan.pre_tokenizers import Split
 
-__all__ = ["load_tiktoken_ranks", "save_tiktoken_ranks", "tiktoken_parts", "SPECIAL_TOKENS"]
+__all__ = ["load_tiktoken_ranks", "save_tiktoken_ranks", "tiktoken_parts", "looks_like_tiktoken",
+           "resolve_pattern", "SPECIAL_TOKENS"]
 
-#: The special tokens of OpenAI's published encodings (tiktoken's openai_public).
-SPECIAL_TOKENS: Dict[str, Dict[str, int]] = {
-    "gpt2": {"<|endoftext|>": 50256},
-    "r50k_base": {"<|endoftext|>": 50256},
-    "p50k_base": {"<|endoftext|>": 50256},
-    "cl100k_base": {
-        "<|endoftext|>": 100257,
-        "<|fim_prefix|>": 100258,
-        "<|fim_middle|>": 100259,
-        "<|fim_suffix|>": 100260,
-        "<|endofprompt|>": 100276,
-    },
-    "o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
-}
+#: The special tokens of the named encodings (:data:`~ciyuan.formats.tiktoken_encodings.ENCODINGS`).
+SPECIAL_TOKENS: Dict[str, Dict[str, int]] = {n: dict(e.special_tokens) for n, e in ENCODINGS.items()}
+
+# One "base64 rank" line: what a tiktoken file starts with.
+_FIRST_LINE = re.compile(rb"[A-Za-z0-9+/]+={0,2} [0-9]+\r?")
+
+# A name-like pattern (letters, digits, '_', '-', '.'): meant as an encoding's name, never as a
+# regex (as a regex it would keep only its own literal text and drop the rest of every text).
+_NAME_LIKE = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
+def looks_like_tiktoken(path: PathLike) -> bool:
+    """Whether ``path`` starts as a tiktoken file does (a ``base64 rank`` line); Llama 3's
+    ``tokenizer.model`` is one, a SentencePiece ``tokenizer.model`` is not.
+
+    Example:
+        >>> looks_like_tiktoken("o200k_base.tiktoken")        # doctest: +SKIP
+        True
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return _FIRST_LINE.fullmatch(head.split(b"\n", 1)[0]) is not None
 
 
 # A whole well-formed file: lines of "base64 rank" (checked at C speed before the fast path).
@@ -44,10 +67,17 @@ _WELL_FORMED = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2} [0-9]+\r?\n)*(?:[A-Za-z0-9+
 def load_tiktoken_ranks(path: PathLike) -> Dict[bytes, int]:
     """Read a ``.tiktoken`` file into ``{token bytes: rank}``; corrupt lines raise
     :class:`~ciyuan.errors.FileFormatError` naming the file and line."""
+    return _parse_ranks(path, _read(path))
+
+
+def _read(path: PathLike) -> bytes:
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError as e:
         raise FileFormatError(str(path), None, f"cannot read the file: {e.strerror}") from None
+
+
+def _parse_ranks(path: PathLike, data: bytes) -> Dict[bytes, int]:
     if _WELL_FORMED.fullmatch(data):
         # Fast path: split and decode with C functions; any doubt goes to the line-by-line
         # reader below, which names the first bad line.
@@ -101,18 +131,99 @@ def save_tiktoken_ranks(path: PathLike, ranks: Mapping[bytes, int]) -> None:
     atomic_write_text(path, "".join(lines))
 
 
+def resolve_pattern(pattern: Optional[str], path: PathLike = "", identified: Optional[str] = None
+                    ) -> Tuple[str, Optional[str]]:
+    """The pre-tokenizer pattern to split with, and the encoding name it stands for (None for a
+    regex of the caller's).
+
+    Args:
+        pattern: an encoding's name (:data:`~ciyuan.formats.tiktoken_encodings.ENCODING_NAMES`),
+            a regular expression, or None to use the encoding ``identified``.
+        path: the file (named in errors).
+        identified: the encoding the file was recognised as, if any.
+
+    Raises:
+        InvalidInputError: no pattern for a file of no known encoding; a name-like pattern that
+            is no encoding's name; a pattern that is not a valid regular expression.
+
+    Example:
+        >>> resolve_pattern("o200k_base")
+        ('o200k_base', 'o200k_base')
+        >>> resolve_pattern(None, "x.tiktoken", identified="cl100k_base")
+        ('cl100k_base', 'cl100k_base')
+    """
+    names = ", ".join(ENCODING_NAMES)
+    if pattern is None:
+        if identified is None:
+            raise InvalidInputError(
+                f"{path}: not the file of a known encoding ({names}; recognised by rank count and "
+                "sha256), so the pattern that splits text is unknown: pass pattern= one of those names or "
+                "a regular expression (--pattern on the command line)")
+        return ENCODINGS[identified].pattern, identified
+    if pattern in ENCODINGS:
+        return ENCODINGS[pattern].pattern, pattern
+    if _NAME_LIKE.fullmatch(pattern):
+        raise InvalidInputError(f"unknown encoding name {pattern!r}: the names are {names} "
+                                "(or pass a regular expression that matches the pieces of a text)")
+    try:
+        regex.compile(pattern)
+    except regex.error as e:
+        raise InvalidInputError(f"the pattern {pattern!r} is neither a known encoding name ({names}) nor a "
+                                f"valid regular expression: {e}") from None
+    return pattern, None
+
+
+def _check_special_tokens(path: PathLike, ranks: Dict[bytes, int], special_tokens: Mapping[str, int],
+                          name: Optional[str], identified: Optional[str], chosen: bool) -> None:
+    """Special tokens whose ids the file already gives to ranks: one error that says what to do."""
+    top = max(ranks.values())
+    by_id: Dict[int, bytes] = {}
+    for text, i in special_tokens.items():
+        if i > top:
+            continue
+        by_id = by_id or {r: t for t, r in ranks.items()}
+        if i not in by_id:
+            continue
+        held = by_id[i].decode("utf-8", "replace")
+        whose = (f"the special tokens of {name}" if name and not chosen else "the special tokens given")
+        hint = ""
+        if identified is not None and identified != name:
+            hint = f" The file is {identified}'s: pass pattern={identified!r} (or no pattern)."
+        raise ModelError(
+            f"{path}: {whose} collide with the file's {len(ranks)} ranks: {text!r} has id {i}, which the file "
+            f"gives to {held!r}.{hint} Pass special_tokens={{}} for none, or the model's own "
+            "special tokens as {text: id} (ids the file does not use)")
+
+
 def tiktoken_parts(
-    path: PathLike, pattern: str = "cl100k_base", special_tokens: Optional[Mapping[str, int]] = None
+    path: PathLike, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None
 ) -> TokenizerParts:
     """The parts of a :class:`~ciyuan.Tokenizer` that encodes exactly as tiktoken does with the
-    same file, pattern and special tokens (``Tokenizer.from_tiktoken`` builds it)."""
-    ranks = load_tiktoken_ranks(path)
+    same file, pattern and special tokens (``Tokenizer.from_tiktoken`` builds it).
+
+    Args:
+        path: the ``.tiktoken`` file.
+        pattern: an encoding's name (its pattern, and its special tokens by default), a regular
+            expression, or None: the file's own encoding, recognised by content.
+        special_tokens: text -> id; by default the named encoding's (none for a regex).
+
+    Raises:
+        FileFormatError: a corrupt file, or one that misses single bytes.
+        InvalidInputError: see :func:`resolve_pattern`.
+        ModelError: special tokens on ids the file gives to ranks (the message says what to pass).
+    """
+    data = _read(path)
+    ranks = _parse_ranks(path, data)
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
         raise_file_error(path, None, f"{len(missing)} single bytes (e.g. {bytes([missing[0]])!r}) have no token; "
                          "a byte-level vocabulary must cover all 256 bytes")
+    identified = identify_tiktoken_bytes(data)
+    split_pattern, name = resolve_pattern(pattern, path, identified)
+    chosen = special_tokens is not None
     if special_tokens is None:
-        special_tokens = SPECIAL_TOKENS.get(pattern, {})
+        special_tokens = ENCODINGS[name].special_tokens if name is not None else {}
+    _check_special_tokens(path, ranks, special_tokens, name, identified, chosen)
     model = BPE(ranks, byte_level=True, rank_by_token=True)
-    return TokenizerParts(model=model, pre_tokenizer=Split(pattern), decoder=ByteLevel(),
+    return TokenizerParts(model=model, pre_tokenizer=Split(split_pattern), decoder=ByteLevel(),
                           special_tokens=dict(special_tokens))

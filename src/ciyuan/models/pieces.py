@@ -130,11 +130,13 @@ class SentencePieceModel(Model):
     _native_class: ClassVar[Any]
 
     def __init__(self, pieces: Sequence[Tuple[str, float]], *, unk_id: Optional[int] = None,
-                 byte_fallback: bool = False, types: Optional[Sequence[int]] = None) -> None:
+                 byte_fallback: bool = False, types: Optional[Sequence[int]] = None,
+                 byte_run_spans: bool = False, unk_token_is_text: bool = False) -> None:
         texts, scores, kinds, unk = _table(pieces, unk_id, byte_fallback, types)
         config = _core.SpmModelConfig()
         config.unk_id = -1 if unk is None else unk
         config.byte_fallback = byte_fallback
+        config.byte_run_spans = bool(byte_run_spans)
         try:
             self._native = self._native_class(texts, scores, [_core.PieceType(int(t)) for t in kinds], config)
         except UnicodeEncodeError:
@@ -146,6 +148,12 @@ class SentencePieceModel(Model):
         self.types: List[PieceType] = kinds
         self.unk_id: Optional[int] = unk
         self.byte_fallback: bool = byte_fallback
+        #: Byte-fallback pieces span their whole run of unknown characters (Hugging Face's
+        #: Unigram) instead of their own character (SentencePiece).
+        self.byte_run_spans: bool = bool(byte_run_spans)
+        #: An Encoding names the unknown token by the text it covers (Hugging Face's Unigram).
+        self.unk_token_is_text: bool = bool(unk_token_is_text)
+        self.text_unk_id = unk if self.unk_token_is_text else None
 
     def token_to_id(self, token: Any) -> Optional[int]:
         """The id of a piece, or None."""
@@ -153,9 +161,12 @@ class SentencePieceModel(Model):
 
     def id_to_token(self, token_id: int) -> str:
         """The piece of an id; :class:`~ciyuan.errors.UnknownIdError` outside the model."""
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self.pieces):
-            raise UnknownIdError(f"id {token_id!r} is not in the model's pieces (0..{len(self.pieces) - 1})")
-        return self.pieces[token_id]
+        if type(token_id) is int and token_id >= 0:  # (a bool is not an id)
+            try:
+                return self.pieces[token_id]
+            except IndexError:
+                pass
+        raise UnknownIdError(f"id {token_id!r} is not in the model's pieces (0..{len(self.pieces) - 1})")
 
     def get_vocab(self) -> Dict[str, int]:
         """piece -> id."""
@@ -172,18 +183,31 @@ class SentencePieceModel(Model):
             "unk_id": self.unk_id,
             "byte_fallback": self.byte_fallback,
             "types": [int(t) for t in self.types],
+            "byte_spans": "run" if self.byte_run_spans else "character",
+            "unk_tokens": "text" if self.unk_token_is_text else "piece",
         }
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "SentencePieceModel":
-        if not isinstance(data, dict) or "pieces" not in data:
-            raise ModelError(f"{cls.type_name} model description lacks the key 'pieces'")
-        raw = data["pieces"]
+        """Read :meth:`to_dict`'s form; the pieces may be under ``"pieces"`` or, as Hugging
+        Face's Unigram writes them, ``"vocab"`` (``[[piece, score], ...]``)."""
+        key = "pieces" if isinstance(data, dict) and "pieces" in data else "vocab"
+        if not isinstance(data, dict) or key not in data:
+            raise ModelError(f"{cls.type_name} model description lacks the key 'pieces' (or 'vocab')")
+        raw = data[key]
         if not isinstance(raw, list):
             raise ModelError(f"{cls.type_name} model description: 'pieces' must be a list of [piece, score]")
         pieces = [tuple(p) if isinstance(p, list) else p for p in raw]
+        # Hugging Face's form (under "vocab") takes Hugging Face's conventions unless told.
+        hf_form = key == "vocab"
+        spans = data.get("byte_spans", "run" if hf_form else "character")
+        if spans not in ("character", "run"):
+            raise ModelError(f"byte_spans must be 'character' or 'run', got {spans!r}")
+        unk_tokens = data.get("unk_tokens", "text" if hf_form else "piece")
+        if unk_tokens not in ("piece", "text"):
+            raise ModelError(f"unk_tokens must be 'piece' or 'text', got {unk_tokens!r}")
         return cls(pieces, unk_id=data.get("unk_id"), byte_fallback=data.get("byte_fallback", False),
-                   types=data.get("types"))
+                   types=data.get("types"), byte_run_spans=spans == "run", unk_token_is_text=unk_tokens == "text")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SentencePieceModel) and type(self) is type(other) and self.to_dict() == other.to_dict()

@@ -11,9 +11,11 @@ twin is :mod:`ciyuan.reference.unigram`.
 
 from __future__ import annotations
 
+from typing import Any, Dict
+
 from ciyuan import _core
 from ciyuan.models.base import MODELS, check_alpha
-from ciyuan.models.pieces import SentencePieceModel
+from ciyuan.models.pieces import SentencePieceModel, _table
 
 __all__ = ["Unigram"]
 
@@ -38,3 +40,16 @@ class Unigram(SentencePieceModel):
         is 1 (the best segmentation), <= 0 (all segmentations) or k > 1 (the k best)."""
         return _core.SampleOptions(alpha=check_alpha(alpha, what="alpha (the Unigram smoothing)"),
                                    nbest_size=nbest_size)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Hugging Face's form (``tokenizer.json``'s Unigram: ``unk_id``, ``vocab`` as
+        ``[[piece, score], ...]``, ``byte_fallback``), plus the piece ``types`` when some piece
+        is not what Hugging Face would take it for (a control or user-defined piece)."""
+        data: Dict[str, Any] = {"type": self.type_name, "unk_id": self.unk_id,
+                                "vocab": [[p, s] for p, s in zip(self.pieces, self.scores)],
+                                "byte_fallback": self.byte_fallback,
+                                "byte_spans": "run" if self.byte_run_spans else "character",
+                                "unk_tokens": "text" if self.unk_token_is_text else "piece"}
+        if self.types != _table(data["vocab"], self.unk_id, self.byte_fallback, None)[2]:
+            data["types"] = [int(t) for t in self.types]
+        return data

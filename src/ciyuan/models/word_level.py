@@ -51,7 +51,8 @@ class WordLevel(_VocabModel):
     def from_dict(cls, data: Dict[str, Any]) -> "WordLevel":
         if "vocab" not in data:
             raise ModelError(f"{cls.type_name} model description lacks the key 'vocab'")
-        return cls(data["vocab"], unk_token=data.get("unk_token", "[UNK]"))
+        # Hugging Face's WordLevel defaults its unknown token to "<unk>".
+        return cls(data["vocab"], unk_token=data.get("unk_token", "<unk>"))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.vocab_size} tokens, unk_token={self.unk_token!r})"

@@ -76,7 +76,10 @@ NAMED_PATTERNS: Dict[str, str] = {
 
 
 #: Pattern strings that split exactly as a named pattern does, under other spellings.
-EQUIVALENT_PATTERNS: Dict[str, str] = {GPT2_ORIGINAL_PATTERN: "gpt2"}
+#: (cl100k_base as ciyuan writes it in tokenizer.json: Oniguruma reads "{1,3}+" as a repeated
+#: repeat, and the plain "{1,3}" closing its alternative matches as the possessive one does.)
+EQUIVALENT_PATTERNS: Dict[str, str] = {GPT2_ORIGINAL_PATTERN: "gpt2",
+                                       CL100K_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}"): "cl100k_base"}
 
 #: The scanners whose matches cover every character of any text (no gaps), so that their
 #: matches are exactly the pieces of Hugging Face's ``Split(..., behavior="Isolated")``.

@@ -16,14 +16,20 @@ from __future__ import annotations
 
 from ciyuan.processors.base import PROCESSORS, PostProcessor
 from ciyuan.processors.bert import BertProcessing
+from ciyuan.processors.byte_level import ByteLevel
 from ciyuan.processors.padding import Padding, pad, pad_batch
 from ciyuan.processors.post_process import post_process
+from ciyuan.processors.roberta import RobertaProcessing
+from ciyuan.processors.sequence import Sequence
 from ciyuan.processors.template import TemplateProcessing
 from ciyuan.processors.truncation import Truncation, truncate_encodings
 
 __all__ = [
     "TemplateProcessing",
     "BertProcessing",
+    "RobertaProcessing",
+    "ByteLevel",
+    "Sequence",
     "PostProcessor",
     "PROCESSORS",
     "Truncation",
