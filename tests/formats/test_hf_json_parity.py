@@ -214,8 +214,7 @@ def test_pairs_and_batches(name: str, folder: str) -> None:
 _TEXT = st.text(st.sampled_from(list("ab cd\tE\nfé1 2_.,'!?你好世界ﬁ①ｱ😀<>mask[NEW]")), max_size=40)
 
 
-@pytest.mark.xfail(strict=True, reason="NFD: a combining mark after a space, cut from it by the pre-tokenizer: "
-                                       "Hugging Face's piece starts at the mark (2, 5), ciyuan's at the space (1, 5)")
+# Fixed by hfcomp (normalizers align as Hugging Face's do: NormalizedString.transform).
 def test_combining_mark_offsets() -> None:
     from tokenizers.models import WordLevel as HfWordLevel
 
@@ -238,8 +237,7 @@ def test_unigram_tie(folder: str) -> None:
     assert ours.encode("---").tokens == hf.encode("---").tokens
 
 
-@pytest.mark.xfail(strict=True, reason="NFC/NFKC composition: Hugging Face points the composed character at the "
-                                       "first character it came from (0, 1); ciyuan's NFC at both (0, 2)")
+# Fixed by hfcomp (a composed character points at the first character it came from, as in HF).
 def test_composition_offsets() -> None:
     from tokenizers.models import WordLevel as HfWordLevel
 

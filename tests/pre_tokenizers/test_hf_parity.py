@@ -2,8 +2,9 @@
 character offsets (``pre_tokenize_str``), on corpus lines and generated text, and the same
 tokenizer.json form (``to_dict``) read back by both.
 
-Known differences, tested apart: none on these components. (A general regex runs on the
-``regex`` module where Hugging Face runs Oniguruma; see test_split_regex.py.)
+Known differences: code points assigned after Hugging Face's Unicode (16) but in the ``regex``
+module's (17 and later) are classed differently by the components that use the ``regex``
+module's classes (REGEX_CASES below); everything else is identical.
 """
 
 from __future__ import annotations
@@ -70,7 +71,12 @@ def _cases() -> Dict[str, Tuple[Callable[[], Any], Callable[[], Any], bool]]:
 
 
 CASES = _cases()
-REGEX_CASES = {name for name in CASES if name.startswith(("Split-", "Sequence-"))}
+# The components whose character classes come from the regex module (a general pattern, the
+# wordpunct scanner, \p{N}): its Unicode is newer than Hugging Face's Rust crates and Oniguruma,
+# so code points assigned since (e.g. U+3D000) differ; their generated text keeps to characters
+# Python's older Unicode assigns (see tests/hf_components.py).
+REGEX_CASES = {name for name in CASES if name.startswith(("Split-", "Sequence-", "Whitespace", "Digits"))}
+REGEX_CASES.discard("WhitespaceSplit")
 
 
 def _check(name: str, lines: Any) -> None:
