@@ -205,6 +205,7 @@ def test_pairs_and_batches(name: str, folder: str) -> None:
 _TEXT = st.text(st.sampled_from(list("ab cd\tE\nfé1 2_.,'!?你好世界ﬁ①ｱ😀<>mask[NEW]")), max_size=40)
 
 
+# Fixed by hfcomp (normalizers align as Hugging Face's do: NormalizedString.transform).
 def test_combining_mark_offsets() -> None:
     from tokenizers.models import WordLevel as HfWordLevel
 
@@ -227,6 +228,7 @@ def test_unigram_tie(folder: str) -> None:
     assert ours.encode("---").tokens == hf.encode("---").tokens
 
 
+# Fixed by hfcomp (a composed character points at the first character it came from, as in HF).
 def test_composition_offsets() -> None:
     from tokenizers.models import WordLevel as HfWordLevel
 
