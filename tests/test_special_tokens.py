@@ -141,3 +141,15 @@ def test_find_added_rules() -> None:
 def test_added_tokens_from_list_errors(items: List[Any], message: str) -> None:
     with pytest.raises(ModelError, match=message):
         added_tokens_from_list(items)
+
+
+def test_added_tokens_accepted_in_allowed_special() -> None:
+    """Code written for tiktoken passes allowed_special={"<|endoftext|>"}; on a tokenizer whose
+    <|endoftext|> is an added token (a tokenizer.json's) that is accepted and changes nothing."""
+    tok = Tokenizer(WordLevel(VOCAB, unk_token="[UNK]"), pre_tokenizer=WhitespaceSplit())
+    tok.add_special_tokens(["<|endoftext|>"])
+    want = tok.encode("a<|endoftext|>").ids
+    assert tok.encode("a<|endoftext|>", allowed_special={"<|endoftext|>"}).ids == want
+    assert tok.encode("a<|endoftext|>", disallowed_special=()).ids == want
+    with pytest.raises(Exception, match="not special tokens"):
+        tok.encode("a", allowed_special={"<nope>"})

@@ -181,7 +181,9 @@ void register_front_end(nb::module_& m) {
       .value("CL100K", PreTokPattern::CL100K)
       .value("O200K", PreTokPattern::O200K)
       .value("WORD_PUNCT", PreTokPattern::WORD_PUNCT)
-      .value("WHITESPACE", PreTokPattern::WHITESPACE);
+      .value("WHITESPACE", PreTokPattern::WHITESPACE)
+      .value("LLAMA3", PreTokPattern::LLAMA3)
+      .value("QWEN2", PreTokPattern::QWEN2);
   m.def("parse_pattern", [](std::string name) { return ciyuan::parse_pattern(name); }, nb::arg("name"),
         "The scanner of a pattern name ('gpt2', 'r50k_base', 'p50k_base', 'cl100k_base', 'o200k_base', "
         "'wordpunct', 'whitespace'); InvalidInputError for any other.");

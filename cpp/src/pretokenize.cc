@@ -272,7 +272,11 @@ inline const u8* gpt2_end(const u8* p, const u8* e) {
     return w.end;                     // \s+ (one character)
 }
 
-// ---- cl100k_base ------------------------------------------------------------------------------
+// ---- cl100k_base (and its Llama 3 / Qwen2 spellings) --------------------------------------------
+// kEndRun: CL100K's `\s++$` (a whitespace run that ends the text is one piece); without it
+// (LLAMA3, QWEN2) `\s*[\r\n]+` ends such a run at its last newline first. The other
+// differences of spelling (possessive or not) match the same. kDigits: 3, or 1 for QWEN2.
+template <bool kEndRun, int kDigits>
 inline const u8* cl100k_end(const u8* p, const u8* e) {
     const u8 b = *p;
     if (b == '\'') {
@@ -287,7 +291,7 @@ inline const u8* cl100k_end(const u8* p, const u8* e) {
     if (p1 < e) f1 = cls<true>(p1, e, &l1);
     // [^\r\n\p{L}\p{N}]?+\p{L}++
     if (p1 < e && (f1 & kL) && !(f0 & kN) && b != '\r' && b != '\n') return run<true, IsL>(p1 + l1, e);
-    if (f0 & kN) return digits3(p, l0, e);  // \p{N}{1,3}+
+    if (f0 & kN) return kDigits == 1 ? p1 : digits3(p, l0, e);  // \p{N}{1,3}+ (or \p{N})
     // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
     const u8* q = nullptr;
     if (b == ' ' && p1 < e && !(f1 & kSLN)) q = p1 + l1;
@@ -298,8 +302,9 @@ inline const u8* cl100k_end(const u8* p, const u8* e) {
         return q;
     }
     const WsRun w = ws_run(p, e);
-    if (w.end == e) return e;         // \s++$
+    if (kEndRun && w.end == e) return e;  // \s++$
     if (w.nl_end) return w.nl_end;    // \s*[\r\n]
+    if (w.end == e) return e;         // \s+(?!\S) to the end
     if (!w.single) return w.last;     // \s+(?!\S)
     return w.end;                     // \s
 }
@@ -431,7 +436,9 @@ inline bool next_impl(const u8* p, const u8* e, const u8** start, const u8** end
     if (p >= e) return false;
     *start = p;
     if (P == PreTokPattern::GPT2) *end = gpt2_end(p, e);
-    else if (P == PreTokPattern::CL100K) *end = cl100k_end(p, e);
+    else if (P == PreTokPattern::CL100K) *end = cl100k_end<true, 3>(p, e);
+    else if (P == PreTokPattern::LLAMA3) *end = cl100k_end<false, 3>(p, e);
+    else if (P == PreTokPattern::QWEN2) *end = cl100k_end<false, 1>(p, e);
     else *end = o200k_end(p, e);
     return true;
 }
@@ -472,6 +479,8 @@ size_t next_pieces(PreTokPattern p, std::string_view text, size_t pos, std::pair
         case PreTokPattern::O200K: return pieces_impl<PreTokPattern::O200K>(s, s + pos, e, out, max);
         case PreTokPattern::WORD_PUNCT: return pieces_impl<PreTokPattern::WORD_PUNCT>(s, s + pos, e, out, max);
         case PreTokPattern::WHITESPACE: return pieces_impl<PreTokPattern::WHITESPACE>(s, s + pos, e, out, max);
+        case PreTokPattern::LLAMA3: return pieces_impl<PreTokPattern::LLAMA3>(s, s + pos, e, out, max);
+        case PreTokPattern::QWEN2: return pieces_impl<PreTokPattern::QWEN2>(s, s + pos, e, out, max);
     }
     return 0;
 }
@@ -489,6 +498,8 @@ bool next_piece(PreTokPattern p, std::string_view text, size_t pos, size_t* star
         case PreTokPattern::O200K: ok = next_impl<PreTokPattern::O200K>(s + pos, e, &b, &en); break;
         case PreTokPattern::WORD_PUNCT: ok = next_impl<PreTokPattern::WORD_PUNCT>(s + pos, e, &b, &en); break;
         case PreTokPattern::WHITESPACE: ok = next_impl<PreTokPattern::WHITESPACE>(s + pos, e, &b, &en); break;
+        case PreTokPattern::LLAMA3: ok = next_impl<PreTokPattern::LLAMA3>(s + pos, e, &b, &en); break;
+        case PreTokPattern::QWEN2: ok = next_impl<PreTokPattern::QWEN2>(s + pos, e, &b, &en); break;
     }
     if (!ok) return false;
     *start = static_cast<size_t>(b - s);
@@ -508,6 +519,8 @@ void split_pieces(PreTokPattern p, std::string_view text, std::vector<std::pair<
         case PreTokPattern::O200K: split_impl<PreTokPattern::O200K>(s, e, out); break;
         case PreTokPattern::WORD_PUNCT: split_impl<PreTokPattern::WORD_PUNCT>(s, e, out); break;
         case PreTokPattern::WHITESPACE: split_impl<PreTokPattern::WHITESPACE>(s, e, out); break;
+        case PreTokPattern::LLAMA3: split_impl<PreTokPattern::LLAMA3>(s, e, out); break;
+        case PreTokPattern::QWEN2: split_impl<PreTokPattern::QWEN2>(s, e, out); break;
     }
 }
 
@@ -523,6 +536,8 @@ const struct {
     {"o200k_base", PreTokPattern::O200K},
     {"wordpunct", PreTokPattern::WORD_PUNCT},
     {"whitespace", PreTokPattern::WHITESPACE},
+    {"llama3", PreTokPattern::LLAMA3},
+    {"qwen2", PreTokPattern::QWEN2},
 };
 }  // namespace
 

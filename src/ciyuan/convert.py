@@ -297,6 +297,10 @@ def convert(tok: "Tokenizer", out: PathLike, to: Optional[str] = None, *, lossy:
         write = _write_huggingface(tok, path, lost, notes)
     else:
         raise ModelError(f"writing {target} files is not available in this build of ciyuan")
+    if tok.added_tokens and target not in ("ciyuan", "huggingface"):
+        shown = [t.content for t in list(tok.added_tokens.values())[:5]]
+        lost.append(f"the {len(tok.added_tokens)} added tokens ({', '.join(map(repr, shown))}"
+                    f"{', ...' if len(tok.added_tokens) > 5 else ''}), which only ciyuan JSON and tokenizer.json hold")
     if write is None:
         raise ConversionError(target, lost, possible=False)
     if lost and not lossy:

@@ -301,6 +301,11 @@ class Encoding:
         if field == "tokens":
             to_token = self._tokenizer.id_to_token  # type: ignore[union-attr]
             inner = [to_token(i) for i in data.ids]
+            # A model that names its unknown token by the text it covers (HF's Unigram).
+            text_unk = getattr(getattr(self._tokenizer, "model", None), "text_unk_id", None)
+            if text_unk is not None and text is not None and text_unk in data.ids:
+                spans = data.char_offsets(text)
+                inner = [text[s:e] if i == text_unk else t for i, t, (s, e) in zip(data.ids, inner, spans)]
         elif wrap is None:
             return [0 if field != "attention_mask" else 1] * len(data)
         elif field == "type_ids":

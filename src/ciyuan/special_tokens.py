@@ -42,12 +42,18 @@ class SpecialTokenRules:
         special_tokens: special-token text -> id, in the tokenizer's order.
         always: text -> id of tokens found in every call whatever the arguments say (Hugging
             Face's added tokens without flags); their policy bytes follow the special tokens'.
+        added: the texts of all the added tokens (accepted in ``allowed_special`` and
+            ``disallowed_special``, where they change nothing).
     """
 
-    def __init__(self, special_tokens: Mapping[str, int], always: Optional[Mapping[str, int]] = None) -> None:
+    def __init__(self, special_tokens: Mapping[str, int], always: Optional[Mapping[str, int]] = None,
+                 added: Collection[str] = ()) -> None:
         self.special_tokens: Dict[str, int] = dict(special_tokens)
         self.names: List[str] = list(self.special_tokens)
         self.always: Dict[str, int] = dict(always or {})
+        # Added tokens' texts: found in every call, so naming them in allowed_special (as code
+        # written for tiktoken does with "<|endoftext|>") is accepted and changes nothing.
+        self.added = frozenset(added)
         self._tail = bytes([ALLOWED]) * len(self.always)
         self._policies: Dict[Tuple[Union[str, FrozenSet[str]], Union[str, FrozenSet[str]]], bytes] = {}
         # policy -> (pattern of its active names, longest first; name -> (id, disallowed)), or None
@@ -81,13 +87,13 @@ class SpecialTokenRules:
             return names
         if isinstance(spec, str):
             raise InvalidInputError(f"{what} must be 'all' or a collection of special tokens, not {spec!r}")
-        unknown = set(spec) - names
+        unknown = set(spec) - names - self.added
         if unknown:
             raise InvalidInputError(
                 f"{what} names {sorted(unknown)!r}, which are not special tokens of this tokenizer "
                 f"(it has {sorted(names)!r})"
             )
-        return set(spec)
+        return set(spec) & names
 
     def segments(self, text: str, policy: bytes) -> List[Tuple[int, int, Optional[int]]]:
         """``text`` cut at the special tokens the policy does not leave ordinary: ``(start, end,

@@ -215,6 +215,7 @@ class Tokenizer:
         normalized on the input, then the normalized ones on each normalized piece."""
         model = self.model
         self._added_by_text: Dict[str, Tuple[int, AddedToken]] = {}
+        self._between_native = False
         for i, token in self.added_tokens.items():
             if not isinstance(token, AddedToken):
                 raise ModelError(f"added token {i} must be an AddedToken, not {token!r}")
@@ -250,8 +251,11 @@ class Tokenizer:
                         normalized.setdefault(text, (i, t))
             pattern = added_pattern(normalized)
             self._norm_added = (pattern, normalized) if pattern is not None else None
+            # With a native front end and nothing to match on normalized text (no normalizer),
+            # Python finds the added tokens and the native encoder takes the text between them.
+            self._between_native = self._native_path and self.normalizer is None
             self._native_path = False
-        self._specials = SpecialTokenRules(self.special_tokens, always)
+        self._specials = SpecialTokenRules(self.special_tokens, always, self._added_by_text)
         self._policy = self._specials.policy  # (allowed_special, disallowed_special) -> policy bytes
         self._skipped_ids = set(self._special_ids) | {i for i, t in self.added_tokens.items() if t.special}
         # What an added token's id stands for (id_to_token, decode): its content, normalized
@@ -600,6 +604,8 @@ class Tokenizer:
         ids: List[int] = []
         offsets: List[Tuple[int, int]] = []
         stripped: List[Tuple[int, str]] = []  # added tokens whose token is not their content
+        if self._between_native:
+            return self._encode_between(text, policy, rng, sampling)
         for start, end, special, norm, spans in self._pieces_python(text, policy):
             if special is not None:
                 # An added token's token is the text it matched (with the whitespace it took,
@@ -615,8 +621,55 @@ class Tokenizer:
                 data = self._encoder.encode_spans(norm.text, spans)
             else:
                 data = self._encoder.encode_spans_sampled(norm.text, spans, sampling.options, rng)
+            text_unk = self.model.text_unk_id
+            if text_unk is not None and text_unk in data.ids:  # HF's Unigram: the unknown token is its text
+                for k, (i, (s, e)) in enumerate(zip(data.ids, data.char_offsets(norm.text))):
+                    if i == text_unk:
+                        stripped.append((len(ids) + k, norm.text[s:e]))
             ids.extend(data.ids)
             offsets.extend(_original_offsets(data, norm, start))
+        if not stripped:
+            return Encoding(self, ids=ids, offsets=offsets)
+        tokens = [self.id_to_token(i) for i in ids]
+        for at, token in stripped:
+            tokens[at] = token
+        return Encoding(self, ids=ids, offsets=offsets, tokens=tokens)
+
+    def _encode_between(self, text: str, policy: bytes, rng: Any, sampling: Optional[_Sampling]) -> Encoding:
+        """:meth:`_encode_python` when only the added tokens need Python: they are found here
+        (Hugging Face's rules), and each stretch of text between them is encoded natively, front
+        end included (as Hugging Face runs its stages on each stretch apart)."""
+        ids: List[int] = []
+        offsets: List[Tuple[int, int]] = []
+        stripped: List[Tuple[int, str]] = []
+        ordinary = bytes(len(self.special_tokens) + len(self.added_tokens))  # all cut here already
+        for start, end, special in self._specials.segments(text, policy):
+            if special is not None:
+                ids.append(special)
+                offsets.append((start, end))
+                continue
+            raw = find_added(text[start:end], *self._raw_added) if self._raw_added else [(0, end - start, None)]
+            for a, b, added in raw:
+                a, b = start + a, start + b
+                if added is not None:
+                    if text[a:b] != self._added_texts[added]:
+                        stripped.append((len(ids), text[a:b]))
+                    ids.append(added)
+                    offsets.append((a, b))
+                    continue
+                parts = find_added(text[a:b], *self._norm_added) if self._norm_added else [(0, b - a, None)]
+                for c, d, inner in parts:
+                    if inner is not None:
+                        if text[a + c:a + d] != self._added_texts[inner]:
+                            stripped.append((len(ids), text[a + c:a + d]))
+                        ids.append(inner)
+                        offsets.append((a + c, a + d))
+                    elif c < d:
+                        piece = text[a + c:a + d]
+                        data = (self._encoder.encode(piece, ordinary) if sampling is None or rng is None else
+                                self._encoder.encode_sampled(piece, ordinary, sampling.options, rng))
+                        ids.extend(data.ids)
+                        offsets.extend((a + c + s, a + c + e) for s, e in data.char_offsets(piece))
         if not stripped:
             return Encoding(self, ids=ids, offsets=offsets)
         tokens = [self.id_to_token(i) for i in ids]
@@ -968,24 +1021,31 @@ class Tokenizer:
         except OSError as e:
             raise FileFormatError(str(path), None, f"cannot read the file: {e.strerror}") from None
         if looks_like_hf_json(head):
-            parts = read_hf_json(path)
-            try:
-                return cls(**parts)
-            except FileFormatError:
-                raise
-            except CiyuanError as e:
-                raise FileFormatError(str(path), None, str(e)) from None
+            return cls._from_hf_json(path)
         text = read_utf8(path)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise FileFormatError(str(path), e.lineno, f"not valid JSON: {e.msg}") from None
+        if isinstance(data, dict) and "ciyuan" not in data and isinstance(data.get("model"), dict):
+            return cls._from_hf_json(path)  # a tokenizer.json whose first keys did not tell
         try:
             return cls.from_dict(data)
         except FileFormatError:
             raise
         except (CiyuanError, KeyError, TypeError, ValueError) as e:
             raise FileFormatError(str(path), None, f"not a valid ciyuan tokenizer: {e}") from None
+
+    @classmethod
+    def _from_hf_json(cls, path: PathLike) -> "Tokenizer":
+        with _gc_paused():  # hundreds of thousands of strings and tuples, none in cycles
+            parts = read_hf_json(path)
+        try:
+            return cls(**parts)
+        except FileFormatError:
+            raise
+        except CiyuanError as e:
+            raise FileFormatError(str(path), None, str(e)) from None
 
     # -- training ------------------------------------------------------------------------------
 
@@ -1047,7 +1107,7 @@ class Tokenizer:
             >>> from ciyuan.trainers import BpeTrainer
             >>> tok = Tokenizer.train(["hello world"] * 3, BpeTrainer(300, byte_level=True))
             >>> tok = tok.train_model(["other words"] * 3, BpeTrainer(260, byte_level=True))
-            >>> tok.pre_tokenizer.to_dict()["pattern"], tok.vocab_size
+            >>> tok.pre_tokenizer.native_pattern, tok.vocab_size
             ('gpt2', 260)
         """
         from ciyuan.training import train_model

@@ -20,7 +20,7 @@ Example:
     >>> from ciyuan import Tokenizer
     >>> from ciyuan.trainers import BpeTrainer
     >>> tok = Tokenizer.train(["low lower newest"] * 5, BpeTrainer(300, byte_level=True))
-    >>> tok.pre_tokenizer.to_dict()["pattern"]
+    >>> tok.pre_tokenizer.pattern
     'gpt2'
 """
 

@@ -118,3 +118,18 @@ def test_regex_replace_equals_tokenizers() -> None:
 def test_bad_descriptions(data: Any, message: str) -> None:
     with pytest.raises(ModelError, match=message):
         decoders.from_dict(data)
+
+
+def test_no_decoder_is_word_level() -> None:
+    """tokenizers without a decoder joins the token strings with spaces: decoders.WordLevel()."""
+    from ciyuan import Tokenizer
+    from tests.conftest import shared
+
+    path = str(shared("tokenizers", "gpt2", "tokenizer.json"))
+    hf = tokenizers.Tokenizer.from_file(path)
+    hf.decoder = None
+    ours = Tokenizer.from_file(path)
+    ours.decoder = decoders.WordLevel()
+    ids = hf.encode("Hello world, ça va? 中文 <|endoftext|>").ids
+    for skip in (False, True):
+        assert ours.decode(ids, skip_special_tokens=skip) == hf.decode(ids, skip_special_tokens=skip)

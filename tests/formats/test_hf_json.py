@@ -187,3 +187,96 @@ def test_cl100k_written_as_tokenizer_json(tmp_path: Path) -> None:
              + read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 1 << 19).splitlines()
              + shared("corpora", "multi", "udhr_sample.txt").read_text(encoding="utf-8").splitlines())
     assert_hf_same(hf, tok, lines)
+
+
+def corpus_lines() -> List[str]:
+    return (shared("corpora", "en", "tinyshakespeare.txt").read_text(encoding="utf-8").splitlines()
+            + read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 2 << 20).splitlines()
+            + shared("corpora", "multi", "udhr_sample.txt").read_text(encoding="utf-8").splitlines())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", ["cl100k_base", "gpt2_files"])
+def test_round_trip_keeps_every_encoding(source: str, tmp_path: Path) -> None:
+    """cl100k_base (.tiktoken) and GPT-2's encoder.json + vocab.bpe, written as tokenizer.json
+    and read back: every line encodes to the same ids and offsets (and still on the native path)."""
+    if source == "cl100k_base":
+        tok = Tokenizer.from_tiktoken(shared("tokenizers", "tiktoken", "cl100k_base.tiktoken"), "cl100k_base")
+    else:
+        gpt2 = ("tokenizers", "gpt2")
+        tok = Tokenizer.from_gpt2(shared(*gpt2, "encoder.json"), shared(*gpt2, "vocab.bpe"))
+    convert(tok, tmp_path / "tokenizer.json")
+    back = Tokenizer.from_file(tmp_path / "tokenizer.json")
+    assert back._native_path
+    lines = corpus_lines()
+    assert back.encode_batch_ids(lines) == tok.encode_batch_ids(lines)
+    for want, got in zip(tok.encode_batch(lines), back.encode_batch(lines)):
+        assert got.offsets == want.offsets
+    assert back.decode_batch(tok.encode_batch_ids(lines)) == lines
+
+
+def _trainers() -> Dict[str, Any]:
+    from ciyuan import trainers
+
+    return {"bpe_char": trainers.BpeTrainer(vocab_size=400),
+            "bpe_suffix": trainers.BpeTrainer(vocab_size=400, end_of_word_suffix="</w>"),
+            "word_level": trainers.WordLevelTrainer(vocab_size=500), "char_level": trainers.CharLevelTrainer()}
+
+
+@pytest.mark.parametrize("kind", ["bpe_char", "bpe_suffix", "word_level", "char_level"])
+def test_ciyuan_trained_models_write_as_tokenizers_reads_them(kind: str, tmp_path: Path) -> None:
+    """Every trainer's default pipeline, written as tokenizer.json: tokenizers gives the same
+    ids, tokens, offsets and text, and ciyuan reads it back the same (WordPunct is written as
+    Whitespace, BPESuffix as BPEDecoder, CharLevel as WordLevel behind a one-character Split)."""
+    lines = read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 60_000).splitlines()
+    tok = Tokenizer.train(lines, _trainers()[kind])
+    tok.save(tmp_path / "tokenizer.json")
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    back = Tokenizer.from_file(tmp_path / "tokenizer.json")
+    for other in (hf, back):
+        for line in lines[:400] + ["  x  y ", ""]:
+            want, got = tok.encode(line), other.encode(line)
+            assert (got.ids, got.tokens, got.offsets) == (want.ids, want.tokens, want.offsets), line
+            assert other.decode(got.ids, skip_special_tokens=False) == tok.decode(want.ids), line
+
+
+def test_sentencepiece_normalizer_is_refused_by_name(tmp_path: Path) -> None:
+    from ciyuan import trainers
+
+    lines = read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 60_000).splitlines()
+    tok = Tokenizer.train(lines, trainers.UnigramTrainer(vocab_size=300))
+    with pytest.raises(ModelError, match="SentencePieceNormalizer.*no Hugging Face counterpart"):
+        tok.save(tmp_path / "tokenizer.json")
+
+
+def test_other_targets_name_the_added_tokens_they_lose(tmp_path: Path) -> None:
+    from ciyuan.convert import ConversionError
+
+    tok = Tokenizer.train(WORDS * 5, BpeTrainer(vocab_size=300, byte_level=True))
+    tok.add_tokens(["<new>"])
+    with pytest.raises(ConversionError, match="added tokens \\('<new>'\\)"):
+        convert(tok, tmp_path / "x.tiktoken")
+    convert(tok, tmp_path / "tokenizer.json")  # tokenizer.json holds them
+    assert Tokenizer.from_file(tmp_path / "tokenizer.json").encode("a<new>").tokens[-1] == "<new>"
+
+
+def test_tokenizer_json_with_the_model_first(tmp_path: Path) -> None:
+    """Keys in another order (the model first, its vocabulary filling the first kilobytes): still
+    read as a tokenizer.json."""
+    data = minimal()
+    data["model"]["vocab"].update({f"w{i}": i + 3 for i in range(2000)})
+    ordered = {"model": data.pop("model"), **data}
+    path = write(tmp_path, json.dumps(ordered).replace('"added_tokens": [], ', ""), name="odd.json")
+    assert Tokenizer.from_file(path).encode("w7").ids == [10]
+
+
+def test_cli_convert_tiktoken_to_tokenizer_json(tmp_path: Path, capsys: Any) -> None:
+    """`ciyuan convert x.tiktoken out/tokenizer.json`, then `ciyuan encode -t` on it."""
+    from ciyuan.cli import main
+
+    src = shared("tokenizers", "tiktoken", "cl100k_base.tiktoken")
+    assert main(["convert", str(src), str(tmp_path / "out" / "tokenizer.json")]) == 0
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
+    tok = Tokenizer.from_file(tmp_path / "out" / "tokenizer.json")
+    want = Tokenizer.from_tiktoken(src, "cl100k_base").encode("hello world 1948").ids
+    assert tok.encode("hello world 1948").ids == hf.encode("hello world 1948").ids == want

@@ -192,7 +192,6 @@ def test_byte_level_inference() -> None:
     ({"type": "BPE", "vocab": {"a": -1}, "merges": []}, "integer"),
     ({"type": "BPE", "vocab": {"a": 0, "b": 0}, "merges": []}, "given to both"),
     ({"type": "BPE", "merges": []}, "vocab"),
-    ({"type": "BPE", "vocab": {"a": 0}, "merges": [], "unk_token": "<unk>"}, "not in the vocabulary"),
     ({"type": "BPE", "vocab": {"a": 0, "#": 1}, "merges": [["a", "#"]], "continuing_subword_prefix": "##"}, "shorter"),
 ])
 def test_bad_descriptions(data: Dict[str, Any], message: str) -> None:
@@ -212,3 +211,19 @@ def test_whole_corpora(pair: Any) -> None:
     ours = tok.encode_batch(lines)
     for line, a, b in zip(lines, theirs, ours):
         assert (b.ids, b.offsets) == (a.ids, [tuple(o) for o in a.offsets]), line
+
+
+def test_unk_token_missing_from_the_vocabulary() -> None:
+    """tokenizers loads a BPE whose unk_token is not in the vocabulary and fails only on text that
+    needs it; so does ciyuan (the older ciyuan form still refuses it at load)."""
+    data = {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [], "unk_token": "<unk>"}
+    tok = ciyuan.Tokenizer(models.from_dict(data))
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE(data["vocab"], [], unk_token="<unk>"))
+    assert tok.encode("ab").ids == hf.encode("ab").ids == [0, 1]
+    with pytest.raises(InvalidInputError):
+        tok.encode("abc")
+    with pytest.raises(Exception, match="Unk token"):
+        hf.encode("abc")
+    assert models.from_dict(data).to_dict()["unk_token"] == "<unk>"
+    with pytest.raises(ModelError, match="not in the vocabulary"):
+        BPE(data["vocab"], [], unk_token="<unk>")

@@ -54,6 +54,8 @@ def lines() -> List[str]:
 
 
 def check(hf: Any, ours: Any, text: str) -> None:
+    if any(s in text for s in ("<s>", "</s>", "<unk>")):
+        return  # added tokens are matched before the model: tokenizer.json's part, not the model's
     piece = metaspace(text)
     theirs = hf.encode(piece, add_special_tokens=False)
     mine = ours.encode(piece)

@@ -13,10 +13,11 @@ from typing import Any, Callable, Dict, Tuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ciyuan.pre_tokenizers as ours
 from ciyuan.pre_tokenizers.patterns import GPT2_ORIGINAL_PATTERN, O200K_PATTERN
-from tests.hf_components import corpus_lines, hf_pieces, ours_pieces, texts
+from tests.hf_components import assigned_text, corpus_lines, hf_pieces, ours_pieces, texts
 
 hf = pytest.importorskip("tokenizers")
 hp = hf.pre_tokenizers
@@ -68,6 +69,7 @@ def _cases() -> Dict[str, Tuple[Callable[[], Any], Callable[[], Any], bool]]:
 
 
 CASES = _cases()
+REGEX_CASES = {name for name in CASES if name.startswith(("Split-", "Sequence-"))}
 
 
 def _check(name: str, lines: Any) -> None:
@@ -92,9 +94,10 @@ def test_corpora(name: str) -> None:
 
 @pytest.mark.parametrize("name", list(CASES))
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=texts)
-def test_generated(name: str, text: str) -> None:
-    _check(name, [text])
+@given(data=st.data())
+def test_generated(name: str, data: st.DataObject) -> None:
+    # A general regex engine: Python-assigned characters (see tests/hf_components.py).
+    _check(name, [data.draw(assigned_text if name in REGEX_CASES else texts)])
 
 
 @pytest.mark.parametrize("name", list(CASES))

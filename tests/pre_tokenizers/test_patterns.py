@@ -45,6 +45,9 @@ ALIASES = {n: next(k for k, p in PATTERNS.items() if p == pattern) for n, patter
 EQUIVALENTS = list(EQUIVALENT_PATTERNS.items())
 NAMES = list(PATTERNS)
 TIKTOKEN_NAMES = ["gpt2", "cl100k_base", "o200k_base"]
+# tokenizer.json patterns: on the code points where regex and tiktoken disagree they follow
+# tiktoken's tables, which are Hugging Face's (Oniguruma's) too; held against tokenizers there.
+HF_NAMES = ["llama3", "qwen2"]
 COMPILED = {name: regex.compile(p) for name, p in PATTERNS.items()}
 
 # Characters and strings that exercise the corners of the patterns.
@@ -126,10 +129,22 @@ def describe(text: str, got: List[Span], want: List[Span], oracle: str) -> str:
     )
 
 
+def hf_spans(name: str, text: str) -> List[Span]:
+    """Byte spans of Hugging Face's Split (Oniguruma) with the pattern, on ``text``."""
+    hf = pytest.importorskip("tokenizers")
+    split = hf.pre_tokenizers.Split(hf.Regex(NAMED_PATTERNS[name]), "isolated")
+    at = [0]
+    for c in text:
+        at.append(at[-1] + len(c.encode("utf-8")))
+    return [(at[s], at[e]) for _, (s, e) in split.pre_tokenize_str(text)]
+
+
 def check(name: str, text: str) -> None:
     got = split_pieces(name, text)
     if name in TIKTOKEN_NAMES and not disputed().isdisjoint(text):
         want, oracle = tiktoken_spans(name, text), "tiktoken"
+    elif name in HF_NAMES and not disputed().isdisjoint(text):
+        want, oracle = hf_spans(name, text), "tokenizers"
     else:
         want, oracle = regex_spans(name, text), "regex"
     assert got == want, describe(text, got, want, oracle)

@@ -26,6 +26,14 @@ enum class PreTokPattern {
     WORD_PUNCT,
     // \S+ (whitespace is skipped).
     WHITESPACE,
+    // Llama 3 (cl100k's first, non-possessive spelling, as Llama 3's tokenizer.json has it):
+    //   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|
+    //   \s*[\r\n]+|\s+(?!\S)|\s+
+    // It differs from CL100K only at a whitespace run that ends the text and holds a newline
+    // (CL100K's \s++$ takes the whole run; here the run ends at its last newline).
+    LLAMA3,
+    // Qwen2 / Qwen2.5 / Qwen3: LLAMA3 with \p{N} (one digit per piece) for \p{N}{1,3}.
+    QWEN2,
 };
 
 // Finds the next piece at or after `pos` in `text` (valid UTF-8; invalid bytes are treated as
@@ -46,7 +54,7 @@ size_t next_pieces(PreTokPattern p, std::string_view text, size_t pos, std::pair
 void split_pieces(PreTokPattern p, std::string_view text, std::vector<std::pair<uint32_t, uint32_t>>& out);
 
 // The one parser of scanner names: "gpt2" (also "r50k_base", "p50k_base"), "cl100k_base",
-// "o200k_base", "wordpunct", "whitespace".
+// "o200k_base", "wordpunct", "whitespace", "llama3", "qwen2".
 bool pattern_from_name(std::string_view name, PreTokPattern* out);
 // The same, throwing InvalidInputError (naming the known names) for an unknown name.
 PreTokPattern parse_pattern(std::string_view name);

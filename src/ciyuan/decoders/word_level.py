@@ -19,17 +19,25 @@ __all__ = ["WordLevel", "CharLevel"]
 
 @DECODERS.register
 class WordLevel(Decoder):
-    """Join whole-word tokens with a space (or ``separator``)."""
+    """Join whole-word tokens with a space (or ``separator``).
+
+    It reads token strings (``reads_tokens``): joined by a space, it is also what Hugging Face
+    does with a tokenizer.json that has no decoder (``" ".join(tokens)``, whatever the model).
+    """
 
     type_name = "WordLevel"
     options = ("separator",)
     default_separator = " "
+    reads_tokens = True
 
     def __init__(self, separator: Optional[str] = None) -> None:
         self.separator = self.default_separator if separator is None else separator
 
     def decode(self, tokens: List[bytes]) -> str:
         return self.separator.join(t.decode("utf-8", "replace") for t in tokens)
+
+    def decode_chain(self, tokens: List[str]) -> List[str]:
+        return [self.separator.join(tokens)]
 
 
 @DECODERS.register

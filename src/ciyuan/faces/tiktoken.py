@@ -48,9 +48,14 @@ class TiktokenEncoding:
     def __init__(self, tok: "Tokenizer", name: Optional[str] = None) -> None:
         self._tok = tok
         pre = tok.pre_tokenizer
-        pattern = getattr(pre, "pattern", None) if isinstance(pre, Split) else None
+        # The pattern's name: as given (Split("cl100k_base")), else the native scanner a written-out
+        # regex was recognised as (a Split read back from JSON holds the regex itself).
+        pattern: Optional[str] = None
+        if isinstance(pre, Split):
+            given = pre.pattern if isinstance(pre.pattern, str) else pre.pattern.get("Regex")
+            pattern = given if given in NAMED_PATTERNS else pre.native_pattern or given
         if name is None:
-            name = pattern if isinstance(pattern, str) and pattern in NAMED_PATTERNS else "ciyuan"
+            name = pattern if pattern in NAMED_PATTERNS else "ciyuan"
         self.name = name
         self._pat_str = str(getattr(pre, "source", "")) if isinstance(pre, Split) else ""
         self._special_tokens: Dict[str, int] = dict(tok.special_tokens)

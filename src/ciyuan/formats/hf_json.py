@@ -48,9 +48,10 @@ from ciyuan.processors import Padding, Truncation
 from ciyuan.processors.base import PROCESSORS
 from ciyuan.special_tokens import AddedToken, added_tokens_from_list
 
-try:  # orjson parses a vocabulary of 200,000 tokens several times faster than json
-    import orjson as _orjson  # type: ignore[import-not-found, unused-ignore]
-except ImportError:  # pragma: no cover - orjson is optional
+_orjson: Any
+try:  # orjson (a dependency) parses a vocabulary of 200,000 tokens several times faster than json
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - a ciyuan installed without it still reads the files
     _orjson = None
 
 if TYPE_CHECKING:
@@ -132,24 +133,28 @@ class _Reader:
         except RecursionError:
             raise self.fail(where, "the components nest too deeply") from None
         except (CiyuanError, KeyError, TypeError, ValueError) as e:
-            kind = data.get("type")
             message = str(e) if not isinstance(e, KeyError) else f"lacks the field {e.args[0]!r}"
             if isinstance(e, ModelError) and f"unknown {registry.stage} type" in message:
+                where, kind = _nested_where(data, registry, where)
                 message = (f"the {registry.stage} {kind!r} is not one ciyuan has ({message.split('; ', 1)[-1]}); "
                            "ciyuan cannot run this tokenizer")
-                where = _nested_where(data, registry, where)
             raise self.fail(where, message) from None
 
 
-def _nested_where(data: Dict[str, Any], registry: Any, where: str) -> str:
-    """The place of the first unknown type inside a Sequence (``pre_tokenizer.pretokenizers[1]``)."""
+def _nested_where(data: Dict[str, Any], registry: Any, where: str) -> Tuple[str, Any]:
+    """The place and type of the first unknown type, looked for inside Sequences too
+    (``pre_tokenizer.pretokenizers[1]``)."""
     names = set(registry.names())
+    if data.get("type") not in names:
+        return where, data.get("type")
     for key, value in data.items():
         if isinstance(value, list):
             for i, item in enumerate(value):
-                if isinstance(item, dict) and "type" in item and item["type"] not in names:
-                    return f"{where}.{key}[{i}]"
-    return where
+                if isinstance(item, dict) and "type" in item:
+                    found = _nested_where(item, registry, f"{where}.{key}[{i}]")
+                    if found[1] not in names:
+                        return found
+    return where, data.get("type")
 
 
 def _model_type(data: Dict[str, Any]) -> Optional[str]:
@@ -276,9 +281,13 @@ def read_hf_json(path: PathLike) -> TokenizerParts:
                and not _printable(t.content)}
         if odd and isinstance(vocab, dict):
             model_data["vocab"] = {t: i for t, i in vocab.items() if t not in odd}
-    if model_type == "BPE":
-        _check_merges(reader, model_data)
-    parts: TokenizerParts = {"model": reader.stage(MODELS, model_data, "model")}
+    try:
+        model = reader.stage(MODELS, model_data, "model")
+    except FileFormatError:
+        if model_type == "BPE":
+            _check_merges(reader, model_data)  # names the merge at fault, when one is
+        raise
+    parts: TokenizerParts = {"model": model}
     stages = (("normalizer", NORMALIZERS), ("pre_tokenizer", PRE_TOKENIZERS), ("post_processor", PROCESSORS),
               ("decoder", DECODERS))
     for key, registry in stages:
@@ -365,7 +374,7 @@ def _byte_level_pre(pre: Any) -> Dict[str, Any]:
     if pre is None:
         return plain
     data = pre.to_dict()
-    if data.get("type") == "ByteLevel":
+    if _uses_byte_level(data):
         return data
     pattern = getattr(pre, "pattern", None)
     if data.get("type") == "Split" and pattern in ("gpt2", "r50k_base", "p50k_base"):
@@ -386,20 +395,31 @@ def hf_json_dict(tok: "Tokenizer") -> Dict[str, Any]:
     model = tok.model
     byte_bpe = getattr(model, "type_name", "") == "BPE" and getattr(model, "byte_level", False)
     pre: Optional[Dict[str, Any]]
+    model_dict: Optional[Dict[str, Any]]
     for name in _HF_STAGES:
         part = getattr(tok, name)
         kind = getattr(part, "type_name", None)
-        if part is not None and kind not in _HF_TYPES[name] and not (name == "pre_tokenizer" and byte_bpe):
+        if part is not None and kind not in _HF_TYPES[name] and (name, kind) not in _SAME_AS_HF \
+                and not (name == "pre_tokenizer" and byte_bpe):
             raise ModelError(f"the {name.replace('_', '-')} {part!r} has no Hugging Face counterpart, so a "
                              "tokenizer.json cannot hold this tokenizer")
     if byte_bpe:
         model_dict = _hf_byte_bpe(model)
         pre = _byte_level_pre(tok.pre_tokenizer)
-        decoder = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+        decoder: Optional[Dict[str, Any]] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                                             "use_regex": True}
     else:
-        model_dict = model.to_dict()
-        pre = tok.pre_tokenizer.to_dict() if tok.pre_tokenizer is not None else None
-        decoder = tok.decoder.to_dict()
+        model_dict = _hf_form("model", model)
+        pre = _hf_form("pre_tokenizer", tok.pre_tokenizer) if tok.pre_tokenizer is not None else None
+        decoder = _hf_form("decoder", tok.decoder)
+        if getattr(tok.decoder, "type_name", "") == "ByteLevel":
+            # ciyuan's ByteLevel decoder joins the tokens' bytes; over a character-level model
+            # that is Hugging Face's Fuse (its ByteLevel decoder would read them as GPT-2's alphabet).
+            decoder = {"type": "Fuse"}
+        if getattr(model, "type_name", "") == "CharLevel":
+            # Hugging Face's WordLevel behind a Split that makes every character a piece.
+            chars = {"type": "Split", "pattern": {"Regex": r"[\s\S]"}, "behavior": "Isolated", "invert": False}
+            pre = chars if pre is None else {"type": "Sequence", "pretokenizers": [pre, chars]}
     added: List[Dict[str, Any]] = [AddedToken(t, special=True).to_dict(i) for t, i in tok.special_tokens.items()]
     added += [t.to_dict(i) for i, t in tok.added_tokens.items()]
     added.sort(key=lambda d: d["id"])
@@ -414,6 +434,39 @@ def hf_json_dict(tok: "Tokenizer") -> Dict[str, Any]:
         "decoder": decoder,
         "model": model_dict,
     }
+
+
+def _hf_form(stage: str, part: Any) -> Optional[Dict[str, Any]]:
+    """A component's Hugging Face form: its ``to_dict()``, or for a ciyuan component that does
+    what a Hugging Face one does under another name, that one's."""
+    kind = getattr(part, "type_name", None)
+    if (stage, kind) in _SAME_AS_HF:
+        return _SAME_AS_HF[(stage, kind)](part)
+    data: Dict[str, Any] = part.to_dict()
+    return data
+
+
+# ciyuan components written as the Hugging Face component that gives the same results.
+_SAME_AS_HF: Mapping[Tuple[str, Optional[str]], Any] = {
+    # WordPunct is \w+|[^\w\s]+, Hugging Face's Whitespace.
+    ("pre_tokenizer", "WordPunct"): lambda p: {"type": "Whitespace"},
+    # The suffix becomes a space between words and nothing at the end: BPEDecoder.
+    ("decoder", "BPESuffix"): lambda d: {"type": "BPEDecoder", "suffix": d.suffix},
+    # Tokens joined by a space is what Hugging Face does without a decoder; joined by nothing, Fuse.
+    ("decoder", "WordLevel"): lambda d: _joined(d),
+    ("decoder", "CharLevel"): lambda d: _joined(d),
+    ("model", "CharLevel"): lambda m: {"type": "WordLevel", "vocab": m.get_vocab(), "unk_token": m.unk_token},
+}
+
+
+def _joined(decoder: Any) -> Optional[Dict[str, Any]]:
+    """Tokens joined by a space: no decoder (Hugging Face's default); by nothing: Fuse."""
+    if decoder.separator == " ":
+        return None
+    if decoder.separator == "":
+        return {"type": "Fuse"}
+    raise ModelError(f"the decoder {decoder!r} has no Hugging Face counterpart, so a tokenizer.json cannot hold "
+                     "this tokenizer")
 
 
 # Hugging Face's type names per stage (what tokenizers 0.23 reads).

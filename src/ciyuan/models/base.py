@@ -102,6 +102,10 @@ class Model(ABC):
 
     # -- subword regularization ------------------------------------------------------------------
 
+    #: The id whose token, in an Encoding, is the text it covers rather than its piece (Hugging
+    #: Face's Unigram names an unknown token by its text), or None.
+    text_unk_id: Optional[int] = None
+
     #: Whether the native model gives the k best segmentations of a text (Unigram models).
     has_nbest: bool = False
 

@@ -59,6 +59,8 @@ class BPE(Model):
             ``<0xXX>`` of its UTF-8 bytes when they are all in the vocabulary (Llama 2, Mistral).
         drop_unknown: without ``unk_token``, leave unknown characters out (Hugging Face) instead
             of raising :class:`~ciyuan.errors.InvalidInputError`.
+        missing_unk_ok: an ``unk_token`` the vocabulary lacks is not a ModelError; text that
+            needs it is then an InvalidInputError (Hugging Face loads such files too).
         dropout: BPE-dropout (Provilkov et al., 2019), as Hugging Face's ``BPE(dropout=p)``: a
             probability in [0, 1] with which each merge is skipped, on every encode (subword
             regularization for training; seedable through ``Tokenizer.encode(..., seed=)``).
@@ -96,6 +98,7 @@ class BPE(Model):
         continuing_subword_prefix: str = "",
         byte_fallback: bool = False,
         drop_unknown: bool = False,
+        missing_unk_ok: bool = False,
     ) -> None:
         if encode_mode not in _ENCODE_MODES:
             raise ModelError(f"encode_mode must be one of {_ENCODE_MODES}, not {encode_mode!r}")
@@ -133,7 +136,11 @@ class BPE(Model):
 
         self._tokens: List[Optional[bytes]] = self._tokens_by_id(vocab)
         self._ids_cache: Optional[Dict[bytes, int]] = None
-        self._merges = [self._merge_ids(i, pair) for i, pair in enumerate(merges or ())]
+        self._texts: List[Optional[str]] = [None] * len(self._tokens)  # id_to_token's, made on first use
+        fast_merges = self._merge_ids_fast(vocab, merges)
+        self._merges: List[Tuple[int, int]] = (
+            fast_merges if fast_merges is not None
+            else [self._merge_ids(i, pair) for i, pair in enumerate(merges or ())])
         config = _core.BpeConfig()
         config.byte_level = self.byte_level
         config.rank_by_token = self.rank_by_token
@@ -149,10 +156,18 @@ class BPE(Model):
         if unk_token is not None:
             if not isinstance(unk_token, str):
                 raise ModelError(f"unk_token must be a str or None, got {unk_token!r}")
-            unk_bytes = self._token_bytes(unk_token) if self.byte_level else unk_token.encode("utf-8")
-            if unk_bytes not in self._ids:
+            try:
+                unk_bytes = self._token_bytes(unk_token) if self.byte_level else unk_token.encode("utf-8")
+            except ModelError:
+                unk_bytes = b""
+            if unk_bytes in self._ids:
+                config.unk_id = self._ids[unk_bytes]
+            elif not missing_unk_ok:
                 raise ModelError(f"unk_token {unk_token!r} is not in the vocabulary")
-            config.unk_id = self._ids[unk_bytes]
+            else:
+                # Hugging Face loads such a model and fails only on text that needs the unknown
+                # token: unknown text is then an error here too, not left out.
+                config.drop_unknown = self.drop_unknown = False
         try:
             self._native = _core.BpeModel(self._tokens, self._merges, config)
         except UnicodeEncodeError:
@@ -175,6 +190,19 @@ class BPE(Model):
                 ) from None
         return token.encode("utf-8")
 
+    def _merge_ids_fast(self, vocab: BpeVocab, merges: Optional[Sequence[Tuple[TokenLike, TokenLike]]]
+                        ) -> Optional[List[Tuple[int, int]]]:
+        """The merges as id pairs looked up in ``vocab`` itself when it maps the merges' tokens
+        as written (str tokens, as tokenizer.json has them: 200,000 merges in a tenth of a
+        second); None when any lookup fails, so the checked path names the culprit."""
+        if not merges:
+            return []
+        lookup: Any = vocab
+        try:
+            return [(lookup[a], lookup[b]) for a, b in merges]
+        except (KeyError, TypeError, ValueError):
+            return None
+
     def _tokens_by_id(self, vocab: BpeVocab) -> List[Optional[bytes]]:
         if not vocab:
             raise ModelError("the vocabulary is empty")
@@ -182,6 +210,10 @@ class BPE(Model):
         if min(vocab.values()) < 0:
             raise ModelError("token ids must be non-negative")
         tokens: List[Optional[bytes]] = [None] * size
+        if self.byte_level:
+            fast = _printable_tokens_by_id(vocab, size)
+            if fast is not None:
+                return fast
         for token, i in vocab.items():
             data = token if type(token) is bytes else self._token_bytes(token)
             if tokens[i] is not None:
@@ -212,8 +244,15 @@ class BPE(Model):
 
     def id_to_token(self, token_id: int) -> str:
         """A token as text: GPT-2's printable form for byte-level models."""
-        data = self.token_bytes(token_id)
-        return bytes_to_printable(data) if self.byte_level else data.decode("utf-8", "replace")
+        try:  # each id's text is made once (Encoding.tokens asks for every token of every text)
+            text = self._texts[token_id] if token_id >= 0 else None
+        except (IndexError, TypeError):
+            text = None
+        if text is None:
+            data = self.token_bytes(token_id)
+            text = bytes_to_printable(data) if self.byte_level else data.decode("utf-8", "replace")
+            self._texts[token_id] = text
+        return text
 
     def token_to_id(self, token: TokenLike) -> Optional[int]:
         """The id of a token (printable form or raw bytes for byte-level models), or None."""
@@ -341,6 +380,7 @@ class BPE(Model):
             continuing_subword_prefix=data.get("continuing_subword_prefix") or "",
             byte_fallback=bool(data.get("byte_fallback", False)),
             drop_unknown=bool(drop_unknown),
+            missing_unk_ok=hf_form,
         )
 
     def __repr__(self) -> str:
@@ -367,11 +407,37 @@ def looks_byte_level(vocab: Mapping[str, int]) -> bool:
     return chars <= _ALPHABET and not chars.isdisjoint(_STAND_INS)
 
 
+# GPT-2's printable characters -> the Latin-1 character of their byte; every other character of
+# U+0000..U+00FF -> one that Latin-1 cannot encode, so that a token outside the alphabet fails.
+_TO_LATIN1 = {**dict.fromkeys(range(256), 1114112 - 1), **{ord(c): b for c, b in CHAR_TO_BYTE.items()}}
+
+
+def _printable_tokens_by_id(vocab: BpeVocab, size: int) -> Optional[List[Optional[bytes]]]:
+    """Each id's bytes from a vocabulary of str tokens in GPT-2's printable alphabet (a whole
+    tokenizer.json in one translate per token, no per-character Python); None when a token is
+    not such a str or two share an id (the checked path then says which)."""
+    tokens: List[Optional[bytes]] = [None] * size
+    try:
+        for token, i in vocab.items():
+            tokens[i] = token.translate(_TO_LATIN1).encode("latin-1")  # type: ignore[union-attr, arg-type]
+    except (AttributeError, TypeError, UnicodeEncodeError):  # bytes tokens, or not in the alphabet
+        return None
+    if len(vocab) != sum(t is not None for t in tokens):
+        return None
+    return tokens
+
+
 def _read_merges(raw: Any) -> List[Tuple[str, str]]:
     """Merges as Hugging Face writes them: ``"a b"`` strings (up to tokenizers 0.19) or
     ``["a", "b"]`` pairs (0.20 on), or ciyuan's pairs."""
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
         raise ModelError(f"BPE merges must be a list, not {type(raw).__name__}")
+    try:  # the common case, at C speed: all "a b" strings, or all two-item lists
+        fast = [m.split(" ") if type(m) is str else m for m in raw]
+        if all(len(p) == 2 and type(p[0]) is str and type(p[1]) is str for p in fast):
+            return [(p[0], p[1]) for p in fast]
+    except TypeError:
+        pass
     merges: List[Tuple[str, str]] = []
     for rank, m in enumerate(raw):
         if isinstance(m, str):

@@ -131,7 +131,7 @@ class SentencePieceModel(Model):
 
     def __init__(self, pieces: Sequence[Tuple[str, float]], *, unk_id: Optional[int] = None,
                  byte_fallback: bool = False, types: Optional[Sequence[int]] = None,
-                 byte_run_spans: bool = False) -> None:
+                 byte_run_spans: bool = False, unk_token_is_text: bool = False) -> None:
         texts, scores, kinds, unk = _table(pieces, unk_id, byte_fallback, types)
         config = _core.SpmModelConfig()
         config.unk_id = -1 if unk is None else unk
@@ -151,6 +151,9 @@ class SentencePieceModel(Model):
         #: Byte-fallback pieces span their whole run of unknown characters (Hugging Face's
         #: Unigram) instead of their own character (SentencePiece).
         self.byte_run_spans: bool = bool(byte_run_spans)
+        #: An Encoding names the unknown token by the text it covers (Hugging Face's Unigram).
+        self.unk_token_is_text: bool = bool(unk_token_is_text)
+        self.text_unk_id = unk if self.unk_token_is_text else None
 
     def token_to_id(self, token: Any) -> Optional[int]:
         """The id of a piece, or None."""
@@ -158,9 +161,12 @@ class SentencePieceModel(Model):
 
     def id_to_token(self, token_id: int) -> str:
         """The piece of an id; :class:`~ciyuan.errors.UnknownIdError` outside the model."""
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self.pieces):
-            raise UnknownIdError(f"id {token_id!r} is not in the model's pieces (0..{len(self.pieces) - 1})")
-        return self.pieces[token_id]
+        if type(token_id) is int and token_id >= 0:  # (a bool is not an id)
+            try:
+                return self.pieces[token_id]
+            except IndexError:
+                pass
+        raise UnknownIdError(f"id {token_id!r} is not in the model's pieces (0..{len(self.pieces) - 1})")
 
     def get_vocab(self) -> Dict[str, int]:
         """piece -> id."""
@@ -178,6 +184,7 @@ class SentencePieceModel(Model):
             "byte_fallback": self.byte_fallback,
             "types": [int(t) for t in self.types],
             "byte_spans": "run" if self.byte_run_spans else "character",
+            "unk_tokens": "text" if self.unk_token_is_text else "piece",
         }
 
     @classmethod
@@ -191,11 +198,16 @@ class SentencePieceModel(Model):
         if not isinstance(raw, list):
             raise ModelError(f"{cls.type_name} model description: 'pieces' must be a list of [piece, score]")
         pieces = [tuple(p) if isinstance(p, list) else p for p in raw]
-        spans = data.get("byte_spans", "character" if key == "pieces" else "run")
+        # Hugging Face's form (under "vocab") takes Hugging Face's conventions unless told.
+        hf_form = key == "vocab"
+        spans = data.get("byte_spans", "run" if hf_form else "character")
         if spans not in ("character", "run"):
             raise ModelError(f"byte_spans must be 'character' or 'run', got {spans!r}")
+        unk_tokens = data.get("unk_tokens", "text" if hf_form else "piece")
+        if unk_tokens not in ("piece", "text"):
+            raise ModelError(f"unk_tokens must be 'piece' or 'text', got {unk_tokens!r}")
         return cls(pieces, unk_id=data.get("unk_id"), byte_fallback=data.get("byte_fallback", False),
-                   types=data.get("types"), byte_run_spans=spans == "run")
+                   types=data.get("types"), byte_run_spans=spans == "run", unk_token_is_text=unk_tokens == "text")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SentencePieceModel) and type(self) is type(other) and self.to_dict() == other.to_dict()

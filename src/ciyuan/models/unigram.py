@@ -48,7 +48,8 @@ class Unigram(SentencePieceModel):
         data: Dict[str, Any] = {"type": self.type_name, "unk_id": self.unk_id,
                                 "vocab": [[p, s] for p, s in zip(self.pieces, self.scores)],
                                 "byte_fallback": self.byte_fallback,
-                                "byte_spans": "run" if self.byte_run_spans else "character"}
+                                "byte_spans": "run" if self.byte_run_spans else "character",
+                                "unk_tokens": "text" if self.unk_token_is_text else "piece"}
         if self.types != _table(data["vocab"], self.unk_id, self.byte_fallback, None)[2]:
             data["types"] = [int(t) for t in self.types]
         return data

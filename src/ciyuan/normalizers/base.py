@@ -64,6 +64,36 @@ class NormalizedString:
             return self
         return NormalizedString(self.original, "".join(out), spans)
 
+    def transform(self, dest: Iterable[Tuple[str, int]]) -> "NormalizedString":
+        """The whole text replaced by ``dest``, Hugging Face's ``(char, change)`` list, aligned by
+        its rule (so offsets equal Hugging Face's).
+
+        Read the current characters left to right: a character with change ``<= 0`` takes the
+        span of the next current character and consumes it plus ``-change`` more (removed); a
+        character with change ``> 0`` is inserted and takes the span of the character consumed
+        last (``(0, 0)`` at the start). ``("", -k)`` removes ``k`` characters and writes none.
+
+        Example:
+            >>> ns = NormalizedString.from_str("e\u0301x").transform([("é", -1), ("x", 0)])
+            >>> ns.text, ns.spans
+            ('éx', [(0, 1), (2, 3)])
+        """
+        spans = self.all_spans()
+        out: List[str] = []
+        new_spans: List[Span] = []
+        at = 0
+        for c, change in dest:
+            if not c:  # ("", -k): k characters removed, nothing written (Hugging Face's initial offset)
+                at -= change
+                continue
+            if change > 0:
+                new_spans.append(spans[at - 1] if at > 0 else (0, 0))
+            else:
+                new_spans.append(spans[at])
+                at += 1 - change
+            out.append(c)
+        return NormalizedString(self.original, "".join(out), new_spans)
+
     def all_spans(self) -> List[Span]:
         """The original span of every character (the identity alignment spelled out)."""
         return [(i, i + 1) for i in range(len(self.text))] if self.spans is None else self.spans

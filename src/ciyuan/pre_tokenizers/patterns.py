@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
+from ciyuan._onig import to_onig
+
 __all__ = [
     "GPT2_PATTERN",
     "GPT2_ORIGINAL_PATTERN",
@@ -19,8 +21,10 @@ __all__ = [
     "NAMED_PATTERNS",
     "EQUIVALENT_PATTERNS",
     "LLAMA3_PATTERN",
+    "QWEN2_PATTERN",
     "FULL_COVERAGE",
     "native_name",
+    "hf_native_name",
 ]
 
 #: GPT-2 / r50k_base / p50k_base, in tiktoken's faster but equivalent form.
@@ -47,6 +51,14 @@ O200K_PATTERN = "|".join(
 WORD_PUNCT_PATTERN = r"\w+|[^\w\s]+"
 #: Runs of non-whitespace (split on whitespace).
 WHITESPACE_PATTERN = r"\S+"
+#: Llama 3 (its tokenizer.json and Meta's tiktoken code): cl100k's first, non-possessive
+#: spelling. It is not cl100k_base's current pattern: at a whitespace run that ends the text and
+#: holds a newline, cl100k's ``\s++$`` takes the whole run, this one stops at the last newline.
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""  # noqa: E501
+)
+#: Qwen2 / Qwen2.5 / Qwen3: Llama 3's pattern with one digit per piece.
+QWEN2_PATTERN = LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
 
 #: Name -> pattern, for every pattern with a native scanner (and the tiktoken aliases). The names
 #: are the native scanners' own (``_core.parse_pattern`` reads them: the one parser of names).
@@ -58,19 +70,20 @@ NAMED_PATTERNS: Dict[str, str] = {
     "o200k_base": O200K_PATTERN,
     "wordpunct": WORD_PUNCT_PATTERN,
     "whitespace": WHITESPACE_PATTERN,
+    "llama3": LLAMA3_PATTERN,
+    "qwen2": QWEN2_PATTERN,
 }
 
-#: cl100k_base as Llama 3's tokenizer.json spells it (tiktoken's first, non-possessive form).
-LLAMA3_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""  # noqa: E501
-)
 
 #: Pattern strings that split exactly as a named pattern does, under other spellings.
-EQUIVALENT_PATTERNS: Dict[str, str] = {GPT2_ORIGINAL_PATTERN: "gpt2"}
+#: (cl100k_base as ciyuan writes it in tokenizer.json: Oniguruma reads "{1,3}+" as a repeated
+#: repeat, and the plain "{1,3}" closing its alternative matches as the possessive one does.)
+EQUIVALENT_PATTERNS: Dict[str, str] = {GPT2_ORIGINAL_PATTERN: "gpt2",
+                                       CL100K_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}"): "cl100k_base"}
 
 #: The scanners whose matches cover every character of any text (no gaps), so that their
 #: matches are exactly the pieces of Hugging Face's ``Split(..., behavior="Isolated")``.
-FULL_COVERAGE = frozenset({"gpt2", "r50k_base", "p50k_base", "cl100k_base", "o200k_base"})
+FULL_COVERAGE = frozenset({"gpt2", "r50k_base", "p50k_base", "cl100k_base", "o200k_base", "llama3", "qwen2"})
 
 # Pattern string -> a name of its scanner (the first name of each pattern).
 _NAME_BY_PATTERN: Dict[str, str] = {**{p: n for n, p in reversed(NAMED_PATTERNS.items())}, **EQUIVALENT_PATTERNS}
@@ -86,3 +99,18 @@ def native_name(name_or_pattern: str) -> Optional[str]:
     if name_or_pattern in NAMED_PATTERNS:
         return name_or_pattern
     return _NAME_BY_PATTERN.get(name_or_pattern)
+
+
+# tokenizer.json (Oniguruma) spelling of each pattern -> its scanner's name.
+_NAME_BY_HF_PATTERN: Dict[str, str] = {to_onig(p): n for p, n in _NAME_BY_PATTERN.items()}
+
+
+def hf_native_name(source: str) -> Optional[str]:
+    r"""The native scanner's name for a tokenizer.json ``{"Regex": source}`` (read as Oniguruma
+    reads it), or None.
+
+    Example:
+        >>> hf_native_name(GPT2_ORIGINAL_PATTERN), hf_native_name(to_onig(CL100K_PATTERN))
+        ('gpt2', 'cl100k_base')
+    """
+    return _NAME_BY_HF_PATTERN.get(source)

@@ -27,10 +27,11 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 import regex
 
 from ciyuan import _core
+from ciyuan._onig import compile_onig, to_onig
 from ciyuan.errors import InvalidInputError, ModelError
 from ciyuan.pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer, Span
 from ciyuan.pre_tokenizers.behavior import BEHAVIORS, Behavior, apply_behavior, check_behavior
-from ciyuan.pre_tokenizers.patterns import FULL_COVERAGE, NAMED_PATTERNS, native_name
+from ciyuan.pre_tokenizers.patterns import FULL_COVERAGE, NAMED_PATTERNS, hf_native_name, native_name
 
 __all__ = ["Split", "WordPunct", "Whitespace", "WhitespaceSplit", "BEHAVIORS"]
 
@@ -61,20 +62,20 @@ def _literal_matches(text: str, literal: str) -> List[Span]:
     return spans
 
 
-def _parse_pattern(pattern: Union[str, HfPattern]) -> Tuple[str, bool, Optional[str]]:
-    """(source, is_literal, native scanner name) of a ciyuan pattern (a name or a regex) or of
-    Hugging Face's ``{"Regex": ...}`` / ``{"String": ...}``."""
+def _parse_pattern(pattern: Union[str, HfPattern]) -> Tuple[str, str, Optional[str]]:
+    """(source, its kind, native scanner name) of a ciyuan pattern (a name or a ``regex``
+    module pattern: kind ``"regex"``) or of Hugging Face's ``{"Regex": ...}`` (an Oniguruma
+    pattern: ``"Regex"``) / ``{"String": ...}`` (a literal: ``"String"``)."""
     if isinstance(pattern, str):
         if not pattern:
             raise InvalidInputError("Split needs a non-empty pattern string or pattern name")
-        return NAMED_PATTERNS.get(pattern, pattern), False, native_name(pattern)
+        return NAMED_PATTERNS.get(pattern, pattern), "regex", native_name(pattern)
     if isinstance(pattern, Mapping) and len(pattern) == 1:
         (kind, source), = pattern.items()
         if kind in ("Regex", "String") and isinstance(source, str):
             if kind == "String":
-                return source, True, None
-            # A Regex is a regular expression, never a scanner's name.
-            return source, False, native_name(source) if source not in NAMED_PATTERNS else None
+                return source, kind, None
+            return source, kind, hf_native_name(source)
     raise ModelError(f'a Split pattern is a string, {{"Regex": "..."}} or {{"String": "..."}}, not {pattern!r}')
 
 
@@ -100,23 +101,25 @@ class Split(PreTokenizer):
     options: Tuple[str, ...] = ("pattern", "behavior", "invert")
 
     def __init__(self, pattern: Union[str, HfPattern], behavior: Behavior = "Isolated", invert: bool = False) -> None:
-        source, literal, native = _parse_pattern(pattern)
+        source, kind, native = _parse_pattern(pattern)
         self.behavior: Behavior = check_behavior(behavior)
         if not isinstance(invert, bool):
             raise ModelError(f"Split's invert must be true or false, got {invert!r}")
         self.invert = invert
         #: The pattern as given: a name, a regular expression, or ``{"String": ...}``/``{"Regex": ...}``.
         self.pattern: Union[str, HfPattern] = pattern if isinstance(pattern, str) else dict(pattern)
+        #: The pattern's text: a ``regex`` module pattern, an Oniguruma one or a literal (``kind``).
         self.source = source
-        self.literal = literal
+        self.kind = kind
+        self.literal = kind == "String"
         self._scanner = native
         # The pieces are the scanner's matches only when every character is matched.
         plain = behavior == "Isolated" and not invert
         self.native_pattern: Optional[str] = native if plain and native in FULL_COVERAGE else None
         self._regex: Optional[Any] = None
-        if not literal:
-            try:
-                self._regex = regex.compile(source)
+        if not self.literal:
+            try:  # tokenizer.json's patterns are Oniguruma's: read as Hugging Face reads them
+                self._regex = compile_onig(source) if kind == "Regex" else regex.compile(source)
             except regex.error as e:
                 raise InvalidInputError(f"invalid pre-tokenizer pattern {source!r}: {e}") from None
         elif not source:
@@ -140,9 +143,11 @@ class Split(PreTokenizer):
 
     def to_dict(self) -> Dict[str, Any]:
         """Hugging Face's form: ``{"type": "Split", "pattern": {"Regex": ...}, "behavior": ..., "invert": ...}``."""
-        kind = "String" if self.literal else "Regex"
-        return {"type": self.type_name, "pattern": {kind: self.source}, "behavior": self.behavior,
-                "invert": self.invert}
+        if self.kind == "regex":  # spelled so that Oniguruma matches what the regex module does
+            pattern = {"Regex": to_onig(self.source)}
+        else:
+            pattern = {self.kind: self.source}
+        return {"type": self.type_name, "pattern": pattern, "behavior": self.behavior, "invert": self.invert}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Split":

@@ -17,19 +17,16 @@ from ciyuan.processors.base import PROCESSORS, PostProcessor
 
 __all__ = ["ByteLevel", "trim_offsets", "combine"]
 
-_SPACE = "\u0120"  # the space in GPT-2's printable byte alphabet
-# Python's isspace() also holds U+001C..U+001F, which Unicode's White_Space (Rust's) does not.
-_NOT_WHITE_SPACE = frozenset("\x1c\x1d\x1e\x1f")
-
-
-def _is_space(c: str) -> bool:
-    return c == _SPACE or (c.isspace() and c not in _NOT_WHITE_SPACE)
+# What Hugging Face trims: GPT-2's printable space (U+0120) and Unicode's White_Space
+# characters (Rust's char::is_whitespace; Python's isspace() would add U+001C..U+001F).
+_SPACES = frozenset("\u0120\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 
 
 def _count(token: str, reverse: bool) -> int:
     n = 0
     for c in (reversed(token) if reverse else token):
-        if not _is_space(c):
+        if c not in _SPACES:
             break
         n += 1
     return n
@@ -45,9 +42,13 @@ def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> Encoding:
     """
     if not isinstance(encoding, Encoding):
         raise InvalidInputError(f"expected a ciyuan Encoding, not {type(encoding).__name__}")
-    out = encoding.copy()
-    offsets = []
-    for i, (token, (start, end)) in enumerate(zip(encoding.tokens, encoding.offsets)):
+    tokens = encoding.tokens
+    offsets = list(encoding.offsets)
+    spaces = _SPACES
+    for i, token in enumerate(tokens):
+        if not token or (token[0] not in spaces and token[-1] not in spaces):
+            continue  # most tokens: nothing to trim, two set lookups
+        start, end = offsets[i]
         leading, trailing = _count(token, False), _count(token, True)
         if leading and add_prefix_space and leading == 1 and (i == 0 or start == 0):
             leading = 0  # the space the pre-tokenizer added
@@ -55,9 +56,14 @@ def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> Encoding:
             start = min(start + leading, end)
         if trailing and end >= trailing:
             end = max(end - trailing, start)
-        offsets.append((start, end))
-    out._set("_offsets", offsets)
-    out.overflowing = [trim_offsets(o, add_prefix_space) for o in encoding.overflowing]
+        offsets[i] = (start, end)
+    # A new flat Encoding (the model's output is not copied part by part and flattened).
+    out = Encoding(encoding._tokenizer, ids=encoding.ids, offsets=offsets, tokens=tokens,
+                   type_ids=encoding.type_ids, attention_mask=encoding.attention_mask,
+                   special_tokens_mask=encoding.special_tokens_mask,
+                   overflowing=[trim_offsets(o, add_prefix_space) for o in encoding.overflowing])
+    if encoding.composed or encoding.n_sequences > 1:
+        out._ranges = dict(encoding._ranges)
     return out
 
 
