@@ -200,6 +200,10 @@ def _check_vocab(reader: _Reader, model: Dict[str, Any], added: int, find_duplic
     ids = vocab.values()
     n = len(vocab)
     limit = n + added
+    # The usual file (ints 0..n-1, each once) is told in C-speed passes; anything else is
+    # looked at token by token to say what is wrong.
+    if n and set(map(type, ids)) == {int} and min(ids) == 0 and max(ids) == n - 1 and len(set(ids)) == n:
+        return
     bad = [(t, i) for t, i in vocab.items()
            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < limit]
     if bad or set(ids) != set(range(n)):
