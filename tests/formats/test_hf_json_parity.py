@@ -181,9 +181,9 @@ def sample_lines() -> List[str]:
             + ["hello world <mask>  [NEW] x[NEW]y Hello World <|endoftext|>", "", "  ", "``quoted'' 1948"])
 
 
-# Unigram's Viterbi on a tie (equal sums, as "▁---" = ▁ - -- = ▁ -- -): tokenizers keeps the
-# path whose last piece starts first (▁ - --), ciyuan's model SentencePiece's (▁ -- -).
-_TIE = pytest.mark.xfail(reason="Unigram Viterbi ties: tokenizers keeps ▁ - -- for '▁---', ciyuan ▁ -- -")
+# Unigram's Viterbi on two paths with the same pieces in another order ("▁---" = ▁ - -- =
+# ▁ -- -, whose sums differ only by rounding): tokenizers keeps ▁ - --, ciyuan's Unigram ▁ -- -.
+_TIE = pytest.mark.xfail(reason="Unigram near-ties: tokenizers keeps ▁ - -- for '▁---', ciyuan ▁ -- -")
 NAMES = ["gpt2", *[pytest.param(n, marks=_TIE) if n == "unigram_nfkc_first" else n for n in PIPELINES]]
 
 
@@ -205,8 +205,8 @@ def test_pairs_and_batches(name: str, folder: str) -> None:
 _TEXT = st.text(st.sampled_from(list("ab cd\tE\nfé1 2_.,'!?你好世界ﬁ①ｱ😀<>mask[NEW]")), max_size=40)
 
 
-# Fixed by hfcomp (normalizers align as Hugging Face's do: NormalizedString.transform).
 def test_combining_mark_offsets() -> None:
+    """NFD, and a combining mark cut from the space before it: the piece starts at the mark."""
     from tokenizers.models import WordLevel as HfWordLevel
 
     from ciyuan import normalizers as ours_normalizers
@@ -228,8 +228,8 @@ def test_unigram_tie(folder: str) -> None:
     assert ours.encode("---").tokens == hf.encode("---").tokens
 
 
-# Fixed by hfcomp (a composed character points at the first character it came from, as in HF).
 def test_composition_offsets() -> None:
+    """NFC composition: the composed character points at the first character it came from."""
     from tokenizers.models import WordLevel as HfWordLevel
 
     from ciyuan import normalizers as ours_normalizers
@@ -249,27 +249,16 @@ def test_hypothesis(name: str, text: str, folder: str) -> None:
     assert differences(hf, ours, [text]) == []
 
 
-# The pipelines with a Unicode normalizer (NFC, NFKC, NFD): their offsets differ from Hugging
-# Face's around combining marks, which ciyuan's normalizers align with the character before
-# them (test_composition_offsets, test_combining_mark_offsets).
-COMPOSING = {"byte_level_bpe_nfc_digits_template", "char_bpe_suffix", "unigram_nfkc_first", "word_level_nfd"}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_whole_corpora(name: str, folder: str) -> None:
-    import unicodedata
-
     hf, ours = pair(name, folder)
     for path, limit in ((("corpora", "en", "tinyshakespeare.txt"), None),
                         (("corpora", "zh", "jinyong_16novels.txt"), 2 << 20),
                         (("corpora", "multi", "udhr_sample.txt"), None)):
         file = shared(*path)
         lines = (read_prefix(file, limit) if limit else file.read_text(encoding="utf-8")).splitlines()
-        assert differences(hf, ours, lines, offsets=name not in COMPOSING) == [], path
-        if name in COMPOSING:  # offsets differ only on lines with a combining mark
-            moved = [line for line in lines if hf.encode(line).offsets != ours.encode(line).offsets]
-            assert all(any(unicodedata.combining(c) for c in line) for line in moved), path
+        assert differences(hf, ours, lines) == [], path
 
 
 @pytest.mark.parametrize("name", NAMES)
