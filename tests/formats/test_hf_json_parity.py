@@ -6,9 +6,10 @@ every line of the English, Chinese (first 2 MB) and multilingual corpora."""
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 from hypothesis import given, settings
@@ -157,13 +158,32 @@ def folder(tmp_path_factory: Any) -> str:
     return str(tmp_path_factory.mktemp("hf_json_parity"))
 
 
-def differences(hf: Any, ours: Tokenizer, lines: List[str], limit: int = 3, offsets: bool = True) -> List[str]:
+@lru_cache(maxsize=None)
+def _unigram_scores(hf: Any) -> Optional[List[float]]:
+    """The piece scores of a Unigram tokenizer.json (None for other models)."""
+    model = json.loads(hf.to_str())["model"]
+    return [score for _, score in model["vocab"]] if model.get("type") == "Unigram" else None
+
+
+def is_tie(hf: Any, want: Any, got: Any) -> bool:
+    """Two Unigram segmentations of the same text whose score sums differ only by rounding
+    (``▁---`` as ``▁ - --`` or ``▁ -- -``, the same pieces in another order): Viterbi may keep
+    either, and tokenizers and ciyuan may keep different ones. Counted apart, not as a bug."""
+    scores = _unigram_scores(hf)
+    if scores is None or "".join(want.tokens) != "".join(got.tokens):
+        return False
+    total = [sum(scores[i] for i in e.ids if i < len(scores)) for e in (want, got)]
+    return abs(total[0] - total[1]) <= 1e-9 * max(1.0, abs(total[0]))
+
+
+def differences(hf: Any, ours: Tokenizer, lines: List[str], limit: int = 3) -> List[str]:
     bad = []
     for line in lines:
         want, got = hf.encode(line), ours.encode(line)
+        if got.ids != want.ids and is_tie(hf, want, got):
+            continue
         what = [name for name, a, b in (("ids", got.ids, want.ids), ("tokens", got.tokens, want.tokens),
-                                         ("offsets", got.offsets if offsets else 0, want.offsets if offsets else 0))
-                if a != b]
+                                         ("offsets", got.offsets, want.offsets)) if a != b]
         for skip in (False, True):
             if ours.decode(got.ids, skip_special_tokens=skip) != hf.decode(want.ids, skip_special_tokens=skip):
                 what.append(f"decode(skip_special_tokens={skip})")
@@ -181,10 +201,7 @@ def sample_lines() -> List[str]:
             + ["hello world <mask>  [NEW] x[NEW]y Hello World <|endoftext|>", "", "  ", "``quoted'' 1948"])
 
 
-# Unigram's Viterbi on two paths with the same pieces in another order ("▁---" = ▁ - -- =
-# ▁ -- -, whose sums differ only by rounding): tokenizers keeps ▁ - --, ciyuan's Unigram ▁ -- -.
-_TIE = pytest.mark.xfail(reason="Unigram near-ties: tokenizers keeps ▁ - -- for '▁---', ciyuan ▁ -- -")
-NAMES = ["gpt2", *[pytest.param(n, marks=_TIE) if n == "unigram_nfkc_first" else n for n in PIPELINES]]
+NAMES = ["gpt2", *PIPELINES]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -222,10 +239,14 @@ def test_combining_mark_offsets() -> None:
     assert ours.encode("t \u0303eñ").offsets == hf.encode("t \u0303eñ").offsets
 
 
-@pytest.mark.xfail(strict=True, reason="Unigram Viterbi ties (see _TIE)")
-def test_unigram_tie(folder: str) -> None:
-    hf, ours = pair("unigram_nfkc_first", folder)
-    assert ours.encode("---").tokens == hf.encode("---").tokens
+@pytest.mark.parametrize("name", ["unigram", "unigram_nfkc_first"])
+def test_unigram_ties_are_ties(name: str, folder: str) -> None:
+    """Where ciyuan's Unigram keeps another segmentation than tokenizers' ("---" with some
+    trainings: tokenizers ▁ - --, ciyuan ▁ -- -), both have the same pieces and score."""
+    hf, ours = pair(name, folder)
+    for text in ("---", "x ----- y", "-- -- ---"):
+        want, got = hf.encode(text), ours.encode(text)
+        assert got.ids == want.ids or (sorted(got.ids) == sorted(want.ids) and is_tie(hf, want, got)), text
 
 
 def test_composition_offsets() -> None:
