@@ -181,10 +181,9 @@ def sample_lines() -> List[str]:
             + ["hello world <mask>  [NEW] x[NEW]y Hello World <|endoftext|>", "", "  ", "``quoted'' 1948"])
 
 
-# Unigram's Viterbi on a tie (equal sums, as "▁---" = ▁ - -- = ▁ -- -): tokenizers keeps the
-# path whose last piece starts first (▁ - --), ciyuan's model SentencePiece's (▁ -- -).
-_TIE = pytest.mark.xfail(reason="Unigram Viterbi ties: tokenizers keeps ▁ - -- for '▁---', ciyuan ▁ -- -")
-NAMES = ["gpt2", *[pytest.param(n, marks=_TIE) if n == "unigram_nfkc_first" else n for n in PIPELINES]]
+# (unigram_nfkc_first holds a near tie, "▁---" as ▁ - -- or ▁ -- -, that only double sums
+# decide as tokenizers does: see test_unigram_tie and tests/models/test_unigram_hf.py.)
+NAMES = ["gpt2", *PIPELINES]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -221,7 +220,6 @@ def test_combining_mark_offsets() -> None:
     assert ours.encode("t \u0303eñ").offsets == hf.encode("t \u0303eñ").offsets
 
 
-@pytest.mark.xfail(strict=True, reason="Unigram Viterbi ties (see _TIE)")
 def test_unigram_tie(folder: str) -> None:
     hf, ours = pair("unigram_nfkc_first", folder)
     assert ours.encode("---").tokens == hf.encode("---").tokens
