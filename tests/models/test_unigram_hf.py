@@ -126,3 +126,18 @@ def test_pre_tokens_each_from_zero(tmp_path: Path):
     for text in texts:
         want, got = hf.encode(text), ours.encode(text)
         assert (got.ids, got.offsets) == (want.ids, want.offsets), text
+
+
+def test_nbest_and_sampling_keep_the_exact_scores():
+    model = hf_model(NEAR)
+    best = model._native.nbest("ab", 2)
+    assert [[model.pieces[i] for i, _, _ in path] for path, _ in best] == [["a", "b"], ["ab"]]
+    assert [model.pieces[i] for i, _, _ in model._native.sample("ab", 0.0, 1, 7)] == ["a", "b"]
+
+
+@pytest.mark.xfail(strict=True, reason="tokenizers matches the unknown piece's and the byte pieces' text "
+                                       "('<unk>', '<0x41>') as pieces; ciyuan's lattice holds NORMAL and "
+                                       "USER_DEFINED pieces only")
+def test_special_piece_text_is_matched_as_tokenizers_does():
+    vocab = [("<unk>", 0.0), ("<", -1.0), ("u", -1.0), ("n", -1.0), ("k", -1.0), (">", -1.0), ("a", -1.0)]
+    assert our_tokens(hf_model(vocab), "a<unk>a") == hf_tokens(vocab, "a<unk>a")
