@@ -248,28 +248,28 @@ T UnigramModel::viterbi(const char* w, uint32_t n, T total, Scratch& s) const {
     s.backtrack(cells, chars, [](const Cell&) {});
     return cells[chars].score;
   } else {
-  // SentencePiece's re-centring: when the best score where the next nodes start is past
-  // kScoreReset either way, it is subtracted from that position and from every position
-  // already reached beyond it (at most the longest piece ahead: its bytes bound its
-  // characters), and the sums go on from 0.
-  const uint32_t longest = longest_;
-  auto recentre = [cells, chars, longest](uint32_t i) {
-    const float here = cells[i].score;
-    if (!(std::fabs(here) > kScoreReset)) return;
-    const uint32_t last = std::min(chars, i + longest);
-    cells[i].score = 0.f;
-    for (uint32_t k = i + 1; k <= last; ++k)
-      if (cells[k].start >= 0) cells[k].score -= here;
-  };
-  // No position's score can pass kScoreReset when the total is further from it than the
-  // word's characters can move a score: then no test per character (most words and lines).
-  if (std::fabs(static_cast<double>(total)) + reach_ * chars + 1.0 < kScoreReset) {
-    each_edge<float>(s.code.data(), chars, [](uint32_t) {}, relax);
-  } else {
-    each_edge<float>(s.code.data(), chars, recentre, relax);
-  }
-  s.backtrack(cells, chars, [](const Cell&) {});
-  return cells[chars].score;
+    // SentencePiece's re-centring: when the best score where the next nodes start is past
+    // kScoreReset either way, it is subtracted from that position and from every position
+    // already reached beyond it (at most the longest piece ahead: its bytes bound its
+    // characters), and the sums go on from 0.
+    const uint32_t longest = longest_;
+    auto recentre = [cells, chars, longest](uint32_t i) {
+      const float here = cells[i].score;
+      if (!(std::fabs(here) > kScoreReset)) return;
+      const uint32_t last = std::min(chars, i + longest);
+      cells[i].score = 0.f;
+      for (uint32_t k = i + 1; k <= last; ++k)
+        if (cells[k].start >= 0) cells[k].score -= here;
+    };
+    // No position's score can pass kScoreReset when the total is further from it than the
+    // word's characters can move a score: then no test per character (most words and lines).
+    if (std::fabs(static_cast<double>(total)) + reach_ * chars + 1.0 < kScoreReset) {
+      each_edge<float>(s.code.data(), chars, [](uint32_t) {}, relax);
+    } else {
+      each_edge<float>(s.code.data(), chars, recentre, relax);
+    }
+    s.backtrack(cells, chars, [](const Cell&) {});
+    return cells[chars].score;
   }
 }
 
@@ -379,11 +379,10 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
           return;
         }
       }
-    } else
-    // A cached path comes from sums from 0: it needs a total far enough from kScoreReset that
-    // no position of the word re-centres (at the word's start included: viterbi() does that).
-    if (hit && std::fabs(total) < cache_total_limit_) {
-      // The path's float total, added in SentencePiece's order; the path found without the
+    } else if (hit && std::fabs(total) < cache_total_limit_) {
+      // A cached path comes from sums from 0: it needs a total far enough from kScoreReset
+      // that no position of the word re-centres (at the word's start included: viterbi() does
+      // that). The path's float total, added in SentencePiece's order; the path found without the
       // running total is the float Viterbi's when its smallest margin is far above the
       // rounding error of float sums of this size (2^-17 of them: 64 ulps).
       const float* score = lattice_score_.data();
