@@ -8,7 +8,8 @@ crates carry their own, older Unicode tables:
   - ``COMBINING_MARKS``: the code points ``StripAccents`` removes (its "combining mark" class);
   - ``NORMALIZATION_EXCEPTIONS``: for NFC, NFD, NFKC and NFKD, every code point whose form as
     Hugging Face computes it differs from ``unicodedata.normalize`` of this Python (its
-    Unicode version is recorded as ``UNIDATA_VERSION``; the normalizers check it).
+    Unicode version is recorded as ``UNIDATA_VERSION``: under another Python, regenerate;
+    tests/normalizers/test_hf_parity.py regenerates the file and compares it, marked slow).
 
 Usage:
     python scripts/gen_hf_normalizer_tables.py            # writes src/ciyuan/normalizers/hf_tables.py

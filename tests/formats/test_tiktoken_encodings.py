@@ -94,7 +94,10 @@ def test_bad_patterns():
         resolve_pattern("llama4")
     with pytest.raises(InvalidInputError, match="neither a known encoding name .* nor a valid regular expression"):
         resolve_pattern("(?<")
-    assert resolve_pattern("llama3") == (LLAMA3_PATTERN, "llama3")
+    assert resolve_pattern("llama3") == ("llama3", "llama3")
+    # Meta's tokenizer.py spelling, character for character.
+    assert LLAMA3_PATTERN == (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"
+                              r"[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
     assert resolve_pattern(r"\w+|\W+") == (r"\w+|\W+", None)
 
 
@@ -140,6 +143,7 @@ def llama3_pair():
 
 def test_llama3_pattern_and_specials(llama3_pair):
     tok, enc = llama3_pair
+    assert tok.pre_tokenizer.native_pattern == "llama3"  # the native scanner
     lines = read_prefix(shared("corpora", "en", "taylorswift.txt"), 60_000).split("\n")
     lines += ["a\n\n ", "x \n ", "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>"]
     for line in lines:

@@ -121,3 +121,17 @@ def test_tokenizer_json_form(name: str) -> None:
     state["normalizer"] = mine.to_dict()
     reread = hf.Tokenizer.from_str(json.dumps(state)).normalizer
     assert json.loads(reread.__getstate__()) == theirs_dict
+
+
+@pytest.mark.slow
+def test_tables_are_current(tmp_path: Any) -> None:
+    # hf_tables.py is what the generator writes from the installed tokenizers and this Python.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import ciyuan.normalizers.hf_tables as tables
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "gen_hf_normalizer_tables.py"
+    subprocess.run([sys.executable, str(script), "--out", str(tmp_path)], check=True, capture_output=True)
+    assert (tmp_path / "hf_tables.py").read_bytes() == Path(tables.__file__).read_bytes()

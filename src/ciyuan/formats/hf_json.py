@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
@@ -201,6 +200,10 @@ def _check_vocab(reader: _Reader, model: Dict[str, Any], added: int, find_duplic
     ids = vocab.values()
     n = len(vocab)
     limit = n + added
+    # The usual file (ints 0..n-1, each once) is told in C-speed passes; anything else is
+    # looked at token by token to say what is wrong.
+    if n and set(map(type, ids)) == {int} and min(ids) == 0 and max(ids) == n - 1 and len(set(ids)) == n:
+        return
     bad = [(t, i) for t, i in vocab.items()
            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < limit]
     if bad or set(ids) != set(range(n)):
@@ -351,23 +354,6 @@ def _hf_byte_bpe(model: Any) -> Dict[str, Any]:
             "vocab": vocab, "merges": [[bytes_to_printable(a), bytes_to_printable(b)] for a, b in merges]}
 
 
-# A counted repeat made possessive ("\p{N}{1,3}+"), closing its alternative.
-_POSSESSIVE_COUNT = re.compile(r"(\{\d+(?:,\d*)?\})\+(?=\||\)|$)")
-
-
-def onig_pattern(pattern: str) -> str:
-    r"""``pattern`` as Hugging Face's regex engine (Oniguruma) reads it the same way: there
-    ``{1,3}+`` repeats ``{1,3}`` (it is not possessive, as in tiktoken's ``regex`` patterns).
-    Where the repeat ends its alternative, as in cl100k_base's ``\p{N}{1,3}+``, possessive and
-    greedy match alike, so the ``+`` is dropped.
-
-    Example:
-        >>> print(onig_pattern(r"\p{L}+|\p{N}{1,3}+| ?\S"))
-        \p{L}+|\p{N}{1,3}| ?\S
-    """
-    return _POSSESSIVE_COUNT.sub(r"\1", pattern)
-
-
 def _byte_level_pre(pre: Any) -> Dict[str, Any]:
     """The pre-tokenizer of a byte-level BPE as Hugging Face needs it: ``ByteLevel`` last."""
     plain = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
@@ -376,13 +362,10 @@ def _byte_level_pre(pre: Any) -> Dict[str, Any]:
     data = pre.to_dict()
     if _uses_byte_level(data):
         return data
-    pattern = getattr(pre, "pattern", None)
-    if data.get("type") == "Split" and pattern in ("gpt2", "r50k_base", "p50k_base"):
-        return dict(plain, use_regex=True)
-    if data.get("type") == "Split" and isinstance(pattern, str):
-        from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
-        source = onig_pattern(NAMED_PATTERNS.get(pattern, pattern))
-        data = {"type": "Split", "pattern": {"Regex": source}, "behavior": "Isolated", "invert": False}
+    if data.get("type") == "Split" and getattr(pre, "native_pattern", None) in ("gpt2", "r50k_base", "p50k_base") \
+            and data.get("behavior") == "Isolated" and not data.get("invert"):
+        return dict(plain, use_regex=True)  # GPT-2's split is ByteLevel's own
+    # Any other split (its Split writes its pattern as Oniguruma reads it), then the bytes.
     return {"type": "Sequence", "pretokenizers": [data, plain]}
 
 

@@ -97,6 +97,7 @@ class SubwordNmt:
         self._joiner = separator + " "
         # word -> its output ("lo@@ wer"); words never change their output without dropout.
         self._cache: Dict[str, str] = {}
+        self._splits: Dict[Tuple[str, bool], Tuple[str, ...]] = {}  # (piece, final) -> its known parts
         self._native: Optional[_NativeCodes] = None if self.glossaries else _NativeCodes.build(codes)
 
     # -- lines -------------------------------------------------------------------------------
@@ -234,7 +235,13 @@ class SubwordNmt:
             if (piece if final else piece + sep) in vocab:
                 out.append(piece)
             else:
-                self._split_back(piece, final, out)
+                # The same pieces come back in many words: their splits are cached.
+                parts = self._splits.get((piece, final))
+                if parts is None:
+                    found: List[str] = []
+                    self._split_back(piece, final, found)
+                    parts = self._splits[(piece, final)] = tuple(found)
+                out.extend(parts)
         return out
 
     def _split_back(self, piece: str, final: bool, out: List[str]) -> None:

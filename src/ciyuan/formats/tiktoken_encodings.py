@@ -28,17 +28,16 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from ciyuan._io import PathLike
+from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
 
 __all__ = ["NamedEncoding", "ENCODINGS", "ENCODING_NAMES", "LLAMA3_PATTERN", "LLAMA3_SPECIAL_TOKENS",
            "identify_tiktoken", "identify_tiktoken_bytes"]
 
-#: Llama 3's pattern, as Meta's ``tokenizer.py`` spells it: cl100k_base's alternatives in
-#: tiktoken's older spelling. It is not the same splitter as today's cl100k pattern at the end
-#: of a text: ``"a\n\n "`` is ``a | \n\n | ␠`` here and ``a | \n\n␠`` with cl100k_base
-#: (whose ``\s++$`` takes the whole trailing run), so Llama 3 keeps its own.
-LLAMA3_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""  # noqa: E501 (one pattern, one line)
-)
+#: Llama 3's pattern, as Meta's ``tokenizer.py`` spells it (ciyuan's native scanner ``"llama3"``):
+#: cl100k_base's alternatives in tiktoken's older spelling. It is not the same splitter as today's
+#: cl100k pattern at the end of a text: ``"a\n\n "`` is ``a | \n\n | ␠`` here and ``a | \n\n␠``
+#: with cl100k_base (whose ``\s++$`` takes the whole trailing run), so Llama 3 keeps its own.
+LLAMA3_PATTERN = NAMED_PATTERNS["llama3"]
 
 
 def _llama3_special_tokens() -> Dict[str, int]:
@@ -91,7 +90,7 @@ ENCODINGS: Dict[str, NamedEncoding] = {
                       100256, "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"),
         NamedEncoding("o200k_base", "o200k_base", {_ENDOFTEXT: 199999, "<|endofprompt|>": 200018},
                       199998, "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"),
-        NamedEncoding("llama3", LLAMA3_PATTERN, LLAMA3_SPECIAL_TOKENS, 128000,
+        NamedEncoding("llama3", "llama3", LLAMA3_SPECIAL_TOKENS, 128000,
                       "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55"),
     ]
 }

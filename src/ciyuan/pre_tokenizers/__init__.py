@@ -18,10 +18,12 @@ from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
 from ciyuan.pre_tokenizers.punctuation import Punctuation
 from ciyuan.pre_tokenizers.sequence import Sequence
 from ciyuan.pre_tokenizers.split import Split, Whitespace, WhitespaceSplit, WordPunct
+from ciyuan.pre_tokenizers.unicode_scripts import UnicodeScripts
 from ciyuan.pre_tokenizers.zh_sentence import ZhSentence
 
 __all__ = ["PreTokenizer", "Split", "WordPunct", "Whitespace", "WhitespaceSplit", "ZhSentence", "ChineseWords",
            "BertPreTokenizer", "ByteLevel", "Metaspace", "Punctuation", "Digits", "CharDelimiterSplit", "Sequence",
+           "UnicodeScripts",
            "NAMED_PATTERNS", "PRE_TOKENIZERS", "from_dict"]
 
 #: Rebuild a pre-tokenizer from its ``to_dict()`` form.
