@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "ciyuan/encoder.h"
@@ -39,20 +40,31 @@ TokenTuples tuples(const std::vector<Token>& tokens) {
   return out;
 }
 
-// pieces (str), scores (float), types (PieceType) from Python, checked for length.
+// pieces (str), scores (float), types (PieceType) from Python, checked for length. The scores
+// come as the doubles Python holds: rounded to float for the model's table (as a float
+// argument would be), kept as they are for a Unigram with Hugging Face's Viterbi.
 template <class M>
-void construct(M* self, nb::list pieces, std::vector<float> scores, std::vector<PieceType> types, SpmModelConfig config) {
+void construct(M* self, nb::list pieces, std::vector<double> scores, std::vector<PieceType> types,
+               SpmModelConfig config) {
   std::vector<std::string> text;
   text.reserve(pieces.size());
   for (nb::handle p : pieces) text.emplace_back(utf8_view(p));
-  new (self) M(std::move(text), std::move(scores), std::move(types), config);
+  std::vector<float> rounded(scores.size());
+  for (size_t i = 0; i < scores.size(); ++i) rounded[i] = static_cast<float>(scores[i]);
+  if constexpr (std::is_same_v<M, UnigramModel>) {
+    if (config.hf_viterbi) {
+      new (self) M(std::move(text), std::move(rounded), std::move(types), config, std::move(scores));
+      return;
+    }
+  }
+  new (self) M(std::move(text), std::move(rounded), std::move(types), config);
 }
 
 template <class M>
 void def_spm_model(nb::class_<M, TokenModel>& cls) {
   cls.def(
          "__init__",
-         [](M* self, nb::list pieces, std::vector<float> scores, std::vector<PieceType> types, SpmModelConfig config) {
+         [](M* self, nb::list pieces, std::vector<double> scores, std::vector<PieceType> types, SpmModelConfig config) {
            construct(self, pieces, std::move(scores), std::move(types), config);
          },
          nb::arg("pieces"), nb::arg("scores"), nb::arg("types"), nb::arg("config"),
@@ -112,11 +124,14 @@ void register_spm(nb::module_& m) {
       .def_rw("unk_id", &SpmModelConfig::unk_id, "-1: no unknown piece")
       .def_rw("byte_fallback", &SpmModelConfig::byte_fallback)
       .def_rw("byte_run_spans", &SpmModelConfig::byte_run_spans,
-              "byte pieces span their whole run of unknown characters (Hugging Face's Unigram)");
+              "byte pieces span their whole run of unknown characters (Hugging Face's Unigram)")
+      .def_rw("hf_viterbi", &SpmModelConfig::hf_viterbi,
+              "Unigram: Hugging Face's Viterbi (double scores and sums, each piece from 0, no re-centring)");
 
   nb::class_<UnigramModel, TokenModel> unigram(m, "UnigramModel");
   def_spm_model(unigram);
   unigram.def_prop_ro("unk_score", &UnigramModel::unk_score)
+      .def_prop_ro("hf_viterbi", &UnigramModel::hf_viterbi)
       .def(
           "nbest",
           [](const UnigramModel& self, nb::handle text, size_t k) {

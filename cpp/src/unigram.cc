@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <type_traits>
 
 #include "ciyuan/errors.h"
 #include "ciyuan/utf8.h"
@@ -35,8 +37,8 @@ size_t pick(const std::vector<double>& weights, Rng& rng) {
 }  // namespace
 
 UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
-                           SpmModelConfig config)
-    : SpmModel(std::move(pieces), std::move(scores), std::move(types), config) {
+                           SpmModelConfig config, std::vector<double> exact_scores)
+    : SpmModel(std::move(pieces), std::move(scores), std::move(types), config), hf_(config.hf_viterbi) {
   const size_t n = table_.size();
   lattice_score_.assign(n, 0.f);
   for (uint32_t i = 0; i < n; ++i) {
@@ -77,17 +79,39 @@ UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<float> s
       if (trie.data()[node].child_bits != 0) first_[c].node = node;
     }
   }
+  if (hf_) {
+    // Hugging Face's arithmetic: the scores as given, every piece's own (a user-defined one's
+    // too), the unknown node the lowest score of all pieces less 10.
+    if (exact_scores.size() != n)
+      throw Error(ErrorKind::kModel, "hf_viterbi needs one exact score per piece (" + std::to_string(n) + "), got " +
+                                         std::to_string(exact_scores.size()));
+    score64_.assign(n, 0.0);
+    double low = std::numeric_limits<double>::infinity();
+    for (uint32_t i = 0; i < n; ++i) {
+      low = std::min(low, exact_scores[i]);
+      const PieceType t = table_.type(i);
+      if (t == PieceType::kNormal || t == PieceType::kUserDefined) {
+        score64_[i] = exact_scores[i];
+        reach64_ = std::max(reach64_, std::fabs(exact_scores[i]));
+      }
+    }
+    unk_score64_ = low - 10.0;
+    reach64_ = std::max(reach64_, std::fabs(unk_score64_));
+  }
 }
 
 // One thread's buffers, grown only: a word's Viterbi allocates nothing once they are large
 // enough. Fetched once per encode call and passed down, since every thread_local access in a
 // shared library may be a __tls_get_addr call.
 struct UnigramModel::Scratch {
-  struct Cell {
-    float score;
+  template <class T>
+  struct CellOf {
+    T score;
     int32_t start;  // character index; -1: no candidate yet
     int32_t id;
   };
+  using Cell = CellOf<float>;
+  using Cell64 = CellOf<double>;
   struct MarginCell {
     double best, second;
     int32_t start;
@@ -95,6 +119,16 @@ struct UnigramModel::Scratch {
   };
   std::vector<uint32_t> code, off;  // per character: trie code, byte offset (one more: the end)
   std::vector<Cell> cells;
+  std::vector<Cell64> cells64;
+  // The cells of a T Viterbi.
+  template <class T>
+  std::vector<CellOf<T>>& cells_of() {
+    if constexpr (std::is_same_v<T, float>) {
+      return cells;
+    } else {
+      return cells64;
+    }
+  }
   std::vector<MarginCell> margin_cells;
   Path path;  // the best path: (end, id), last piece first; path_len of it are valid
   size_t path_len = 0;
@@ -162,60 +196,84 @@ uint32_t UnigramModel::decode(const char* w, uint32_t n, Scratch& s) const {
 // One walk down the trie from each character over the precomputed codes; the first step is a
 // read of first_, so a character in no piece (code 0, an unknown node) or in no longer piece
 // (a CJK character that is a piece alone) costs one table read and no trie step.
-template <class Start, class Relax>
+// T = float: SentencePiece's float scores (the single character's from first_); T = double:
+// hf_viterbi's exact ones (score64_), in the same order.
+template <class T, class Start, class Relax>
 void UnigramModel::each_edge(const uint32_t* code, uint32_t chars, Start&& start, Relax&& relax) const {
   const DoubleArrayTrie::Node* nodes = table_.trie().data();
   const First* first = first_.data();
+  const T* score;
+  T unk;
+  if constexpr (std::is_same_v<T, float>) {
+    score = lattice_score_.data();
+    unk = unk_score_;
+  } else {
+    score = score64_.data();
+    unk = unk_score64_;
+  }
   for (uint32_t i = 0; i < chars; ++i) {
     start(i);
     const First f = first[code[i]];
-    if (f.id != kUnkNode) relax(i, i + 1, f.id, f.score);
+    if constexpr (std::is_same_v<T, float>) {
+      if (f.id != kUnkNode) relax(i, i + 1, f.id, f.score);
+    } else {
+      if (f.id != kUnkNode) relax(i, i + 1, f.id, score[f.id]);
+    }
     int32_t node = f.node;
     for (uint32_t j = i + 1; node >= 0 && j < chars && code[j]; ++j) {
       node = DoubleArrayTrie::child_of(nodes, node, code[j]);
       if (node < 0) break;
       const int32_t id = nodes[node].value;
-      if (id >= 0) relax(i, j + 1, id, lattice_score_[static_cast<size_t>(id)]);
+      if (id >= 0) relax(i, j + 1, id, score[static_cast<size_t>(id)]);
     }
-    if (f.id == kUnkNode) relax(i, i + 1, kUnkNode, unk_score_);
+    if (f.id == kUnkNode) relax(i, i + 1, kUnkNode, unk);
   }
 }
 
-float UnigramModel::viterbi(const char* w, uint32_t n, float total, Scratch& s) const {
-  using Cell = Scratch::Cell;
+template <class T>
+T UnigramModel::viterbi(const char* w, uint32_t n, T total, Scratch& s) const {
+  using Cell = Scratch::CellOf<T>;
   const uint32_t chars = decode(w, n, s);
-  Cell* cells = s.prepare(s.cells, chars);
+  Cell* cells = s.prepare(s.cells_of<T>(), chars);
   cells[0] = Cell{total, 0, 0};
   for (uint32_t k = 1; k <= chars; ++k) cells[k].start = -1;
-  auto relax = [cells](uint32_t i, uint32_t e, int32_t id, float score) {
-    const float cand = score + cells[i].score;
+  auto relax = [cells](uint32_t i, uint32_t e, int32_t id, T score) {
+    const T cand = score + cells[i].score;
     Cell& c = cells[e];
     if (c.start < 0 || cand > c.score) c = Cell{cand, static_cast<int32_t>(i), id};
   };
-  // SentencePiece's re-centring: when the best score where the next nodes start is past
-  // kScoreReset either way, it is subtracted from that position and from every position
-  // already reached beyond it (at most the longest piece ahead: its bytes bound its
-  // characters), and the sums go on from 0.
-  const uint32_t longest = longest_;
-  auto recentre = [cells, chars, longest](uint32_t i) {
-    const float here = cells[i].score;
-    if (!(std::fabs(here) > kScoreReset)) return;
-    const uint32_t last = std::min(chars, i + longest);
-    cells[i].score = 0.f;
-    for (uint32_t k = i + 1; k <= last; ++k)
-      if (cells[k].start >= 0) cells[k].score -= here;
-  };
-  // No position's score can pass kScoreReset when the total is further from it than the
-  // word's characters can move a score: then no test per character (most words and lines).
-  if (std::fabs(static_cast<double>(total)) + reach_ * chars + 1.0 < kScoreReset) {
-    each_edge(s.code.data(), chars, [](uint32_t) {}, relax);
+  if constexpr (std::is_same_v<T, double>) {
+    // Hugging Face's: no re-centring.
+    each_edge<double>(s.code.data(), chars, [](uint32_t) {}, relax);
+    s.backtrack(cells, chars, [](const Cell&) {});
+    return cells[chars].score;
   } else {
-    each_edge(s.code.data(), chars, recentre, relax);
+    // SentencePiece's re-centring: when the best score where the next nodes start is past
+    // kScoreReset either way, it is subtracted from that position and from every position
+    // already reached beyond it (at most the longest piece ahead: its bytes bound its
+    // characters), and the sums go on from 0.
+    const uint32_t longest = longest_;
+    auto recentre = [cells, chars, longest](uint32_t i) {
+      const float here = cells[i].score;
+      if (!(std::fabs(here) > kScoreReset)) return;
+      const uint32_t last = std::min(chars, i + longest);
+      cells[i].score = 0.f;
+      for (uint32_t k = i + 1; k <= last; ++k)
+        if (cells[k].start >= 0) cells[k].score -= here;
+    };
+    // No position's score can pass kScoreReset when the total is further from it than the
+    // word's characters can move a score: then no test per character (most words and lines).
+    if (std::fabs(static_cast<double>(total)) + reach_ * chars + 1.0 < kScoreReset) {
+      each_edge<float>(s.code.data(), chars, [](uint32_t) {}, relax);
+    } else {
+      each_edge<float>(s.code.data(), chars, recentre, relax);
+    }
+    s.backtrack(cells, chars, [](const Cell&) {});
+    return cells[chars].score;
   }
-  s.backtrack(cells, chars, [](const Cell&) {});
-  return cells[chars].score;
 }
 
+template <class T>
 double UnigramModel::viterbi_margin(const char* w, uint32_t n, Scratch& s) const {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   using Cell = Scratch::MarginCell;
@@ -223,7 +281,7 @@ double UnigramModel::viterbi_margin(const char* w, uint32_t n, Scratch& s) const
   Cell* cells = s.prepare(s.margin_cells, chars);
   cells[0] = Cell{0.0, -kInf, 0, 0};
   for (uint32_t k = 1; k <= chars; ++k) cells[k] = Cell{-kInf, -kInf, -1, 0};
-  each_edge(s.code.data(), chars, [](uint32_t) {}, [cells](uint32_t i, uint32_t e, int32_t id, float score) {
+  each_edge<T>(s.code.data(), chars, [](uint32_t) {}, [cells](uint32_t i, uint32_t e, int32_t id, T score) {
     const double cand = cells[i].best + score;
     Cell& c = cells[e];
     if (c.start < 0) {
@@ -277,7 +335,8 @@ __attribute__((always_inline)) inline void UnigramModel::replay(const char* text
   }
 }
 
-void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t end, float& total, size_t first,
+template <class T>
+void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t end, T& total, size_t first,
                                std::vector<Token>& out, SpmWordCache* cache, Scratch& s) const {
   const char* w = text.data() + start;
   const uint32_t n = end - start;
@@ -287,7 +346,7 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
     if (!hit) {
       // The word's path from 0 and its smallest margin; kept even when it is not safe at this
       // total (it may be at the next, smaller one).
-      const double margin = viterbi_margin(w, n, s);
+      const double margin = viterbi_margin<T>(w, n, s);
       const size_t len = s.path_len;
       if (len <= SpmWordCache::kMaxPieces) {
         entry.count = static_cast<uint8_t>(len);
@@ -301,10 +360,29 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
         hit = true;
       }
     }
-    // A cached path comes from sums from 0: it needs a total far enough from kScoreReset that
-    // no position of the word re-centres (at the word's start included: viterbi() does that).
-    if (hit && std::fabs(total) < cache_total_limit_) {
-      // The path's float total, added in SentencePiece's order; the path found without the
+    if constexpr (std::is_same_v<T, double>) {
+      // hf_viterbi: at a total of 0 (the word starts its piece) the cached path is the double
+      // Viterbi's, computed the same way; elsewhere it is when its smallest margin is far above
+      // the rounding of double sums of this size (every value on the way is within
+      // |total| + reach64_ * n of 0; 2^-40 of that is thousands of ulps for 16 additions).
+      if (hit) {
+        const double bound = (std::fabs(total) + reach64_ * n + 1.0) * 0x1.0p-40;
+        if (total == 0.0 || static_cast<double>(entry.extra) > bound) {
+          const double* score = score64_.data();
+          double after = total;
+          for (uint32_t i = 0; i < entry.count; ++i) {
+            const uint32_t id = entry.ids[i];
+            after = (id == kCachedUnk ? unk_score64_ : score[id]) + after;
+          }
+          replay(text.data(), entry, start, end, first, out);
+          total = after;
+          return;
+        }
+      }
+    } else if (hit && std::fabs(total) < cache_total_limit_) {
+      // A cached path comes from sums from 0: it needs a total far enough from kScoreReset
+      // that no position of the word re-centres (at the word's start included: viterbi() does
+      // that). The path's float total, added in SentencePiece's order; the path found without the
       // running total is the float Viterbi's when its smallest margin is far above the
       // rounding error of float sums of this size (2^-17 of them: 64 ulps).
       const float* score = lattice_score_.data();
@@ -322,33 +400,55 @@ void UnigramModel::encode_word(std::string_view text, uint32_t start, uint32_t e
       }
     }
   }
-  total = viterbi(w, n, total, s);
+  total = viterbi<T>(w, n, total, s);
   emit(text.data(), start, s.path.data(), s.path_len, first, out);
 }
 
 
-void UnigramModel::encode_span(std::string_view text, uint32_t start, uint32_t end, float& total,
-                               std::vector<Token>& out) const {
+template <class T>
+void UnigramModel::encode_span_as(std::string_view text, uint32_t start, uint32_t end, T& total,
+                                  std::vector<Token>& out) const {
   SpmWordCache* cache = table_.word_break() == WordBreak::kNone ? nullptr : SpmWordCache::of_thread();
   Scratch& scratch = UnigramModel::scratch();
   const size_t first = out.size();
   spm_each_word(table_.word_break(), text.data(), start, end,
-                [&](uint32_t s, uint32_t e) { encode_word(text, s, e, total, first, out, cache, scratch); });
+                [&](uint32_t s, uint32_t e) { encode_word<T>(text, s, e, total, first, out, cache, scratch); });
 }
 
-void UnigramModel::encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const {
+void UnigramModel::encode_span(std::string_view text, uint32_t start, uint32_t end, float& total,
+                               std::vector<Token>& out) const {
+  if (hf_) {
+    double exact = 0.0;  // Hugging Face's: every span from 0
+    encode_span_as<double>(text, start, end, exact, out);
+  } else {
+    encode_span_as<float>(text, start, end, total, out);
+  }
+}
+
+template <class T>
+void UnigramModel::encode_pieces_as(std::string_view text, const Span* pieces, size_t n,
+                                    std::vector<Token>& out) const {
   SpmWordCache* cache = table_.word_break() == WordBreak::kNone ? nullptr : SpmWordCache::of_thread();
   Scratch& scratch = UnigramModel::scratch();
   const size_t first = out.size();
-  float total = 0.f;
+  T total = 0;
   uint32_t last_end = 0xFFFFFFFFu;
   for (size_t k = 0; k < n; ++k) {
-    // Adjacent pieces continue one Viterbi (the running total carries on), as SentencePiece
-    // runs one over the whole normalized text.
-    if (pieces[k].first != last_end) total = 0.f;
+    // SentencePiece: adjacent pieces continue one Viterbi (the running total carries on), as
+    // it runs one over the whole normalized text. Hugging Face: each piece (pre-token) is a
+    // Viterbi of its own, from 0.
+    if (std::is_same_v<T, double> || pieces[k].first != last_end) total = 0;
     last_end = pieces[k].second;
     spm_each_word(table_.word_break(), text.data(), pieces[k].first, pieces[k].second,
-                  [&](uint32_t s, uint32_t e) { encode_word(text, s, e, total, first, out, cache, scratch); });
+                  [&](uint32_t s, uint32_t e) { encode_word<T>(text, s, e, total, first, out, cache, scratch); });
+  }
+}
+
+void UnigramModel::encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const {
+  if (hf_) {
+    encode_pieces_as<double>(text, pieces, n, out);
+  } else {
+    encode_pieces_as<float>(text, pieces, n, out);
   }
 }
 
@@ -372,9 +472,14 @@ void UnigramModel::lattice(std::string_view text, uint32_t start, uint32_t end, 
   Scratch& s = scratch();
   const uint32_t chars = decode(text.data() + start, end - start, s);
   const uint32_t* off = s.off.data();
-  each_edge(s.code.data(), chars, [](uint32_t) {}, [&](uint32_t i, uint32_t j, int32_t id, float score) {
+  auto add = [&](uint32_t i, uint32_t j, int32_t id, double score) {
     edges.push_back(Edge{start + off[i], start + off[j], id, score});
-  });
+  };
+  if (hf_) {
+    each_edge<double>(s.code.data(), chars, [](uint32_t) {}, add);
+  } else {
+    each_edge<float>(s.code.data(), chars, [](uint32_t) {}, add);
+  }
 }
 
 void UnigramModel::emit_path(std::string_view text, const std::vector<Edge>& path, std::vector<Token>& out) const {

@@ -6,10 +6,9 @@ every line of the English, Chinese (first 2 MB) and multilingual corpora."""
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 from hypothesis import given, settings
@@ -158,30 +157,10 @@ def folder(tmp_path_factory: Any) -> str:
     return str(tmp_path_factory.mktemp("hf_json_parity"))
 
 
-@lru_cache(maxsize=None)
-def _unigram_scores(hf: Any) -> Optional[List[float]]:
-    """The piece scores of a Unigram tokenizer.json (None for other models)."""
-    model = json.loads(hf.to_str())["model"]
-    return [score for _, score in model["vocab"]] if model.get("type") == "Unigram" else None
-
-
-def is_tie(hf: Any, want: Any, got: Any) -> bool:
-    """Two Unigram segmentations of the same text whose score sums differ only by rounding
-    (``▁---`` as ``▁ - --`` or ``▁ -- -``, the same pieces in another order): Viterbi may keep
-    either, and tokenizers and ciyuan may keep different ones. Counted apart, not as a bug."""
-    scores = _unigram_scores(hf)
-    if scores is None or "".join(want.tokens) != "".join(got.tokens):
-        return False
-    total = [sum(scores[i] for i in e.ids if i < len(scores)) for e in (want, got)]
-    return abs(total[0] - total[1]) <= 1e-9 * max(1.0, abs(total[0]))
-
-
 def differences(hf: Any, ours: Tokenizer, lines: List[str], limit: int = 3) -> List[str]:
     bad = []
     for line in lines:
         want, got = hf.encode(line), ours.encode(line)
-        if got.ids != want.ids and is_tie(hf, want, got):
-            continue
         what = [name for name, a, b in (("ids", got.ids, want.ids), ("tokens", got.tokens, want.tokens),
                                          ("offsets", got.offsets, want.offsets)) if a != b]
         for skip in (False, True):
@@ -201,6 +180,8 @@ def sample_lines() -> List[str]:
             + ["hello world <mask>  [NEW] x[NEW]y Hello World <|endoftext|>", "", "  ", "``quoted'' 1948"])
 
 
+# (unigram_nfkc_first holds a near tie, "▁---" as ▁ - -- or ▁ -- -, that only double sums
+# decide as tokenizers does: see test_unigram_tie and tests/models/test_unigram_hf.py.)
 NAMES = ["gpt2", *PIPELINES]
 
 
@@ -240,13 +221,11 @@ def test_combining_mark_offsets() -> None:
 
 
 @pytest.mark.parametrize("name", ["unigram", "unigram_nfkc_first"])
-def test_unigram_ties_are_ties(name: str, folder: str) -> None:
-    """Where ciyuan's Unigram keeps another segmentation than tokenizers' ("---" with some
-    trainings: tokenizers ▁ - --, ciyuan ▁ -- -), both have the same pieces and score."""
+def test_unigram_tie(name: str, folder: str) -> None:
+    """Near ties ("▁---" as ▁ - -- or ▁ -- -, equal but for rounding) go tokenizers' way."""
     hf, ours = pair(name, folder)
     for text in ("---", "x ----- y", "-- -- ---"):
-        want, got = hf.encode(text), ours.encode(text)
-        assert got.ids == want.ids or (sorted(got.ids) == sorted(want.ids) and is_tie(hf, want, got)), text
+        assert ours.encode(text).tokens == hf.encode(text).tokens, text
 
 
 def test_composition_offsets() -> None:

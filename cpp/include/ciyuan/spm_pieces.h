@@ -36,6 +36,10 @@ struct SpmModelConfig {
   // Spans of those byte pieces: each character's own (SentencePiece), or, as Hugging Face's
   // Unigram gives them, the whole run of consecutive unknown characters for every byte of it.
   bool byte_run_spans = false;
+  // Unigram only: Hugging Face's Viterbi instead of SentencePiece's: double scores (the exact
+  // ones the model was given) and double sums, every piece (span) given from 0, no re-centring,
+  // an unknown character scoring (lowest score of all pieces) - 10 (see unigram.h).
+  bool hf_viterbi = false;
 };
 
 // Where every segmentation of a normalized text breaks, whatever the scores: before each `▁`

@@ -26,6 +26,16 @@
 // CJK text) costs no trie step. Cost: O(n * L) trie steps for n characters (L the longest
 // piece in characters), O(1) per cached word; no allocation per token or word.
 //
+// Hugging Face's Unigram (SpmModelConfig::hf_viterbi, the models read from tokenizer.json)
+// differs in its arithmetic only: scores and sums in double (the scores as given, not rounded
+// to float), each piece it is given (a pre-token) from 0 whatever is adjacent, no re-centring,
+// the unknown node scoring (lowest score of ALL pieces) - 10, a USER_DEFINED piece its own
+// score. Relaxation order and the strict tie rule are the same. Words still split at WordBreak
+// (no piece crosses one, so the best score there is every later path's prefix, carried in
+// double exactly as one Viterbi over the piece has it); a cached word is reused as is when it
+// starts its piece (sums from 0: the cached path IS the Viterbi's) and otherwise when its
+// margin is far above double rounding at the running total.
+//
 // n-best: the k best paths by a k-best list per position (O(n * L * k log k)); sampling:
 // forward-filtering backward-sampling over all paths with scores scaled by alpha
 // (nbest_size <= 0), one of the k best with probability proportional to exp(alpha * score)
@@ -44,8 +54,10 @@ namespace ciyuan {
 
 class UnigramModel final : public SpmModel {
  public:
+  // `exact_scores` (by id, as given; only with config.hf_viterbi, where it is required): the
+  // double scores Hugging Face's Viterbi adds; `scores` are they rounded to float.
   UnigramModel(std::vector<std::string> pieces, std::vector<float> scores, std::vector<PieceType> types,
-               SpmModelConfig config);
+               SpmModelConfig config, std::vector<double> exact_scores = {});
 
   // Appends the Viterbi tokens of text[start, end) with spans relative to `text`; `total` is
   // the running path score before it (updated), as one Viterbi over a longer text has it.
@@ -60,12 +72,13 @@ class UnigramModel final : public SpmModel {
                    std::vector<float>& scores) const override;
 
   float unk_score() const { return unk_score_; }
+  bool hf_viterbi() const { return hf_; }
 
   // One edge of the lattice: the piece `id` (kUnkNode: an unknown character) over [start, end).
   struct Edge {
     uint32_t start, end;
     int32_t id;
-    float score;
+    double score;  // the float score (SentencePiece) or the exact one (hf_viterbi)
   };
   static constexpr int32_t kUnkNode = -2;
   // Every edge of the lattice of text[start, end), by start (positions relative to `text`).
@@ -87,16 +100,26 @@ class UnigramModel final : public SpmModel {
   // Calls relax(i, j, id, score) for each node of the lattice of the characters code[0, chars)
   // over characters [i, j), by start i and then end j (an unknown node last at its start), and
   // start(i) before the nodes from character i.
-  template <class Start, class Relax>
+  // T: float (SentencePiece's scores) or double (hf_viterbi's exact scores).
+  template <class T, class Start, class Relax>
   void each_edge(const uint32_t* code, uint32_t chars, Start&& start, Relax&& relax) const;
   // Float Viterbi over w[0, n) from `total`, SentencePiece's arithmetic; the path goes to the
   // scratch's path as (end, id) pairs, last piece first.
-  float viterbi(const char* w, uint32_t n, float total, Scratch& s) const;
-  // Viterbi of w[0, n) from 0 in double, with the smallest margin between the best and the
-  // second best candidate at each node of the best path (infinity if there is no choice).
+  // T = double: hf_viterbi's double Viterbi (no re-centring).
+  template <class T>
+  T viterbi(const char* w, uint32_t n, T total, Scratch& s) const;
+  // Viterbi of w[0, n) from 0 in double (of the T scores), with the smallest margin between the
+  // best and the second best candidate at each node of the best path (infinity if there is no
+  // choice). For T = double it is exactly viterbi<double> from 0, path and all.
+  template <class T>
   double viterbi_margin(const char* w, uint32_t n, Scratch& s) const;
-  void encode_word(std::string_view text, uint32_t start, uint32_t end, float& total, size_t first,
+  template <class T>
+  void encode_word(std::string_view text, uint32_t start, uint32_t end, T& total, size_t first,
                    std::vector<Token>& out, SpmWordCache* cache, Scratch& s) const;
+  template <class T>
+  void encode_span_as(std::string_view text, uint32_t start, uint32_t end, T& total, std::vector<Token>& out) const;
+  template <class T>
+  void encode_pieces_as(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const;
   // An unknown node in a word cache entry (kUnkNode as stored there; no piece has this id).
   static constexpr uint32_t kCachedUnk = static_cast<uint32_t>(kUnkNode);
   // Appends the tokens of a cached word [start, end), as emit() would.
@@ -111,6 +134,10 @@ class UnigramModel final : public SpmModel {
   std::vector<float> lattice_score_;  // per id: its score in the lattice (NORMAL, USER_DEFINED)
   std::vector<First> first_;          // per trie code (code 0: in no piece)
   float unk_score_;
+  bool hf_ = false;                   // SpmModelConfig::hf_viterbi
+  std::vector<double> score64_;       // hf_: per id, its exact lattice score
+  double unk_score64_ = 0;            // hf_: the unknown node's
+  double reach64_ = 0;                // hf_: the largest |lattice score|, the unknown one's included
   uint32_t longest_ = 1;              // the longest lattice piece, in bytes (>= its characters)
   double reach_;                      // the most a character moves a score (constructor)
   float cache_total_limit_;           // |running total| below which a cached word is safe

@@ -118,6 +118,11 @@ class SentencePieceModel(Model):
             :class:`~ciyuan.errors.InvalidInputError`, unless byte fallback covers it).
         byte_fallback: unknown characters become the ``<0xXX>`` pieces of their UTF-8 bytes
             (all 256 must be in ``pieces``).
+        hf_viterbi: (Unigram only) Hugging Face's Viterbi instead of SentencePiece's: the scores
+            as given (double, not rounded to float) summed in double, each pre-token from 0
+            (SentencePiece carries the sum over adjacent ones and re-centres it past 1e5), an
+            unknown character scoring the lowest score of all pieces less 10. The default for a
+            model read from Hugging Face's form (``vocab``).
         types: one :class:`PieceType` per piece. Default: ``NORMAL``, ``UNKNOWN`` at
             ``unk_id``, ``BYTE`` for ``<0x00>``..``<0xFF>`` with byte fallback.
 
@@ -128,15 +133,22 @@ class SentencePieceModel(Model):
 
     #: The native class (``_core.UnigramModel`` or ``_core.SpmBpeModel``).
     _native_class: ClassVar[Any]
+    #: The model's arithmetic can be Hugging Face's instead of SentencePiece's (Unigram).
+    _has_hf_viterbi: ClassVar[bool] = False
 
     def __init__(self, pieces: Sequence[Tuple[str, float]], *, unk_id: Optional[int] = None,
                  byte_fallback: bool = False, types: Optional[Sequence[int]] = None,
-                 byte_run_spans: bool = False, unk_token_is_text: bool = False) -> None:
+                 byte_run_spans: bool = False, unk_token_is_text: bool = False, hf_viterbi: bool = False) -> None:
         texts, scores, kinds, unk = _table(pieces, unk_id, byte_fallback, types)
+        if not isinstance(hf_viterbi, bool):
+            raise ModelError(f"hf_viterbi must be True or False, got {hf_viterbi!r}")
+        if hf_viterbi and not self._has_hf_viterbi:
+            raise ModelError(f"{type(self).__name__} has no Hugging Face Viterbi (hf_viterbi is for Unigram)")
         config = _core.SpmModelConfig()
         config.unk_id = -1 if unk is None else unk
         config.byte_fallback = byte_fallback
         config.byte_run_spans = bool(byte_run_spans)
+        config.hf_viterbi = hf_viterbi
         try:
             self._native = self._native_class(texts, scores, [_core.PieceType(int(t)) for t in kinds], config)
         except UnicodeEncodeError:
@@ -154,6 +166,8 @@ class SentencePieceModel(Model):
         #: An Encoding names the unknown token by the text it covers (Hugging Face's Unigram).
         self.unk_token_is_text: bool = bool(unk_token_is_text)
         self.text_unk_id = unk if self.unk_token_is_text else None
+        #: Hugging Face's Viterbi (Unigram): double scores and sums, each pre-token from 0.
+        self.hf_viterbi: bool = hf_viterbi
 
     def token_to_id(self, token: Any) -> Optional[int]:
         """The id of a piece, or None."""
@@ -185,6 +199,7 @@ class SentencePieceModel(Model):
             "types": [int(t) for t in self.types],
             "byte_spans": "run" if self.byte_run_spans else "character",
             "unk_tokens": "text" if self.unk_token_is_text else "piece",
+            **({"viterbi": "huggingface"} if self.hf_viterbi else {}),
         }
 
     @classmethod
@@ -206,8 +221,16 @@ class SentencePieceModel(Model):
         unk_tokens = data.get("unk_tokens", "text" if hf_form else "piece")
         if unk_tokens not in ("piece", "text"):
             raise ModelError(f"unk_tokens must be 'piece' or 'text', got {unk_tokens!r}")
+        extra: Dict[str, Any] = {}
+        if cls._has_hf_viterbi:
+            # Hugging Face's form means Hugging Face's arithmetic unless told "sentencepiece".
+            viterbi = data.get("viterbi", "huggingface" if hf_form else "sentencepiece")
+            if viterbi not in ("sentencepiece", "huggingface"):
+                raise ModelError(f"viterbi must be 'sentencepiece' or 'huggingface', got {viterbi!r}")
+            extra["hf_viterbi"] = viterbi == "huggingface"
         return cls(pieces, unk_id=data.get("unk_id"), byte_fallback=data.get("byte_fallback", False),
-                   types=data.get("types"), byte_run_spans=spans == "run", unk_token_is_text=unk_tokens == "text")
+                   types=data.get("types"), byte_run_spans=spans == "run", unk_token_is_text=unk_tokens == "text",
+                   **extra)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SentencePieceModel) and type(self) is type(other) and self.to_dict() == other.to_dict()

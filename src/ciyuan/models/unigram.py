@@ -34,6 +34,7 @@ class Unigram(SentencePieceModel):
     type_name = "Unigram"
     _native_class = _core.UnigramModel
     has_nbest = True
+    _has_hf_viterbi = True
 
     def sample_options(self, alpha: float, nbest_size: int) -> _core.SampleOptions:
         """Sentencepiece's sampling: ``alpha`` (>= 0) smooths the distribution, ``nbest_size``
@@ -44,12 +45,17 @@ class Unigram(SentencePieceModel):
     def to_dict(self) -> Dict[str, Any]:
         """Hugging Face's form (``tokenizer.json``'s Unigram: ``unk_id``, ``vocab`` as
         ``[[piece, score], ...]``, ``byte_fallback``), plus the piece ``types`` when some piece
-        is not what Hugging Face would take it for (a control or user-defined piece)."""
+        is not what Hugging Face would take it for (a control or user-defined piece) and
+        ``"viterbi": "sentencepiece"`` for SentencePiece's arithmetic (Hugging Face's is the
+        default of this form; Hugging Face itself ignores the key)."""
         data: Dict[str, Any] = {"type": self.type_name, "unk_id": self.unk_id,
                                 "vocab": [[p, s] for p, s in zip(self.pieces, self.scores)],
                                 "byte_fallback": self.byte_fallback,
                                 "byte_spans": "run" if self.byte_run_spans else "character",
                                 "unk_tokens": "text" if self.unk_token_is_text else "piece"}
+        # Read back from this form, a model takes Hugging Face's arithmetic unless told.
+        if not self.hf_viterbi:
+            data["viterbi"] = "sentencepiece"
         if self.types != _table(data["vocab"], self.unk_id, self.byte_fallback, None)[2]:
             data["types"] = [int(t) for t in self.types]
         return data

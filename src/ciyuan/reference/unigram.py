@@ -18,6 +18,10 @@ already ``▁``). What SentencePiece does, as observed on sentencepiece 0.2.3:
   so it decides near ties (sentencepiece's ``kScoreResetThreshold``, new in 0.2).
 - Consecutive unknown characters are one unknown token; with byte fallback an unknown
   character is the ``<0xXX>`` pieces of its UTF-8 bytes instead.
+- Hugging Face's Unigram (``Table(..., hf=True)``, tokenizers 0.2x) keeps the scores as given
+  and sums in double, with no re-centring, from 0 for each pre-token it is given; its unknown
+  node scores ``min(all scores) - 10`` and a USER_DEFINED piece its own score. The lattice,
+  the order of relaxation and the tie rule are the same.
 - BPE (:func:`spm_bpe_encode`): symbols start as characters (the longest user-defined piece
   the text starts with is one frozen symbol); the adjacent pair whose concatenation is a
   NORMAL, USER_DEFINED or UNUSED piece with the highest score merges, the leftmost on ties;
@@ -62,9 +66,11 @@ def f32(x: float) -> float:
 class Table:
     """Pieces ``(text, score, type)`` in id order; ``byte_fallback`` needs ``<0x00>``..``<0xFF>``."""
 
-    def __init__(self, pieces: Sequence[Tuple[str, float, int]], byte_fallback: bool = False) -> None:
+    def __init__(self, pieces: Sequence[Tuple[str, float, int]], byte_fallback: bool = False,
+                 hf: bool = False) -> None:
+        self.hf = hf  # Hugging Face's arithmetic (see the module's docstring)
         self.pieces = [p for p, _, _ in pieces]
-        self.scores = [f32(s) for _, s, _ in pieces]
+        self.scores = [float(s) if hf else f32(s) for _, s, _ in pieces]
         self.types = [t for _, _, t in pieces]
         self.byte_fallback = byte_fallback
         self.ids = {p: i for i, p in enumerate(self.pieces)}
@@ -72,6 +78,8 @@ class Table:
         self.unk_id: Optional[int] = unknown[0] if unknown else None
         normal = [s for s, t in zip(self.scores, self.types) if t == NORMAL]
         self.unk_score = f32((min(normal) if normal else 3.4028234663852886e38) - 10.0)
+        if hf:
+            self.unk_score = min(self.scores) - 10.0
         # Pieces the text may match, for the lattice (NORMAL, USER_DEFINED) and for BPE merges
         # (also UNUSED).
         self.lattice_ids = {p: i for i, p in enumerate(self.pieces) if self.types[i] in (NORMAL, USER_DEFINED)}
@@ -80,7 +88,7 @@ class Table:
 
     def lattice_score(self, i: int) -> float:
         """A piece's score in the lattice (user-defined pieces: 0.1 per byte less 0.1)."""
-        if self.types[i] == USER_DEFINED:
+        if self.types[i] == USER_DEFINED and not self.hf:
             return f32(0.1 * len(self.pieces[i].encode("utf-8")) - 0.1)
         return self.scores[i]
 
@@ -123,7 +131,9 @@ RESET = 100000.0
 
 def viterbi(text: str, table: Table) -> List[Token]:
     """The best segmentation, decided exactly as SentencePiece decides (float32 sums, ties to
-    the earliest start of the last piece, re-centring past ``RESET``)."""
+    the earliest start of the last piece, re-centring past ``RESET``), or for a ``hf`` table as
+    Hugging Face does (double sums, no re-centring; ``text`` is one pre-token)."""
+    rounded = (lambda x: x) if table.hf else f32
     n = len(text)
     best: List[Optional[Tuple[float, Edge]]] = [None] * (n + 1)
     total = [0.0] * (n + 1)
@@ -132,12 +142,12 @@ def viterbi(text: str, table: Table) -> List[Token]:
         s, e, _, score = edge
         if s != at:  # the first edge from s (every position has one)
             at, here = s, total[s]
-            if here < -RESET or here > RESET:
+            if not table.hf and (here < -RESET or here > RESET):
                 # s itself, and the positions reached beyond it (at most a piece ahead)
                 for k in range(s, min(n, s + table.longest) + 1):
                     if k == s or best[k] is not None:
                         total[k] = f32(total[k] - here)
-        cand = f32(score + total[s])
+        cand = rounded(score + total[s])
         if best[e] is None or cand > total[e]:
             best[e], total[e] = (cand, edge), cand
     path: List[Edge] = []
