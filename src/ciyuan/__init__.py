@@ -24,6 +24,7 @@ from ciyuan.errors import (
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from ciyuan import decoders, formats, models, normalizers, pre_tokenizers, processors, segment, trainers
     from ciyuan.encoding import Encoding
+    from ciyuan.special_tokens import AddedToken
     from ciyuan.textbook import BPETokenizer
     from ciyuan.tokenizer import Tokenizer
 
@@ -34,6 +35,7 @@ _LAZY = {
     "Tokenizer": ("ciyuan.tokenizer", "Tokenizer"),
     "BPETokenizer": ("ciyuan.textbook", "BPETokenizer"),
     "Encoding": ("ciyuan.encoding", "Encoding"),
+    "AddedToken": ("ciyuan.special_tokens", "AddedToken"),
     **{name: (f"ciyuan.{name}", None) for name in (
         "decoders", "errors", "formats", "models", "normalizers", "pre_tokenizers", "processors",
         "segment", "trainers",
@@ -44,6 +46,7 @@ __all__ = [
     "Tokenizer",
     "BPETokenizer",
     "Encoding",
+    "AddedToken",
     "CiyuanError",
     "InvalidInputError",
     "DisallowedSpecialTokenError",
