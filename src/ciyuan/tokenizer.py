@@ -628,10 +628,17 @@ class Tokenizer:
                         stripped.append((len(ids) + k, norm.text[s:e]))
             ids.extend(data.ids)
             offsets.extend(_original_offsets(data, norm, start))
-        if not stripped:
+        return self._encoding_with_texts(ids, offsets, stripped)
+
+    def _encoding_with_texts(self, ids: List[int], offsets: List[Tuple[int, int]],
+                             texts: List[Tuple[int, str]]) -> Encoding:
+        """An Encoding whose tokens at the given positions are the texts matched there (an added
+        token found with its whitespace or normalized, HF's Unigram unknown) instead of the
+        vocabulary's spelling."""
+        if not texts:
             return Encoding(self, ids=ids, offsets=offsets)
         tokens = [self.id_to_token(i) for i in ids]
-        for at, token in stripped:
+        for at, token in texts:
             tokens[at] = token
         return Encoding(self, ids=ids, offsets=offsets, tokens=tokens)
 
@@ -670,12 +677,7 @@ class Tokenizer:
                                 self._encoder.encode_sampled(piece, ordinary, sampling.options, rng))
                         ids.extend(data.ids)
                         offsets.extend((a + c + s, a + c + e) for s, e in data.char_offsets(piece))
-        if not stripped:
-            return Encoding(self, ids=ids, offsets=offsets)
-        tokens = [self.id_to_token(i) for i in ids]
-        for at, token in stripped:
-            tokens[at] = token
-        return Encoding(self, ids=ids, offsets=offsets, tokens=tokens)
+        return self._encoding_with_texts(ids, offsets, stripped)
 
     def nbest(
         self,
