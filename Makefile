@@ -37,7 +37,7 @@ $(TOK1)/.installed:
 	touch $@
 
 test: check $(TOK1)/.installed
-	CIYUAN_TOKENIZERS1_PYTHON=$(abspath $(TOK1))/bin/python $(PY) -m pytest -q tests
+	CIYUAN_TOKENIZERS1_PYTHON=$(abspath $(TOK1))/bin/python $(PY) -m pytest -q -n auto --dist loadfile --durations=20 tests
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow" tests
