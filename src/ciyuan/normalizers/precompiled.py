@@ -14,36 +14,18 @@ from __future__ import annotations
 
 import base64
 import binascii
-import struct
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional
 
 import regex
 
 from ciyuan.errors import ModelError
 from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
+from ciyuan.normalizers.spm_charsmap import split_charsmap, unit_offset
 
 __all__ = ["Precompiled"]
 
 _GRAPHEME = regex.compile(r"\X")
 _LEAF_BIT = 1 << 31
-
-
-def _offset(unit: int) -> int:
-    return (unit >> 10) << ((unit & (1 << 9)) >> 6)
-
-
-def _parse(blob: bytes) -> Tuple[Tuple[int, ...], bytes]:
-    """The double array's units and the strings of a charsmap (darts-clone, as SentencePiece
-    writes it: a little-endian u32 size, the units, then NUL-terminated replacements)."""
-    if not blob:
-        return (), b""
-    if len(blob) <= 4:
-        raise ModelError(f"the precompiled charsmap is corrupt: it is {len(blob)} bytes long")
-    size = struct.unpack_from("<I", blob)[0]
-    if size % 4 or size == 0 or size > len(blob) - 4:
-        raise ModelError(f"the precompiled charsmap is corrupt: its double array claims {size} bytes "
-                         f"of {len(blob) - 4}")
-    return struct.unpack_from(f"<{size // 4}I", blob, 4), blob[4 + size:]
 
 
 def _replace(dest: List[List[Any]], old: str, new: str) -> None:
@@ -86,7 +68,7 @@ class Precompiled(Normalizer):
             raise ModelError("precompiled_charsmap must be bytes or base64 text, "
                              f"got {type(precompiled_charsmap).__name__}")
         self.precompiled_charsmap = blob
-        self._units, self._strings = _parse(blob)
+        self._units, self._strings = split_charsmap(blob)
         self._cache: Dict[str, Optional[str]] = {}
 
     def _transform(self, chunk: str) -> Optional[str]:
@@ -96,13 +78,13 @@ class Precompiled(Normalizer):
         units, found = self._units, None
         pos = 0
         if units:
-            pos = _offset(units[0])
+            pos = unit_offset(units[0])
             for c in chunk.encode("utf-8", "surrogatepass"):
                 pos ^= c
                 if pos >= len(units) or units[pos] & (_LEAF_BIT | 0xFF) != c:
                     break
                 unit = units[pos]
-                pos ^= _offset(unit)
+                pos ^= unit_offset(unit)
                 if (unit >> 8) & 1:  # a key ends here: the first (shortest) one wins
                     if pos >= len(units):
                         raise ModelError("the precompiled charsmap is corrupt: a value lies outside the double array")

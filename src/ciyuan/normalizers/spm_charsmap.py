@@ -57,7 +57,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 from ciyuan.errors import ModelError
 
 __all__ = ["RULES", "UNICODE_VERSION", "UNICODEDATA2", "unicode_database", "rule_map", "build_charsmap",
-           "read_charsmap", "named_charsmap"]
+           "read_charsmap", "split_charsmap", "unit_offset", "named_charsmap"]
 
 #: The named normalization rules.
 RULES = ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity")
@@ -334,27 +334,41 @@ def build_charsmap(rules: Mapping[str, str]) -> bytes:
     return struct.pack("<I", 4 * len(units)) + struct.pack(f"<{len(units)}I", *units) + bytes(strings)
 
 
-def read_charsmap(blob: bytes) -> Dict[bytes, bytes]:
-    """Every (key -> replacement) of a precompiled charsmap (``{}`` for ``b""``).
+def unit_offset(unit: int) -> int:
+    """The offset a darts-clone unit holds (to its children, or to its value)."""
+    return (unit >> 10) << ((unit & (1 << 9)) >> 6)
+
+
+def split_charsmap(blob: bytes) -> Tuple[Tuple[int, ...], bytes]:
+    """The double array's units and the strings of a precompiled charsmap (darts-clone, as
+    SentencePiece writes it: a little-endian u32 size, the units, then NUL-terminated
+    replacements); ``((), b"")`` for ``b""``.
 
     Raises:
-        ModelError: the blob is truncated or inconsistent.
+        ModelError: the blob is truncated or its size field is inconsistent.
     """
     if not blob:
-        return {}
+        return (), b""
     if len(blob) <= 4:
         raise ModelError(f"the precompiled charsmap is corrupt: it is {len(blob)} bytes long")
     size = struct.unpack_from("<I", blob)[0]
     if size % 4 or size == 0 or size > len(blob) - 4:
         raise ModelError(f"the precompiled charsmap is corrupt: its double array claims {size} bytes "
                          f"of {len(blob) - 4}")
-    units = struct.unpack_from(f"<{size // 4}I", blob, 4)
-    strings = blob[4 + size:]
+    return struct.unpack_from(f"<{size // 4}I", blob, 4), blob[4 + size:]
+
+
+def read_charsmap(blob: bytes) -> Dict[bytes, bytes]:
+    """Every (key -> replacement) of a precompiled charsmap (``{}`` for ``b""``).
+
+    Raises:
+        ModelError: the blob is truncated or inconsistent.
+    """
+    units, strings = split_charsmap(blob)
+    if not units:
+        return {}
     out: Dict[bytes, bytes] = {}
-
-    def offset(u: int) -> int:
-        return (u >> 10) << ((u & (1 << 9)) >> 6)
-
+    offset = unit_offset
     stack: List[Tuple[int, bytes]] = [(0, b"")]
     seen = 0
     while stack:
