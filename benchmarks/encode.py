@@ -31,7 +31,9 @@ The protocol, for each (encoding x corpus x threads) row, in ONE process:
   with the others: the main process writes each slice to a file, the worker reads it (untimed),
   encodes it when its turn comes and reports its wall and CPU seconds and the ids' SHA-1;
 - peak RSS: one short worker process per library and row, running that library alone on the
-  first timed slice (load + one encode), reports its process peak (VmHWM; see peak_rss_mb).
+  first timed slice of the row (load + one encode), reports its process peak: Linux's VmHWM
+  (_common.peak_rss_mb), not getrusage's ru_maxrss, which a child started from this process
+  inherits (a worker of an 800 MB parent reads 776 MB there, 13.5 MB in VmHWM).
 
 The legacy `--worker` mode (ciyuan or tiktoken alone, used by benchmarks/ab.py) is kept.
 """
@@ -50,6 +52,7 @@ import sysconfig
 import tempfile
 import time
 from array import array
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -785,7 +788,8 @@ def main() -> None:
     ap.add_argument("--libs", default=",".join(LIB_NAMES), help="tiktoken always runs (the ids' reference)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--mb", type=float, default=2.0, help="slice size in MB (smaller for udhr, which is 6.7 MB)")
+    ap.add_argument("--mb", type=float, default=1.0,
+                    help="slice size in MB (smaller when a corpus is too small: udhr is 6.7 MB, jinyong 26 MB)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: cl100k_base, en + zh, 0.3 MB, 2 rounds")
     ap.add_argument("--no-rss", action="store_true", help="skip the peak-RSS worker processes")
     ap.add_argument("--worker", nargs=7, metavar="ARG", help=argparse.SUPPRESS)
@@ -874,10 +878,14 @@ def main() -> None:
                     texts = every[b * per:(b + 1) * per]
                     results = run_row(enc, corpus, threads, texts, loaded, unavailable, hf, tmp)
                     if not args.no_rss:
+                        # Two workers at a time (a peak of memory does not depend on sharing the
+                        # cores), after the row's timing, so they never run beside a timed call.
                         slice_file = str(tmp / f"slice-{corpus}-{threads}-1.json")
-                        for r in results.values():
-                            if r.na is None:
-                                r.rss = peak_rss(r.lib, enc, slice_file, threads, hf_python)
+                        with ThreadPoolExecutor(2) as pool:
+                            futures = {r.lib: pool.submit(peak_rss, r.lib, enc, slice_file, threads, hf_python)
+                                       for r in results.values() if r.na is None and r.walls}
+                        for lib, future in futures.items():
+                            results[lib].rss = future.result()
                     print(fmt_row_text(enc, corpus, threads, results, slice_mb, args.rounds, hf_version), flush=True)
                     rows.append((enc, corpus, threads, results, slice_mb))
                 if counting:
