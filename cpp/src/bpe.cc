@@ -168,6 +168,17 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
   // end_of_word_suffix not added); only ciyuan's separate end-of-word symbol joins the lookup.
   simple_whole_ = config_.byte_level || config_.end_of_word_symbol.empty();
   short_whole_ = config_.ignore_merges && simple_whole_;
+  if (short_whole_) {
+    size_t count = 0;
+    for (size_t id = 0; id < tokens_.size(); ++id) count += present_[id] && tokens_[id].size() - 1 < kShortPiece;
+    short_tokens_ = ShortKeyMap(count);
+    for (size_t id = 0; id < tokens_.size(); ++id) {
+      const std::string& t = tokens_[id];
+      // A string listed under two ids is found as the one vocab_ keeps.
+      if (present_[id] && t.size() - 1 < kShortPiece && vocab_.find(t) == id)
+        short_tokens_.insert(load_upto8(t.data(), t.size()), t.size(), static_cast<uint32_t>(id));
+    }
+  }
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys);
 }
@@ -710,7 +721,7 @@ void BpeModel::prefetch_pieces(std::string_view text, const std::pair<uint32_t, 
     // starts with a 64 KB array that is in cache too.
     if (len - 1 < kShortPiece) {
       const uint64_t key = load_short(p, len, limit);
-      if ((key & 0x8080808080808080ULL) == 0) vocab_.prefetch(hash_short(key, len));
+      if ((key & 0x8080808080808080ULL) == 0) short_tokens_.prefetch(short_tokens_.index(key, len));
     } else if (len <= kMaxCachedBytes && !cache.pieces.empty() && is_ascii(p, len)) {
       __builtin_prefetch(&cache.pieces[hash_bytes(p, len) & (cache.pieces.size() - 1)]);
     }
@@ -727,6 +738,54 @@ void BpeModel::encode_pieces(std::string_view text, const Span* pieces, size_t n
   }
   if (n > 1) prefetch_pieces(text, pieces, n);
   for (size_t k = 0; k < n; ++k) encode_piece(text, pieces[k].first, pieces[k].second, out);
+}
+
+void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
+                                 std::vector<Token>& scratch) const {
+  if (!short_whole_ || config_.longest_match) return TokenModel::encode_pieces_ids(text, pieces, n, ids, scratch);
+  constexpr size_t kBatch = 64;
+  uint64_t keys[kBatch];
+  size_t slots[kBatch];
+  const char* base = text.data();
+  const char* limit = base + text.size();
+  for (size_t from = 0; from < n; from += kBatch) {
+    const size_t count = std::min(kBatch, n - from);
+    const Span* batch = pieces + from;
+    // Pass 1: key and hash of each short piece, its vocabulary slot on its way into the cache
+    // (the misses of a batch overlap instead of following one another).
+    for (size_t k = 0; k < count; ++k) {
+      const size_t len = batch[k].second - batch[k].first;
+      if (len - 1 < kShortPiece) {
+        keys[k] = load_short(base + batch[k].first, len, limit);
+        slots[k] = short_tokens_.index(keys[k], len);
+        short_tokens_.prefetch(slots[k]);
+      }
+    }
+    // Pass 2: one id per short token straight into `ids`; the rest through the merging path.
+    size_t w = ids.size();
+    ids.resize(w + count);
+    uint32_t* out = ids.data();
+    for (size_t k = 0; k < count; ++k) {
+      const size_t len = batch[k].second - batch[k].first;
+      if (len - 1 < kShortPiece) {
+        const uint32_t id = short_tokens_.find(keys[k], len, slots[k]);
+        if (id != ShortKeyMap::kMissing) {
+          out[w++] = id;
+          continue;
+        }
+      }
+      scratch.clear();
+      encode_piece_merging(text, batch[k].first, batch[k].second, scratch);
+      const size_t room = w + scratch.size() + (count - k - 1);
+      if (room > ids.size()) {
+        ids.resize(room);
+        out = ids.data();
+      }
+      for (const Token& t : scratch) out[w++] = t.id;
+    }
+    ids.resize(w);
+  }
+  scratch.clear();
 }
 
 void BpeModel::encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
