@@ -243,6 +243,7 @@ struct BpeModel::ThreadCache {
   std::vector<PieceEntry> pieces;
   std::vector<PieceEntry> other_pieces;
   std::vector<uint64_t> other_hashes;
+  std::vector<Symbol> symbols;  // encode_piece_merging's work space
 
   void reset(uint64_t new_owner, size_t piece_slots) {
     owner = new_owner;
@@ -737,12 +738,27 @@ void BpeModel::encode_pieces(std::string_view text, const Span* pieces, size_t n
     return;
   }
   if (n > 1) prefetch_pieces(text, pieces, n);
-  for (size_t k = 0; k < n; ++k) encode_piece(text, pieces[k].first, pieces[k].second, out);
+  ThreadCache* cache = nullptr;  // asked for once, by the first piece that needs it
+  const char* limit = text.data() + text.size();
+  for (size_t k = 0; k < n; ++k) {
+    const size_t start = pieces[k].first, end = pieces[k].second, len = end - start;
+    if (short_whole_ && len - 1 < kShortPiece) {
+      const uint64_t key = load_short(text.data() + start, len, limit);
+      const uint32_t id = short_tokens_.find(key, len, short_tokens_.index(key, len));
+      if (id != ShortKeyMap::kMissing) {
+        out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+        continue;
+      }
+    }
+    if (!cache) cache = &thread_cache();
+    encode_piece_merging(*cache, text, start, end, out);
+  }
 }
 
 void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
                                  std::vector<Token>& scratch) const {
   if (!short_whole_ || config_.longest_match) return TokenModel::encode_pieces_ids(text, pieces, n, ids, scratch);
+  ThreadCache& cache = thread_cache();
   constexpr size_t kBatch = 64;
   uint64_t keys[kBatch];
   size_t slots[kBatch];
@@ -775,7 +791,7 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
         }
       }
       scratch.clear();
-      encode_piece_merging(text, batch[k].first, batch[k].second, scratch);
+      encode_piece_merging(cache, text, batch[k].first, batch[k].second, scratch);
       const size_t room = w + scratch.size() + (count - k - 1);
       if (room > ids.size()) {
         ids.resize(room);
@@ -807,6 +823,11 @@ void BpeModel::encode_bert(const BertFrontEnd& bert, std::string_view text, size
 
 void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t end,
                                     std::vector<Token>& out) const {
+  encode_piece_merging(thread_cache(), text, start, end, out);
+}
+
+void BpeModel::encode_piece_merging(ThreadCache& cache, std::string_view text, size_t start, size_t end,
+                                    std::vector<Token>& out) const {
   if (start >= end) return;
   size_t n = end - start;
   const char* p = text.data() + start;
@@ -822,7 +843,6 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
     uint32_t id = whole_piece_id(text, start, end);
     if (id != BytesMap::kMissing) return emit_whole(id);
   }
-  ThreadCache& cache = thread_cache();
   ThreadCache::PieceEntry* slot = nullptr;
   uint64_t* other_hash = nullptr;
   if (!cache.pieces.empty() && n <= kMaxCachedBytes) {
@@ -843,12 +863,29 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
       return;
     }
   }
+  // A piece's tokens go into its cache slot (their lengths: their spans are made anew).
+  auto remember = [&](const Symbol* tokens, size_t count) {
+    if (!slot || count > kMaxCachedTokens) return;
+    slot->hash = hash | 1;
+    if (other_hash) *other_hash = hash | 1;
+    slot->length = static_cast<uint8_t>(n);
+    slot->count = static_cast<uint8_t>(count);
+    std::memcpy(slot->bytes, p, n);
+    for (size_t k = 0; k < count; ++k) {
+      slot->ids[k] = tokens[k].id;
+      slot->token_length[k] = static_cast<uint8_t>(tokens[k].end - tokens[k].start);
+    }
+  };
   if (config_.ignore_merges && !whole_first && (!simple_whole_ || maybe_long_token(hash))) {
     uint32_t id = simple_whole_ ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
-    if (id != BytesMap::kMissing) return emit_whole(id);
+    if (id != BytesMap::kMissing) {
+      // Cached too: the next time it is one cache line, not a vocabulary slot and its key's bytes.
+      emit_whole(id);
+      return remember(&out.back(), 1);
+    }
   }
 
-  thread_local std::vector<Symbol> syms;
+  std::vector<Symbol>& syms = cache.symbols;
   bool has_unk = false;
   bool filter_first = true;
   if (char_first_) {
@@ -864,17 +901,7 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
   // An element loop, not out.insert(range): for the few symbols of a piece, vector's range insert
   // costs 6% more instructions per MB of English (measured with cachegrind).
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
-  if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
-    slot->hash = hash | 1;
-    if (other_hash) *other_hash = hash | 1;
-    slot->length = static_cast<uint8_t>(n);
-    slot->count = static_cast<uint8_t>(syms.size());
-    std::memcpy(slot->bytes, p, n);
-    for (size_t k = 0; k < syms.size(); ++k) {
-      slot->ids[k] = syms[k].id;
-      slot->token_length[k] = static_cast<uint8_t>(syms[k].end - syms[k].start);
-    }
-  }
+  if (!has_unk) remember(syms.data(), syms.size());
 }
 
 void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t end,

@@ -109,10 +109,13 @@ class BpeModel final : public TokenModel {
   static constexpr size_t kShortPiece = 8;
   // The rest of encode_piece: a piece that short_whole_ did not settle.
   void encode_piece_merging(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
+  // The same with the calling thread's caches at hand (a batch asks for them once).
+  struct ThreadCache;
+  void encode_piece_merging(ThreadCache& cache, std::string_view text, size_t start, size_t end,
+                            std::vector<Token>& out) const;
   // Per-thread caches (no locks): recent pair lookups in front of pairs_ (which is megabytes,
   // a memory miss per lookup, while text keeps reusing thousands of pairs), and recent pieces
   // with their tokens.
-  struct ThreadCache;
   ThreadCache& thread_cache() const;
   // Rank of merging a and b (kNone if they cannot merge); sets the merged id. `filter_first`:
   // ask the Bloom filter before the per-thread table (best when most pairs cannot merge).
