@@ -164,7 +164,8 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=1.0, help="MB of text per call (default 1)")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="threads of the batch rows")
-    parser.add_argument("--doc-kb", type=int, default=64, help="document size of the batch rows (thousands of characters)")
+    parser.add_argument("--doc-kb", type=int, default=64,
+                        help="document size of the batch rows (thousands of characters)")
     parser.add_argument("--no-memory", action="store_true")
     args = parser.parse_args()
 
@@ -199,8 +200,8 @@ def main() -> None:
             for threads in args.threads:
                 bcalls = working(batch_calls(tok, peers, threads), probe_docs)
                 times = time_rows(bcalls, doc_texts[:-1], args.rounds)
-                report(f"{encoding} / {corpus}: {args.mb} MB as {len(probe_docs)} documents of {args.doc_kb}k characters, "
-                       f"{threads} thread(s)", bcalls, times, args.mb, LIST_BATCH, probe_docs, not args.no_memory)
+                report(f"{encoding} / {corpus}: {args.mb} MB as {len(probe_docs)} documents of "
+                       f"{args.doc_kb}k characters, {threads} thread(s)", bcalls, times, args.mb, LIST_BATCH, probe_docs, not args.no_memory)
     print("\nvs list: the list call's time over this call's, per round, median (> 1: faster than building the "
           "ids as Python ints). peak MB: extra resident memory of one call.")
 
