@@ -201,7 +201,8 @@ def main() -> None:
                 bcalls = working(batch_calls(tok, peers, threads), probe_docs)
                 times = time_rows(bcalls, doc_texts[:-1], args.rounds)
                 report(f"{encoding} / {corpus}: {args.mb} MB as {len(probe_docs)} documents of "
-                       f"{args.doc_kb}k characters, {threads} thread(s)", bcalls, times, args.mb, LIST_BATCH, probe_docs, not args.no_memory)
+                       f"{args.doc_kb}k characters, {threads} thread(s)", bcalls, times, args.mb, LIST_BATCH,
+                       probe_docs, not args.no_memory)
     print("\nvs list: the list call's time over this call's, per round, median (> 1: faster than building the "
           "ids as Python ints). peak MB: extra resident memory of one call.")
 
