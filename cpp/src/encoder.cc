@@ -31,9 +31,11 @@ __attribute__((noinline)) std::vector<Token>& thread_tokens() {
 
 TokenSink::TokenSink(std::vector<uint32_t>& ids) : ids_(&ids), buffer_(&thread_tokens()) { buffer_->clear(); }
 
+TokenSink::TokenSink(size_t& count) : buffer_(&thread_tokens()), count_(&count) { buffer_->clear(); }
+
 TokenSink::~TokenSink() {
   // Keep no huge buffer alive in the thread after a long text.
-  if (ids_ && buffer_->capacity() > (size_t{1} << 20)) std::vector<Token>().swap(*buffer_);
+  if ((ids_ || count_) && buffer_->capacity() > (size_t{1} << 20)) std::vector<Token>().swap(*buffer_);
 }
 
 Encoder::Encoder(std::shared_ptr<const TokenModel> model, FrontEnd front_end, std::vector<SpecialToken> specials)

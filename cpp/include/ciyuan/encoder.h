@@ -180,6 +180,9 @@ class TokenSink {
  public:
   explicit TokenSink(std::vector<Token>& tokens) : tokens_(&tokens), buffer_(&tokens) {}
   explicit TokenSink(std::vector<uint32_t>& ids);
+  // Counting only (count_tokens): tokens land in the scratch buffer as for ids only, and each
+  // flush adds how many there are to `count` and drops them; no id is ever stored.
+  explicit TokenSink(size_t& count);
   ~TokenSink();
   TokenSink(const TokenSink&) = delete;
   TokenSink& operator=(const TokenSink&) = delete;
@@ -190,8 +193,13 @@ class TokenSink {
   std::vector<uint32_t>* ids() { return ids_; }
   // Only the ids are kept: a front end may leave the tokens' spans unmapped (e.g. not align
   // normalized text with the original).
-  bool ids_only() const { return ids_ != nullptr; }
+  bool ids_only() const { return ids_ != nullptr || count_ != nullptr; }
   void flush() {
+    if (count_) {
+      *count_ += buffer_->size();
+      buffer_->clear();
+      return;
+    }
     if (!ids_) return;
     // Exactly the room needed on the first flush (a short text's ids in one allocation, no
     // slack), doubling after that (a long text's vector is not copied again and again).
@@ -203,6 +211,7 @@ class TokenSink {
   // Room for about n more tokens. With ids only, just for long texts: a batch of short lines
   // would otherwise keep the estimate's slack (2-3x the ids) in every line's vector.
   void reserve(size_t n) {
+    if (count_) return;
     if (!ids_) {
       tokens_->reserve(tokens_->size() + n);
     } else if (n >= kReserveIdsFrom) {
@@ -216,6 +225,7 @@ class TokenSink {
   std::vector<Token>* tokens_ = nullptr;
   std::vector<uint32_t>* ids_ = nullptr;
   std::vector<Token>* buffer_;
+  size_t* count_ = nullptr;
 };
 
 // The random generator of item `index` of a sampled batch encoded with `seed` (a single text is
