@@ -817,7 +817,7 @@ def main() -> None:
     ap.add_argument("--libs", default=",".join(LIB_NAMES), help="tiktoken always runs (the ids' reference)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--mb", type=float, default=1.0,
+    ap.add_argument("--mb", type=float, default=2.0,
                     help="slice size in MB (smaller when a corpus is too small: udhr is 6.7 MB, jinyong 26 MB)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: cl100k_base, en + zh, 0.3 MB, 2 rounds")
     ap.add_argument("--no-rss", action="store_true", help="skip the peak-RSS worker processes")
