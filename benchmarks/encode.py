@@ -55,7 +55,7 @@ from array import array
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import REPO, SHARED_DATA, machine, median_seconds, peak_rss_mb, read_prefix  # noqa: E402
@@ -603,10 +603,16 @@ def run_row(enc: Enc, corpus: str, threads: int, texts: List[str], loaded: Dict[
                 out = lib.batch(obj, docs, threads) if batch else lib.encode(obj, text)
                 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
                 got = digest(out, batch)
+                if got[0] != ref[0]:  # say where (untimed): tiktoken's ids once more
+                    expected = (LIBS["tiktoken"].batch(ref_lib, docs, threads) if batch
+                                else LIBS["tiktoken"].encode(ref_lib, text))
+                    where = first_difference(out, expected, batch, ref_lib)
                 del out
             res = results[name]
             if got[0] != ref[0]:
                 note = f"slice {r}: {got[1]:,} ids vs tiktoken's {ref[1]:,}"
+                if name != "hf-tokenizers-1.0":
+                    note += f"; {where}"
                 res.different.append(note)
                 print(f"    !!! {name}: ids DIFFERENT from tiktoken's ({enc.name}, {corpus}, {threads} thread(s), "
                       f"{note})", flush=True)
@@ -615,6 +621,25 @@ def run_row(enc: Enc, corpus: str, threads: int, texts: List[str], loaded: Dict[
                 res.cpus.append(cpu)
                 res.nbytes.append(nbytes)
     return results
+
+
+def first_difference(out: Any, expected: Any, batch: bool, enc: Any) -> str:
+    """Where a library's ids first part from tiktoken's (`enc` decodes the tokens around it)."""
+    def show(ids: Sequence[int]) -> str:
+        return "|".join(enc.decode([int(t)]) for t in ids).replace("\n", "\\n")
+
+    docs_out = [list(map(int, ids)) for ids in out] if batch else [list(map(int, out))]
+    docs_exp = [list(ids) for ids in expected] if batch else [list(expected)]
+    if len(docs_out) != len(docs_exp):
+        return f"{len(docs_out)} documents, tiktoken {len(docs_exp)}"
+    for d, (a, b) in enumerate(zip(docs_out, docs_exp)):
+        if a != b:
+            if batch and sorted(map(tuple, docs_out)) == sorted(map(tuple, docs_exp)):
+                return f"the same documents' ids in another order (document {d} first)"
+            i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            return (f"document {d}, token {i}: {show(a[max(0, i - 2):i + 4])!r} "
+                    f"where tiktoken has {show(b[max(0, i - 2):i + 4])!r}")
+    return "no difference found on a second look"
 
 
 def speeds(results: Dict[str, Result], threads: int) -> Tuple[Dict[str, List[float]], Dict[str, bool]]:
