@@ -721,11 +721,13 @@ def md_cell(r: Result, per_core: bool) -> str:
 # count_tokens / as_array (issue 15, item 3), when the installed ciyuan has them.
 
 
-def counting_section(texts: List[str], loaded: Dict[str, Any]) -> List[str]:
+def counting_section(texts: List[str], loaded: Dict[str, Any],
+                     summary: Dict[str, Tuple[float, float, bool]]) -> List[str]:
     """Alternating rounds on new slices: how many tokens, by len(encode_ids(...)), count_tokens and
     encode_ids(as_array=True) for ciyuan (when the installed ciyuan has them), and the peers' own
     counting or array calls; one call per slice, then the batch forms on ~64 KB documents with 2
-    threads. Every count is checked against tiktoken's."""
+    threads. Every count is checked against tiktoken's. `summary` gets call -> (MB/s, speed over
+    the group's first call, count = tiktoken's)."""
     import inspect
 
     Variant = Tuple[str, Callable[[str, List[str]], int]]
@@ -805,6 +807,7 @@ def counting_section(texts: List[str], loaded: Dict[str, Any]) -> List[str]:
             mbps = statistics.median(b / t / 1e6 for b, t in zip(nbytes, times[name]))
             rel = statistics.median(a / b for a, b in zip(times[base], times[name]))
             same = "yes" if counts[name] == ref else "NO: DIFFERENT"
+            summary[name] = (mbps, rel, counts[name] == ref)
             lines.append(f"    {name:56} {mbps:8.1f} {rel:12.2f}x  {same}")
     return lines
 
@@ -889,6 +892,7 @@ def main() -> None:
 
     rows: List[Tuple[Enc, str, int, Dict[str, Result], float]] = []
     count_lines: List[str] = []
+    counting: Dict[Tuple[str, str], Dict[str, Tuple[float, float, bool]]] = {}
     hf_version = ""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="encode-bench-") as tmpdir:
@@ -923,9 +927,9 @@ def main() -> None:
             for corpus in corpora:
                 # Fresh slices for every row of this corpus (and for the counting section): the
                 # libraries with a cache from pieces to ids must not meet a slice a second time.
-                counting = corpus in ("en", "zh") and 1 in thread_modes
+                with_counting = corpus in ("en", "zh") and 1 in thread_modes
                 per = args.rounds + 1
-                blocks = len(thread_modes) + counting
+                blocks = len(thread_modes) + with_counting
                 every = slices(corpus, blocks * per, int(args.mb * 1_000_000))
                 slice_mb = statistics.median(len(t.encode("utf-8")) for t in every) / 1e6
                 for b, threads in enumerate(thread_modes):
@@ -942,10 +946,11 @@ def main() -> None:
                             results[lib].rss = future.result()
                     print(fmt_row_text(enc, corpus, threads, results, slice_mb, args.rounds, hf_version), flush=True)
                     rows.append((enc, corpus, threads, results, slice_mb))
-                if counting:
+                if with_counting:
                     count_lines.append(f"\n{enc.name} / {CORPUS_LABEL[corpus]}: counting and arrays, one thread, "
                                        f"{slice_mb:.2f} MB slices, median of {args.rounds} rounds")
-                    count_lines += counting_section(every[-per:], loaded)
+                    summary = counting[(enc.name, corpus)] = {}
+                    count_lines += counting_section(every[-per:], loaded, summary)
             if hf:
                 hf.close()
             del loaded
@@ -955,6 +960,34 @@ def main() -> None:
               "call's, per round, median):")
         print("\n".join(count_lines))
     print_markdown(rows, wanted, hf_version, command, args)
+    print_counting_markdown(counting)
+
+
+def print_counting_markdown(counting: Dict[Tuple[str, str], Dict[str, Tuple[float, float, bool]]]) -> None:
+    """ciyuan's counting and array calls against len(encode_ids), one Markdown row per encoding
+    and corpus (only the calls the installed ciyuan has)."""
+    if not counting:
+        return
+    calls = [("ciyuan len(encode_ids(text))", "len(encode_ids) MB/s"),
+             ("ciyuan count_tokens(text)", "count_tokens"),
+             ("ciyuan len(encode_ids(text, as_array=True))", "encode_ids(as_array=True)"),
+             ("ciyuan encode_batch_ids(docs, threads=2), sum of len", "2 threads: encode_batch_ids MB/s"),
+             ("ciyuan count_tokens_batch(docs, threads=2), sum", "count_tokens_batch"),
+             ("ciyuan encode_batch_ids(docs, 2, as_array=True)", "encode_batch_ids(as_array=True)"),
+             ("gigatoken len(encode(text)) [numpy]", "gigatoken encode (numpy)")]
+    print("\nCounting and arrays: MB/s of ciyuan's list calls, the others as their speed over those (per round, "
+          "median); ✗ marks a count that differs from tiktoken's.\n")
+    print("| encoding / corpus | " + " | ".join(title for _, title in calls) + " |")
+    print("|---|" + "---:|" * len(calls))
+    for (enc_name, corpus), summary in counting.items():
+        cells = []
+        for call, title in calls:
+            if call not in summary:
+                cells.append("-")
+                continue
+            mbps, rel, same = summary[call]
+            cells.append((f"{mbps:.1f}" if title.endswith("MB/s") else f"{rel:.2f}×") + ("" if same else " ✗"))
+        print(f"| {enc_name} / {corpus} | " + " | ".join(cells) + " |")
 
 
 def print_markdown(rows: List[Tuple[Enc, str, int, Dict[str, Result], float]], wanted: List[str], hf_version: str,
