@@ -229,7 +229,27 @@ void BpeModel::build_pair_filter(const std::vector<uint64_t>& keys) {
   }
 }
 
+// A piece and its tokens in the piece cache. One cache line: a hit (or a miss) costs one
+// memory access.
+struct alignas(64) BpeModel::PieceEntry {
+  uint64_t hash;  // hash | 1 of the piece; 0 marks an empty entry
+  uint8_t length;
+  uint8_t count;
+  uint8_t token_length[kMaxCachedTokens];
+  char bytes[kMaxCachedBytes];
+  uint32_t ids[kMaxCachedTokens];
+};
+
+// Where a piece lives in the piece cache (slot nullptr: it is not cached, being too long or the
+// cache off), and whether it is there now.
+struct BpeModel::PiecePlace {
+  PieceEntry* slot = nullptr;
+  uint64_t* other_hash = nullptr;  // the slot's entry in other_hashes, for non-ASCII pieces
+  bool hit = false;
+};
+
 struct BpeModel::ThreadCache {
+  static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
   // 64K pairs of 16 bytes (1 MB): the merges of 10 MB of English ask for tens of thousands of
   // different pairs; with 8K entries three lookups in four went on to the full table, which
   // for o200k_base is 32 MB (a miss all the way to memory).
@@ -238,16 +258,6 @@ struct BpeModel::ThreadCache {
     uint64_t key;
     PairMap::Value value;
   };
-  // One cache line: a hit (or a miss) costs one memory access.
-  struct alignas(64) PieceEntry {
-    uint64_t hash;  // hash | 1 of the piece; 0 marks an empty entry
-    uint8_t length;
-    uint8_t count;
-    uint8_t token_length[kMaxCachedTokens];
-    char bytes[kMaxCachedBytes];
-    uint32_t ids[kMaxCachedTokens];
-  };
-  static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
   uint64_t owner = 0;
   PairEntry pairs[1 << kPairBits];
   // Pieces of ASCII text (words of languages written with spaces) repeat: they get a large
@@ -260,15 +270,10 @@ struct BpeModel::ThreadCache {
   std::vector<uint64_t> other_hashes;
   std::vector<Symbol> symbols;  // encode_piece_merging's work space
 
-  // Where the piece p[0, n) with hash_bytes `hash` lives in the piece cache (slot nullptr: it
-  // is not cached, being too long or the cache off), and whether it is there now.
-  struct Place {
-    PieceEntry* slot = nullptr;
-    uint64_t* other_hash = nullptr;  // the slot's entry in other_hashes, for non-ASCII pieces
-    bool hit = false;
-  };
-  Place place(const char* p, size_t n, uint64_t hash) {
-    Place at;
+  // Where the piece p[0, n) with hash_bytes `hash` lives in the piece cache, and whether it
+  // is there now.
+  PiecePlace place(const char* p, size_t n, uint64_t hash) {
+    PiecePlace at;
     if (pieces.empty() || n > kMaxCachedBytes) return at;
     if (is_ascii(p, n)) {
       at.slot = &pieces[hash & (pieces.size() - 1)];
@@ -465,12 +470,19 @@ void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool f
     if (best == kNone) break;
     sym[at].id = merged_ids[at];
     sym[at].end = sym[at + 1].end;
-    // Close the gap: one loop for the three arrays (tails are short; three calls to memmove
-    // cost more than the moves).
-    for (size_t i = at + 1; i + 1 < n; ++i) {
-      sym[i] = sym[i + 1];
-      ranks[i] = ranks[i + 1];
-      merged_ids[i] = merged_ids[i + 1];
+    // Close the gap: a short tail (a word's) in one loop over the three arrays, where three
+    // calls to memmove would cost more than the moves; a long one (a CJK clause's) by memmove.
+    const size_t tail = n - at - 2;  // pairs right of the merged one
+    if (tail <= 8) {
+      for (size_t i = at + 1; i + 1 < n; ++i) {
+        sym[i] = sym[i + 1];
+        ranks[i] = ranks[i + 1];
+        merged_ids[i] = merged_ids[i + 1];
+      }
+    } else {
+      std::memmove(sym + at + 1, sym + at + 2, tail * sizeof(Symbol));
+      std::memmove(ranks + at + 1, ranks + at + 2, tail * sizeof(uint32_t));
+      std::memmove(merged_ids + at + 1, merged_ids + at + 2, tail * sizeof(uint32_t));
     }
     --n;
     if (at + 1 < n) ranks[at] = pair_rank(cache, sym[at], sym[at + 1], &merged_ids[at], filter_first);
@@ -831,10 +843,11 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
     }
     if (!cache) cache = &thread_cache();
     // A piece seen before: its ids from the piece cache, without making Tokens.
-    const ThreadCache::Place place = cache->place(base + start, len, hash_bytes(base + start, len));
+    const uint64_t hash = hash_bytes(base + start, len);
+    const PiecePlace place = cache->place(base + start, len, hash);
     if (!place.hit) {
       scratch.clear();
-      encode_piece_merging(*cache, text, start, end, scratch);
+      encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
     }
     const size_t count = place.hit ? place.slot->count : scratch.size();
     const size_t room = w + count + (n - k - 1);
@@ -877,31 +890,41 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
 void BpeModel::encode_piece_merging(ThreadCache& cache, std::string_view text, size_t start, size_t end,
                                     std::vector<Token>& out) const {
   if (start >= end) return;
-  size_t n = end - start;
+  const size_t n = end - start;
   const char* p = text.data() + start;
-  uint64_t hash = hash_bytes(p, n);
-  auto emit_whole = [&](uint32_t id) {
-    out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
-  };
   // Which lookup goes first only changes the cost: short pieces are mostly whole tokens (whose
   // vocabulary slots stay warm; encode_piece has asked already where it can), long ones rarely
   // are (a memory miss in a megabyte table), so long ones ask the per-thread cache first.
-  bool whole_first = n <= kShortPiece;
-  if (config_.ignore_merges && whole_first && !short_whole_) {  // a marked word end: not the bytes alone
-    uint32_t id = whole_piece_id(text, start, end);
-    if (id != BytesMap::kMissing) return emit_whole(id);
+  if (config_.ignore_merges && n <= kShortPiece && !short_whole_) {  // a marked word end: not the bytes alone
+    const uint32_t id = whole_piece_id(text, start, end);
+    if (id != BytesMap::kMissing) {
+      out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+      return;
+    }
   }
-  const ThreadCache::Place place = cache.place(p, n, hash);
-  ThreadCache::PieceEntry* slot = place.slot;
-  uint64_t* other_hash = place.other_hash;
+  const uint64_t hash = hash_bytes(p, n);
+  const PiecePlace place = cache.place(p, n, hash);
   if (place.hit) {
     uint32_t at = static_cast<uint32_t>(start);
-    for (size_t k = 0; k < slot->count; ++k) {
-      out.push_back(Token{slot->ids[k], at, at + slot->token_length[k]});
-      at += slot->token_length[k];
+    for (size_t k = 0; k < place.slot->count; ++k) {
+      out.push_back(Token{place.slot->ids[k], at, at + place.slot->token_length[k]});
+      at += place.slot->token_length[k];
     }
     return;
   }
+  encode_piece_uncached(cache, text, start, end, hash, place, out);
+}
+
+void BpeModel::encode_piece_uncached(ThreadCache& cache, std::string_view text, size_t start, size_t end,
+                                     uint64_t hash, const PiecePlace& place, std::vector<Token>& out) const {
+  const size_t n = end - start;
+  const char* p = text.data() + start;
+  const bool whole_first = n <= kShortPiece;
+  auto emit_whole = [&](uint32_t id) {
+    out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+  };
+  PieceEntry* slot = place.slot;
+  uint64_t* other_hash = place.other_hash;
   // A piece's tokens go into its cache slot (their lengths: their spans are made anew).
   auto remember = [&](const Symbol* tokens, size_t count) {
     if (!slot || count > kMaxCachedTokens) return;

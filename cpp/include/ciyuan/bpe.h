@@ -114,6 +114,12 @@ class BpeModel final : public TokenModel {
   struct ThreadCache;
   void encode_piece_merging(ThreadCache& cache, std::string_view text, size_t start, size_t end,
                             std::vector<Token>& out) const;
+  // The rest of it for a piece not in the piece cache: `hash` is its hash_bytes, `place` where
+  // its tokens will be remembered.
+  struct PieceEntry;
+  struct PiecePlace;
+  void encode_piece_uncached(ThreadCache& cache, std::string_view text, size_t start, size_t end, uint64_t hash,
+                             const PiecePlace& place, std::vector<Token>& out) const;
   // Per-thread caches (no locks): recent pair lookups in front of pairs_ (which is megabytes,
   // a memory miss per lookup, while text keeps reusing thousands of pairs), and recent pieces
   // with their tokens.
