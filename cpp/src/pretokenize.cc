@@ -667,6 +667,30 @@ CIYUAN_ALWAYS_INLINE int whitespace_step(const Win& m, unsigned* start) {
     return class_run(m, m.L | m.D | m.O, s + 1);
 }
 
+// Whether the piece at p is left to the exact scanner without trying the window: it starts at a
+// non-ASCII character, or at an ASCII one before one (a newline in Chinese text, a quote before
+// a word...), where the window would only fall back after classifying 64 bytes for nothing.
+inline bool starts_slow(const u8* p, const u8* e) { return *p >= 0x80 || (p + 1 < e && p[1] >= 0x80); }
+
+// At least one piece from p (< e) by the exact scanner, and more while they start slow: a
+// stretch of Chinese text runs here as fast as the scalar level. Compiled for the baseline and
+// kept out of line, so the SIMD levels call the very code the others run. Advances p.
+template <PreTokPattern P>
+__attribute__((noinline)) size_t slow_pieces(const u8* s, const u8*& p, const u8* e, Span* out, size_t max) {
+    size_t n = 0;
+    const u8* st;
+    const u8* en;
+    do {
+        if (!next_impl<P, true>(p, e, &st, &en)) {
+            p = e;
+            break;
+        }
+        out[n++] = {static_cast<uint32_t>(st - s), static_cast<uint32_t>(en - s)};
+        p = en;
+    } while (n < max && p < e && starts_slow(p, e));
+    return n;
+}
+
 // Whether word_starts / word_piece apply to the pattern (not to those that skip whitespace).
 template <PreTokPattern P>
 constexpr bool kHasWords = P != PreTokPattern::WORD_PUNCT && P != PreTokPattern::WHITESPACE;
