@@ -186,7 +186,8 @@ def batch_calls(tok: Any, libs: Dict[str, Any], docs: List[List[int]], arrays: L
         elif name in ("tokie", "fastokens", "splintr"):
             calls[name] = lambda lib=lib: lib.decode_batch(docs)  # their own thread pools
         elif name == "rs-bpe":
-            from rs_bpe.openai import ParallelOptions
+            from rs_bpe.bpe import openai as rs_openai  # the native module (rs_bpe.openai is a wrapper)
+            ParallelOptions = rs_openai.ParallelOptions
             options = ParallelOptions(1, 1, threads)  # min_batch_size, chunk_size, max_threads
             calls[name] = lambda lib=lib, options=options: lib.decode_batch_parallel(docs, options)
     return calls
