@@ -168,6 +168,17 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
   // end_of_word_suffix not added); only ciyuan's separate end-of-word symbol joins the lookup.
   simple_whole_ = config_.byte_level || config_.end_of_word_symbol.empty();
   short_whole_ = config_.ignore_merges && simple_whole_;
+  if (short_whole_) {
+    size_t count = 0;
+    for (size_t id = 0; id < tokens_.size(); ++id) count += present_[id] && tokens_[id].size() - 1 < kShortPiece;
+    short_tokens_ = ShortKeyMap(count);
+    for (size_t id = 0; id < tokens_.size(); ++id) {
+      const std::string& t = tokens_[id];
+      // A string listed under two ids is found as the one vocab_ keeps.
+      if (present_[id] && t.size() - 1 < kShortPiece && vocab_.find(t) == id)
+        short_tokens_.insert(load_upto8(t.data(), t.size()), t.size(), static_cast<uint32_t>(id));
+    }
+  }
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys);
 }
@@ -232,6 +243,7 @@ struct BpeModel::ThreadCache {
   std::vector<PieceEntry> pieces;
   std::vector<PieceEntry> other_pieces;
   std::vector<uint64_t> other_hashes;
+  std::vector<Symbol> symbols;  // encode_piece_merging's work space
 
   void reset(uint64_t new_owner, size_t piece_slots) {
     owner = new_owner;
@@ -710,7 +722,7 @@ void BpeModel::prefetch_pieces(std::string_view text, const std::pair<uint32_t, 
     // starts with a 64 KB array that is in cache too.
     if (len - 1 < kShortPiece) {
       const uint64_t key = load_short(p, len, limit);
-      if ((key & 0x8080808080808080ULL) == 0) vocab_.prefetch(hash_short(key, len));
+      if ((key & 0x8080808080808080ULL) == 0) short_tokens_.prefetch(short_tokens_.index(key, len));
     } else if (len <= kMaxCachedBytes && !cache.pieces.empty() && is_ascii(p, len)) {
       __builtin_prefetch(&cache.pieces[hash_bytes(p, len) & (cache.pieces.size() - 1)]);
     }
@@ -726,7 +738,70 @@ void BpeModel::encode_pieces(std::string_view text, const Span* pieces, size_t n
     return;
   }
   if (n > 1) prefetch_pieces(text, pieces, n);
-  for (size_t k = 0; k < n; ++k) encode_piece(text, pieces[k].first, pieces[k].second, out);
+  ThreadCache* cache = nullptr;  // asked for once, by the first piece that needs it
+  const char* limit = text.data() + text.size();
+  for (size_t k = 0; k < n; ++k) {
+    const size_t start = pieces[k].first, end = pieces[k].second, len = end - start;
+    if (short_whole_ && len - 1 < kShortPiece) {
+      const uint64_t key = load_short(text.data() + start, len, limit);
+      const uint32_t id = short_tokens_.find(key, len, short_tokens_.index(key, len));
+      if (id != ShortKeyMap::kMissing) {
+        out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+        continue;
+      }
+    }
+    if (!cache) cache = &thread_cache();
+    encode_piece_merging(*cache, text, start, end, out);
+  }
+}
+
+void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
+                                 std::vector<Token>& scratch) const {
+  if (!short_whole_ || config_.longest_match) return TokenModel::encode_pieces_ids(text, pieces, n, ids, scratch);
+  ThreadCache& cache = thread_cache();
+  constexpr size_t kBatch = 64;
+  uint64_t keys[kBatch];
+  size_t slots[kBatch];
+  const char* base = text.data();
+  const char* limit = base + text.size();
+  for (size_t from = 0; from < n; from += kBatch) {
+    const size_t count = std::min(kBatch, n - from);
+    const Span* batch = pieces + from;
+    // Pass 1: key and hash of each short piece, its vocabulary slot on its way into the cache
+    // (the misses of a batch overlap instead of following one another).
+    for (size_t k = 0; k < count; ++k) {
+      const size_t len = batch[k].second - batch[k].first;
+      if (len - 1 < kShortPiece) {
+        keys[k] = load_short(base + batch[k].first, len, limit);
+        slots[k] = short_tokens_.index(keys[k], len);
+        short_tokens_.prefetch(slots[k]);
+      }
+    }
+    // Pass 2: one id per short token straight into `ids`; the rest through the merging path.
+    size_t w = ids.size();
+    ids.resize(w + count);
+    uint32_t* out = ids.data();
+    for (size_t k = 0; k < count; ++k) {
+      const size_t len = batch[k].second - batch[k].first;
+      if (len - 1 < kShortPiece) {
+        const uint32_t id = short_tokens_.find(keys[k], len, slots[k]);
+        if (id != ShortKeyMap::kMissing) {
+          out[w++] = id;
+          continue;
+        }
+      }
+      scratch.clear();
+      encode_piece_merging(cache, text, batch[k].first, batch[k].second, scratch);
+      const size_t room = w + scratch.size() + (count - k - 1);
+      if (room > ids.size()) {
+        ids.resize(room);
+        out = ids.data();
+      }
+      for (const Token& t : scratch) out[w++] = t.id;
+    }
+    ids.resize(w);
+  }
+  scratch.clear();
 }
 
 void BpeModel::encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
@@ -748,6 +823,11 @@ void BpeModel::encode_bert(const BertFrontEnd& bert, std::string_view text, size
 
 void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t end,
                                     std::vector<Token>& out) const {
+  encode_piece_merging(thread_cache(), text, start, end, out);
+}
+
+void BpeModel::encode_piece_merging(ThreadCache& cache, std::string_view text, size_t start, size_t end,
+                                    std::vector<Token>& out) const {
   if (start >= end) return;
   size_t n = end - start;
   const char* p = text.data() + start;
@@ -763,7 +843,6 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
     uint32_t id = whole_piece_id(text, start, end);
     if (id != BytesMap::kMissing) return emit_whole(id);
   }
-  ThreadCache& cache = thread_cache();
   ThreadCache::PieceEntry* slot = nullptr;
   uint64_t* other_hash = nullptr;
   if (!cache.pieces.empty() && n <= kMaxCachedBytes) {
@@ -784,12 +863,29 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
       return;
     }
   }
+  // A piece's tokens go into its cache slot (their lengths: their spans are made anew).
+  auto remember = [&](const Symbol* tokens, size_t count) {
+    if (!slot || count > kMaxCachedTokens) return;
+    slot->hash = hash | 1;
+    if (other_hash) *other_hash = hash | 1;
+    slot->length = static_cast<uint8_t>(n);
+    slot->count = static_cast<uint8_t>(count);
+    std::memcpy(slot->bytes, p, n);
+    for (size_t k = 0; k < count; ++k) {
+      slot->ids[k] = tokens[k].id;
+      slot->token_length[k] = static_cast<uint8_t>(tokens[k].end - tokens[k].start);
+    }
+  };
   if (config_.ignore_merges && !whole_first && (!simple_whole_ || maybe_long_token(hash))) {
     uint32_t id = simple_whole_ ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
-    if (id != BytesMap::kMissing) return emit_whole(id);
+    if (id != BytesMap::kMissing) {
+      // Cached too: the next time it is one cache line, not a vocabulary slot and its key's bytes.
+      emit_whole(id);
+      return remember(&out.back(), 1);
+    }
   }
 
-  thread_local std::vector<Symbol> syms;
+  std::vector<Symbol>& syms = cache.symbols;
   bool has_unk = false;
   bool filter_first = true;
   if (char_first_) {
@@ -805,17 +901,7 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
   // An element loop, not out.insert(range): for the few symbols of a piece, vector's range insert
   // costs 6% more instructions per MB of English (measured with cachegrind).
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
-  if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
-    slot->hash = hash | 1;
-    if (other_hash) *other_hash = hash | 1;
-    slot->length = static_cast<uint8_t>(n);
-    slot->count = static_cast<uint8_t>(syms.size());
-    std::memcpy(slot->bytes, p, n);
-    for (size_t k = 0; k < syms.size(); ++k) {
-      slot->ids[k] = syms[k].id;
-      slot->token_length[k] = static_cast<uint8_t>(syms[k].end - syms[k].start);
-    }
-  }
+  if (!has_unk) remember(syms.data(), syms.size());
 }
 
 void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t end,

@@ -67,9 +67,15 @@ const std::string* Encoder::id_bytes(uint32_t id) const {
 // encode_ordinary is written once over them; the plain call inlines to the model's own calls.
 namespace {
 struct PlainCall {
+  // Plain encoding of ids only may skip the Tokens (TokenModel::encode_pieces_ids).
+  static constexpr bool kIdsPath = true;
   const TokenModel& model;
   void pieces(std::string_view text, const Span* spans, size_t n, std::vector<Token>& out) const {
     model.encode_pieces(text, spans, n, out);
+  }
+  void pieces_ids(std::string_view text, const Span* spans, size_t n, std::vector<uint32_t>& ids,
+                  std::vector<Token>& scratch) const {
+    model.encode_pieces_ids(text, spans, n, ids, scratch);
   }
   void bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end, std::vector<Token>& out) const {
     model.encode_bert(bert, text, start, end, out);
@@ -77,6 +83,7 @@ struct PlainCall {
 };
 
 struct SampleCall {
+  static constexpr bool kIdsPath = false;
   const TokenModel& model;
   const SampleOptions& options;
   Rng& rng;
@@ -101,6 +108,7 @@ struct SampleCall {
 // another (lengths in `lengths`), so that a front end that maps spans back to the original text
 // maps them all; encode_nbest cuts them apart afterwards.
 struct NbestCall {
+  static constexpr bool kIdsPath = false;
   const TokenModel& model;
   size_t k;
   std::vector<size_t>& lengths;
@@ -192,6 +200,16 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, T
       // end of the text (tiktoken scans each segment as its own string, which matters for `$`).
       const std::string_view segment = text.substr(0, end);
       Span spans[256];
+      if constexpr (Call::kIdsPath) {
+        if (std::vector<uint32_t>* ids = sink.ids()) {
+          sink.flush();  // what came before (a special token) goes first
+          for (size_t pos = start, n; pos < end && (n = next_pieces(front_end_.pattern, segment, pos, spans, 256)) > 0;) {
+            call.pieces_ids(text, spans, n, *ids, sink.buffer());
+            pos = spans[n - 1].second;
+          }
+          return;
+        }
+      }
       for (size_t pos = start, n; pos < end && (n = next_pieces(front_end_.pattern, segment, pos, spans, 256)) > 0;) {
         call.pieces(text, spans, n, out);
         sink.flush();

@@ -70,6 +70,15 @@ class TokenModel {
   // Appends the tokens of the n pieces text[pieces[k].first, pieces[k].second), in order, with
   // spans relative to `text`.
   virtual void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const = 0;
+  // The same, ids only, appended to `ids` (encode_ids' path: a model may skip making Tokens).
+  // The default encodes into `scratch` (the thread's token buffer) and copies the ids.
+  virtual void encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
+                                 std::vector<Token>& scratch) const {
+    scratch.clear();
+    encode_pieces(text, pieces, n, scratch);
+    for (const Token& t : scratch) ids.push_back(t.id);
+    scratch.clear();
+  }
   // Appends the tokens of the words `bert` makes of text[start, end), spans relative to `text`.
   virtual void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
                            std::vector<Token>& out) const = 0;
@@ -179,6 +188,9 @@ class TokenSink {
   TokenSink& operator=(const TokenSink&) = delete;
 
   std::vector<Token>& buffer() { return *buffer_; }
+  // The ids-only output (nullptr when whole tokens are kept): a front end may append to it
+  // directly, after flush().
+  std::vector<uint32_t>* ids() { return ids_; }
   // Only the ids are kept: a front end may leave the tokens' spans unmapped (e.g. not align
   // normalized text with the original).
   bool ids_only() const { return ids_ != nullptr || count_ != nullptr; }
