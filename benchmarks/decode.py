@@ -13,8 +13,8 @@ gigatoken, which also takes numpy arrays. A batch row decodes the ids cut into d
 about 64 KB of text on --threads threads (`decode_bytes_batch` / `decode_batch`).
 
 Printed per library: MB/s of decoded bytes (median of rounds); the ratio of ciyuan's best input
-form to it, taken per round, median of rounds; and the peak extra memory of one call (Linux:
-VmHWM reset through /proc/self/clear_refs before the call, minus the resident size then).
+form to it, taken per round, median of rounds; and the peak RSS of a fresh process that loads
+that library alone (and the ids) and makes the call once (Linux's VmHWM).
 
 Peers (pip install into the benchmark's environment; missing ones are skipped): tiktoken,
 gigatoken, tokie (through the tokenizer.json ciyuan writes), fastokens, riptoken, splintr-rs,
@@ -24,7 +24,9 @@ kitoken, rs-bpe and bpe-openai (these two bring their own copies of cl100k/o200k
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,36 +43,37 @@ CORPORA = {
 TIKTOKEN_FILES = SHARED_DATA / "tokenizers" / "tiktoken"
 
 Fn = Callable[[], Any]
+DOC_IDS = 16_000  # ids per document of the batch rows: ~64 KB of English text
 
 
 # -- memory --------------------------------------------------------------------------------------
 
-def _status(field: str) -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field):
-                return int(line.split()[1]) / 1024
+def vm_hwm_mb() -> float:
+    """This process's peak resident memory so far, in MB (Linux's VmHWM; nan elsewhere)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return float("nan")
 
 
-def peak_extra_mb(fn: Fn) -> float:
-    """The peak resident memory one call of fn adds, in MB (Linux only; nan elsewhere)."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # resets VmHWM to the current resident size
-    except OSError:
+def worker_peak(script: Path, args: List[str]) -> float:
+    """The peak RSS (MB) a fresh `script --worker args` prints: one library, one call."""
+    out = subprocess.run([sys.executable, str(script), "--worker", *args], capture_output=True, text=True)
+    if out.returncode != 0:
+        print(f"  (peak RSS worker {args} failed: {out.stderr.strip().splitlines()[-1:]})")
         return float("nan")
-    before = _status("VmRSS:")
-    result = fn()
-    peak = _status("VmHWM:")
-    del result
-    return peak - before
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 # -- the libraries -------------------------------------------------------------------------------
 
-def peers(encoding: str, ranks_path: Path, workdir: Path, ciyuan_tok: Any) -> Dict[str, Any]:
-    """Each peer's encoder for `encoding`, built from the same ranks file (None: not installed)."""
+def peers(encoding: str, ranks_path: Path, workdir: Path, only: Optional[str] = None) -> Dict[str, Any]:
+    """Each installed peer's encoder for `encoding`, built from the same ranks file (tokie from
+    the tokenizer.json the caller wrote in `workdir`); `only`: that one alone."""
     from ciyuan.formats.tiktoken import SPECIAL_TOKENS
     from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
 
@@ -79,6 +82,8 @@ def peers(encoding: str, ranks_path: Path, workdir: Path, ciyuan_tok: Any) -> Di
     out: Dict[str, Any] = {}
 
     def attempt(name: str, make: Callable[[], Any]) -> None:
+        if only is not None and name != only:
+            return
         try:
             out[name] = make()
         except ImportError:
@@ -98,10 +103,7 @@ def peers(encoding: str, ranks_path: Path, workdir: Path, ciyuan_tok: Any) -> Di
 
     def tokie_tok() -> Any:
         import tokie
-        path = workdir / encoding / "tokenizer.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ciyuan_tok.save(str(path))
-        return tokie.Tokenizer.from_json(str(path))
+        return tokie.Tokenizer.from_json(str(workdir / encoding / "tokenizer.json"))
 
     def fastokens_tok() -> Any:
         import fastokens
@@ -186,7 +188,8 @@ def batch_calls(tok: Any, libs: Dict[str, Any], docs: List[List[int]], arrays: L
         elif name in ("tokie", "fastokens", "splintr"):
             calls[name] = lambda lib=lib: lib.decode_batch(docs)  # their own thread pools
         elif name == "rs-bpe":
-            from rs_bpe.openai import ParallelOptions
+            from rs_bpe.bpe import openai as rs_openai  # the native module (rs_bpe.openai is a wrapper)
+            ParallelOptions = rs_openai.ParallelOptions
             options = ParallelOptions(1, 1, threads)  # min_batch_size, chunk_size, max_threads
             calls[name] = lambda lib=lib, options=options: lib.decode_batch_parallel(docs, options)
     return calls
@@ -201,9 +204,9 @@ def as_text(x: Any) -> Any:
 
 
 def run_rows(calls: Dict[str, Fn], reference: Any, rounds: int, nbytes: int, ours: Tuple[str, ...],
-             memory: bool) -> List[Tuple[str, float, Optional[float], Optional[float], float, bool]]:
-    """(name, MB/s, ciyuan's best / it, ciyuan's best / tiktoken for ciyuan rows, peak MB, output
-    matches) per library: alternating rounds, medians."""
+             peak: Callable[[str], float]) -> List[Tuple[str, float, Optional[float], Optional[float], float, bool]]:
+    """(name, MB/s, ciyuan's best / it, ciyuan's best / tiktoken for ciyuan rows, peak RSS MB,
+    output matches) per library: alternating rounds, medians; peak(name) measures the RSS."""
     matches = {name: as_text(fn()) == reference for name, fn in calls.items()}
     times: Dict[str, List[float]] = {name: [] for name in calls}
     names = list(calls)
@@ -220,23 +223,44 @@ def run_rows(calls: Dict[str, Fn], reference: Any, rounds: int, nbytes: int, our
         ratio = None if name in ours else statistics.median(t / b for t, b in zip(times[name], best))
         vs_tiktoken = (statistics.median(t / c for t, c in zip(times["tiktoken"], times[name]))
                        if name in ours and "tiktoken" in times else None)
-        peak = peak_extra_mb(calls[name]) if memory else float("nan")
-        rows.append((name, mbps, ratio, vs_tiktoken, peak, matches[name]))
+        rows.append((name, mbps, ratio, vs_tiktoken, peak(name), matches[name]))
     return rows
 
 
 def print_rows(title: str, rows: List[Tuple[str, float, Optional[float], Optional[float], float, bool]]) -> None:
     print(f"\n{title}")
-    print(f"  {'library':<20}{'MB/s':>9}{'ciyuan x':>10}{'vs tiktoken':>13}{'peak MB':>9}  output")
+    print(f"  {'library':<20}{'MB/s':>9}{'ciyuan x':>10}{'vs tiktoken':>13}{'peak RSS':>10}  output")
     for name, mbps, ratio, vs_tiktoken, peak, ok in rows:
         r = f"{ratio:.2f}x" if ratio is not None else ""
         v = f"{vs_tiktoken:.2f}x" if vs_tiktoken is not None else ""
-        print(f"  {name:<20}{mbps:>9.0f}{r:>10}{v:>13}{peak:>9.1f}  {'same' if ok else 'DIFFERS'}")
+        print(f"  {name:<20}{mbps:>9.0f}{r:>10}{v:>13}{peak:>7.0f} MB  {'same' if ok else 'DIFFERS'}")
     others = [(n, m) for n, m, r, _, _, _ in rows if r is not None]
     if others:
         fastest = max(others, key=lambda x: x[1])
         ratio = [r for n, _, r, _, _, _ in rows if n == fastest[0]][0]
         print(f"  fastest other: {fastest[0]} ({fastest[1]:.0f} MB/s); ciyuan's best is {ratio:.2f}x it")
+
+
+def worker(spec: Dict[str, Any]) -> None:
+    """One call of one library in this fresh process; prints the process's peak RSS (MB)."""
+    import numpy as np
+
+    import ciyuan
+
+    arr = np.load(spec["ids"])
+    ids: List[int] = arr.tolist()
+    encoding, name, mode = spec["encoding"], spec["call"], spec["mode"]
+    ranks = TIKTOKEN_FILES / f"{encoding}.tiktoken"
+    library = name.split(" (")[0]
+    tok = ciyuan.Tokenizer.from_tiktoken(ranks, encoding) if library == "ciyuan" else None
+    libs = {} if library == "ciyuan" else peers(encoding, ranks, Path(spec["workdir"]), only=library)
+    if mode == "batch":
+        docs = [ids[i:i + DOC_IDS] for i in range(0, len(ids), DOC_IDS)]
+        calls = batch_calls(tok, libs, docs, [np.array(d, dtype=np.uint32) for d in docs], spec["threads"])
+    else:
+        calls = single_calls(tok, libs, ids, arr, mode == "str")
+    calls[name]()
+    print(vm_hwm_mb())
 
 
 def main() -> None:
@@ -247,8 +271,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2, help="threads of the batch rows (default 2)")
     parser.add_argument("--no-batch", action="store_true")
-    parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory calls")
+    parser.add_argument("--no-memory", action="store_true", help="skip the peak-RSS workers")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(json.loads(args.worker))
+        return
 
     import numpy as np
 
@@ -257,10 +285,13 @@ def main() -> None:
     print(f"machine: {machine()}")
     print(f"ids per call: {args.ids}, rounds: {args.rounds}, batch threads: {args.threads}")
     workdir = Path(tempfile.mkdtemp(prefix="ciyuan-decode-"))
+    script = Path(__file__).resolve()
     for encoding in args.encodings:
         ranks = TIKTOKEN_FILES / f"{encoding}.tiktoken"
         tok = ciyuan.Tokenizer.from_tiktoken(ranks, encoding)
-        libs = peers(encoding, ranks, workdir, tok)
+        (workdir / encoding).mkdir(parents=True, exist_ok=True)
+        tok.save(str(workdir / encoding / "tokenizer.json"))  # tokie reads Hugging Face's tokenizer.json only
+        libs = peers(encoding, ranks, workdir)
         if "tiktoken" not in libs:
             raise SystemExit("tiktoken is needed: it is the reference of every output")
         for corpus in args.corpora:
@@ -269,27 +300,38 @@ def main() -> None:
             ids = tok.encode_ids(text, disallowed_special=())[:args.ids]
             assert ids == libs["tiktoken"].encode(text, disallowed_special=())[:args.ids], "ids differ"
             arr = np.array(ids, dtype=np.uint32)
+            ids_file = workdir / f"{encoding}-{corpus}.npy"
+            np.save(ids_file, arr)
             reference_bytes = libs["tiktoken"].decode_bytes(ids)
             reference = reference_bytes.decode("utf-8", "replace")
             nbytes = len(reference_bytes)
-            ours = ("ciyuan (list)", "ciyuan (numpy)")
             head = f"{encoding} / {corpus}: {len(ids):,} ids, {nbytes / 1e6:.1f} MB"
+
+            def peak(mode: str, encoding: str = encoding, ids_file: Path = ids_file) -> Callable[[str], float]:
+                def measure(name: str) -> float:
+                    if args.no_memory:
+                        return float("nan")
+                    spec = {"encoding": encoding, "ids": str(ids_file), "call": name, "mode": mode,
+                            "threads": args.threads, "workdir": str(workdir)}
+                    return worker_peak(script, [json.dumps(spec)])
+                return measure
+
             for to_str in (False, True):
                 calls = single_calls(tok, libs, ids, arr, to_str)
-                rows = run_rows(calls, reference, args.rounds, nbytes, ours, not args.no_memory)
+                rows = run_rows(calls, reference, args.rounds, nbytes, ("ciyuan (list)", "ciyuan (numpy)"),
+                                peak("str" if to_str else "bytes"))
                 print_rows(f"{head}, one call, {'decode -> str' if to_str else 'decode_bytes -> bytes'}", rows)
             if not args.no_batch:
-                # ~16,000 ids a document: ~64 KB of English text.
-                docs = [ids[i:i + 16_000] for i in range(0, len(ids), 16_000)]
+                docs = [ids[i:i + DOC_IDS] for i in range(0, len(ids), DOC_IDS)]
                 arrays = [np.array(d, dtype=np.uint32) for d in docs]
                 reference_docs = [libs["tiktoken"].decode(d) for d in docs]
                 calls = batch_calls(tok, libs, docs, arrays, args.threads)
                 rows = run_rows(calls, reference_docs, args.rounds, nbytes, ("ciyuan (lists)", "ciyuan (numpy)"),
-                                not args.no_memory)
+                                peak("batch"))
                 print_rows(f"{head}, batch of {len(docs)} documents -> str, {args.threads} threads", rows)
     print("\nciyuan x: ciyuan's faster input form (list or numpy) over the library, per round, median "
-          "(> 1: ciyuan faster). vs tiktoken: tiktoken's time over ciyuan's. peak MB: extra resident "
-          "memory of one call.")
+          "(> 1: ciyuan faster). vs tiktoken: tiktoken's time over ciyuan's. peak RSS: a fresh process "
+          "that loads the library alone and the ids (a list and a uint32 array), then makes the call once.")
 
 
 if __name__ == "__main__":

@@ -10,23 +10,24 @@ Every call of a round gets a slice of the corpus of its own (--mb MB, cut at a l
 call finds its text in a cache a previous call filled; the order of the calls rotates each
 round. The results are checked (counts and arrays equal to the list's). Printed: MB/s of input
 text (median of rounds); the ratio of `len(encode_ids(...))`'s time to the call's, taken per
-round, median of rounds (> 1: faster than building the list); and the peak extra memory of one
-call (Linux: VmHWM reset through /proc/self/clear_refs, minus the resident size then).
+round, median of rounds (> 1: faster than building the list); and the peak RSS of a fresh
+process that loads the one library it needs and the text, then makes the call once (VmHWM).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import SHARED_DATA, machine  # noqa: E402
-from decode import peak_extra_mb  # noqa: E402
+from decode import vm_hwm_mb, worker_peak  # noqa: E402
 
 CORPORA = {
     "English": SHARED_DATA / "corpora" / "en" / "gutenberg_100mb.txt",
@@ -83,14 +84,13 @@ def working(calls: Dict[str, Any], probe: Any) -> Dict[str, Any]:
 
 
 def report(title: str, calls: Dict[str, Any], times: Dict[str, List[float]], mb: float, baseline: str,
-           probe: Any, memory: bool) -> None:
+           peak: Callable[[str], float]) -> None:
     print(f"\n{title}")
-    print(f"  {'call':<44}{'MB/s':>8}{'vs list':>9}{'peak MB':>9}")
+    print(f"  {'call':<44}{'MB/s':>8}{'vs list':>9}{'peak RSS':>10}")
     for name in calls:
         mbps = mb / statistics.median(times[name])
         ratio = statistics.median(b / t for b, t in zip(times[baseline], times[name]))
-        peak = peak_extra_mb(lambda name=name: calls[name](probe)) if memory else float("nan")
-        print(f"  {name:<44}{mbps:>8.1f}{ratio:>8.2f}x{peak:>9.1f}")
+        print(f"  {name:<44}{mbps:>8.1f}{ratio:>8.2f}x{peak(name):>7.0f} MB")
 
 
 def single_calls(tok: Any, peers: Dict[str, Any]) -> Dict[str, Call]:
@@ -127,34 +127,51 @@ def batch_calls(tok: Any, peers: Dict[str, Any], threads: int) -> Dict[str, Batc
     return calls
 
 
-def load_peers(encoding: str, ranks: Path, tok: Any, workdir: Path) -> Dict[str, Any]:
-    """tiktoken and tokie for `encoding` (the ones installed)."""
+def load_peers(encoding: str, ranks: Path, workdir: Path, only: Optional[str] = None) -> Dict[str, Any]:
+    """tiktoken and tokie for `encoding` (the ones installed; tokie from the tokenizer.json the
+    caller wrote in `workdir`); `only`: that one alone."""
     peers: Dict[str, Any] = {}
-    try:
-        import tiktoken
-        from tiktoken.load import load_tiktoken_bpe
+    if only in (None, "tiktoken"):
+        try:
+            import tiktoken
+            from tiktoken.load import load_tiktoken_bpe
 
-        from ciyuan.formats.tiktoken import SPECIAL_TOKENS
-        from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
-        peers["tiktoken"] = tiktoken.Encoding(encoding, pat_str=NAMED_PATTERNS[encoding],
-                                              mergeable_ranks=load_tiktoken_bpe(str(ranks)),
-                                              special_tokens=SPECIAL_TOKENS[encoding])
-    except ImportError:
-        pass
-    try:
-        import tokie
-        path = workdir / encoding / "tokenizer.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tok.save(str(path))  # tokie reads Hugging Face's tokenizer.json only
-        peers["tokie"] = tokie.Tokenizer.from_json(str(path))
-    except ImportError:
-        pass
+            from ciyuan.formats.tiktoken import SPECIAL_TOKENS
+            from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
+            peers["tiktoken"] = tiktoken.Encoding(encoding, pat_str=NAMED_PATTERNS[encoding],
+                                                  mergeable_ranks=load_tiktoken_bpe(str(ranks)),
+                                                  special_tokens=SPECIAL_TOKENS[encoding])
+        except ImportError:
+            pass
+    if only in (None, "tokie"):
+        try:
+            import tokie
+            peers["tokie"] = tokie.Tokenizer.from_json(str(workdir / encoding / "tokenizer.json"))
+        except ImportError:
+            pass
     return peers
 
 
 def documents(text: str, kb: int) -> List[str]:
     size = kb * 1000
     return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def worker(spec: Dict[str, Any]) -> None:
+    """One call in this fresh process (only the library it needs loaded); prints the peak RSS."""
+    import ciyuan
+
+    encoding, name = spec["encoding"], spec["call"]
+    ranks = TIKTOKEN_FILES / f"{encoding}.tiktoken"
+    library = name.split(" ")[0] if name.startswith(("tiktoken", "tokie")) else "ciyuan"
+    tok = ciyuan.Tokenizer.from_tiktoken(ranks, encoding) if library == "ciyuan" else None
+    peers = {} if library == "ciyuan" else load_peers(encoding, ranks, Path(spec["workdir"]), only=library)
+    text = Path(spec["text"]).read_text(encoding="utf-8")
+    if spec["threads"]:
+        batch_calls(tok, peers, spec["threads"])[name](documents(text, spec["doc_kb"]))
+    else:
+        single_calls(tok, peers)[name](text)
+    print(vm_hwm_mb())
 
 
 def main() -> None:
@@ -166,8 +183,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="threads of the batch rows")
     parser.add_argument("--doc-kb", type=int, default=64,
                         help="document size of the batch rows (thousands of characters)")
-    parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--no-memory", action="store_true", help="skip the peak-RSS workers")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(json.loads(args.worker))
+        return
 
     import numpy as np
 
@@ -176,21 +197,36 @@ def main() -> None:
     print(f"machine: {machine()}")
     print(f"{args.mb} MB of text per call, rounds: {args.rounds}")
     workdir = Path(tempfile.mkdtemp(prefix="ciyuan-outputs-"))
+    script = Path(__file__).resolve()
     for encoding in args.encodings:
         ranks = TIKTOKEN_FILES / f"{encoding}.tiktoken"
         tok = ciyuan.Tokenizer.from_tiktoken(ranks, encoding)
-        peers = load_peers(encoding, ranks, tok, workdir)
+        (workdir / encoding).mkdir(parents=True, exist_ok=True)
+        tok.save(str(workdir / encoding / "tokenizer.json"))  # tokie reads Hugging Face's tokenizer.json only
+        peers = load_peers(encoding, ranks, workdir)
         for corpus in args.corpora:
             calls = single_calls(tok, peers)
             texts = slices(CORPORA[corpus], args.mb, len(calls) * 2 + 1)
             probe = texts[-1]
+            probe_file = workdir / f"{encoding}-{corpus}.txt"
+            probe_file.write_text(probe, encoding="utf-8")
+
+            def peak(threads: int, encoding: str = encoding, probe_file: Path = probe_file) -> Callable[[str], float]:
+                def measure(name: str) -> float:
+                    if args.no_memory:
+                        return float("nan")
+                    spec = {"encoding": encoding, "text": str(probe_file), "call": name, "threads": threads,
+                            "doc_kb": args.doc_kb, "workdir": str(workdir)}
+                    return worker_peak(script, [json.dumps(spec)])
+                return measure
+
             calls = working(calls, probe)
             want = tok.encode_ids(probe, disallowed_special=())
             assert tok.count_tokens(probe, disallowed_special=()) == len(want)
             assert np.array_equal(tok.encode_ids(probe, disallowed_special=(), as_array=True), want)
             times = time_rows(calls, texts[:-1], args.rounds)
             report(f"{encoding} / {corpus}: one text of {args.mb} MB, one thread", calls, times, args.mb,
-                   LIST_SINGLE, probe, not args.no_memory)
+                   LIST_SINGLE, peak(0))
             doc_texts = [documents(t, args.doc_kb) for t in texts]
             probe_docs = doc_texts[-1]
             lists = tok.encode_batch_ids(probe_docs, disallowed_special=())
@@ -202,9 +238,10 @@ def main() -> None:
                 times = time_rows(bcalls, doc_texts[:-1], args.rounds)
                 report(f"{encoding} / {corpus}: {args.mb} MB as {len(probe_docs)} documents of "
                        f"{args.doc_kb}k characters, {threads} thread(s)", bcalls, times, args.mb, LIST_BATCH,
-                       probe_docs, not args.no_memory)
+                       peak(threads))
     print("\nvs list: the list call's time over this call's, per round, median (> 1: faster than building the "
-          "ids as Python ints). peak MB: extra resident memory of one call.")
+          "ids as Python ints). peak RSS: a fresh process that loads the one library the call needs and the "
+          "text, then makes the call once.")
 
 
 if __name__ == "__main__":
