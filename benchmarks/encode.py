@@ -2,7 +2,10 @@
 
     python benchmarks/encode.py [--encodings gpt2,cl100k_base,o200k_base,llama3]
                                 [--corpora en,zh,multi,code] [--threads 1,2] [--libs ciyuan,tiktoken,...]
-                                [--rounds 5] [--mb 4] [--quick] [--no-rss]
+                                [--rounds 5] [--mb 2] [--quick] [--no-rss]
+
+The defaults run everything (about 17 minutes on a busy 2-core machine); --quick is a smoke run
+(cl100k_base, English and Chinese, 0.3 MB slices, 2 rounds).
 
 What is compared: ciyuan, tiktoken, gigatoken, fastokens, tokie, riptoken, rs-bpe, splintr-rs,
 kitoken, bpe-openai (pip install -r benchmarks/requirements-peers.txt) and Hugging Face
@@ -14,17 +17,20 @@ not in the shared data). Libraries that only read a Hugging Face tokenizer.json 
 from the same ranks (`hf_tokenizer_json`). A library that cannot do an encoding says "n/a
 (why)"; nothing is dropped silently.
 
-The protocol, for each (encoding x corpus x threads) row, in ONE process:
-- the corpus is cut into rounds + 1 consecutive slices of --mb MB (at line ends); the first is
-  a warm-up, then each round every library encodes the same slice that no library has seen
-  before (so no cross-round cache hits), in an order rotated by one each round;
+The protocol, for each (encoding x corpus x threads) row, all libraries in ONE process (each
+encoding's tokenizers are loaded once, for all its rows):
+- the corpus is cut into rounds + 1 consecutive slices of --mb MB (at line ends) that no other
+  row of the encoding uses (smaller when the corpus is too small); the first is a warm-up, then
+  each round every library encodes the same slice that no library has seen before (so no
+  cross-round cache hits), in an order rotated by one each round;
 - 1 thread: one call on the whole slice (ciyuan encode_ids, tiktoken encode_ordinary, ...);
   2 threads: the slice as ~64 KB documents, each library's batch call with 2 threads;
 - wall time (perf_counter) and this process's CPU time (process_time) of every call: a library
   whose "single" call keeps more than one core busy is reported with its cores (CPU / wall) and
   compared per core (MB/s per core = bytes / CPU seconds), named as such;
 - the ids of every library on every slice are checked against tiktoken's (a SHA-1 of the ids
-  and the document lengths); a mismatch is printed as DIFFERENT;
+  and the document lengths); a mismatch is printed as DIFFERENT, with the first document and
+  token where the ids part from tiktoken's;
 - ratios are taken per round (this library's speed over tiktoken's, over the fastest other
   library's in that round), the median of the rounds is printed;
 - Hugging Face tokenizers 1.0 runs in a worker process of its own environment, driven in turn
@@ -34,6 +40,11 @@ The protocol, for each (encoding x corpus x threads) row, in ONE process:
   first timed slice of the row (load + one encode), reports its process peak: Linux's VmHWM
   (_common.peak_rss_mb), not getrusage's ru_maxrss, which a child started from this process
   inherits (a worker of an 800 MB parent reads 776 MB there, 13.5 MB in VmHWM).
+
+Then, for English and Chinese: counting tokens and array outputs (ciyuan's count_tokens and
+as_array calls when the installed ciyuan has them, and the peers' counting or array calls)
+against len(encode_ids(...)), the same way on fresh slices. At the end, Markdown tables for
+docs/benchmarks.md.
 
 The legacy `--worker` mode (ciyuan or tiktoken alone, used by benchmarks/ab.py) is kept.
 """
@@ -71,7 +82,6 @@ CORPUS_LABEL = {"en": "English (gutenberg)", "zh": "Chinese (jinyong)", "multi":
                 "code": "code (Python stdlib)"}
 LIB_NAMES = ("ciyuan", "tiktoken", "gigatoken", "fastokens", "tokie", "riptoken", "rs-bpe", "splintr-rs",
              "kitoken", "bpe-openai", "hf-tokenizers-1.0")
-LLAMA3_SPELLING = ""  # set by encoding(): ciyuan's NAMED_PATTERNS["llama3"]
 MULTI_CORE = 1.15  # median cores above which a "single" call counts as multi-core
 
 
@@ -101,13 +111,13 @@ def encoding(name: str, prepare: bool = True) -> Enc:
     """The encoding `name`; with prepare, writes its derived files into CACHE when missing."""
     from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS  # the same strings as tiktoken's
 
-    global LLAMA3_SPELLING
-    LLAMA3_SPELLING = NAMED_PATTERNS["llama3"]
-
     ranks = CACHE / "gpt2.tiktoken" if name == "gpt2" else TIKTOKEN / ("cl100k_base.tiktoken" if name == "llama3"
                                                                       else f"{name}.tiktoken")
-    enc = Enc(name, ranks, NAMED_PATTERNS[name], CACHE / f"{name}.tokenizer.json",
-              CACHE / f"{name}.tokenizers1.json")
+    pattern = NAMED_PATTERNS[name]
+    pattern1 = tokenizers1_pattern(name, pattern, NAMED_PATTERNS["llama3"])
+    # The derived files are named by the pattern they carry, so a changed pattern makes new ones.
+    enc = Enc(name, ranks, pattern, CACHE / f"{name}-{short_hash(pattern)}.tokenizer.json",
+              CACHE / f"{name}-{short_hash(pattern1)}.tokenizers1.json")
     if prepare:
         CACHE.mkdir(parents=True, exist_ok=True)
         if name == "gpt2" and not ranks.exists():
@@ -119,8 +129,12 @@ def encoding(name: str, prepare: bool = True) -> Enc:
         if not enc.hf_json.exists():
             hf_tokenizer_json(enc.ranks, enc.pattern, enc.hf_json)
         if not enc.hf1_json.exists():
-            hf_tokenizer_json(enc.ranks, tokenizers1_pattern(name, enc.pattern), enc.hf1_json)
+            hf_tokenizer_json(enc.ranks, pattern1, enc.hf1_json)
     return enc
+
+
+def short_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
 
 
 #: GPT-2's pattern as OpenAI's encoder.py and Hugging Face spell it (tiktoken's r50k_base is the
@@ -128,17 +142,17 @@ def encoding(name: str, prepare: bool = True) -> Enc:
 GPT2_ORIGINAL = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
-def tokenizers1_pattern(enc_name: str, pattern: str) -> str:
+def tokenizers1_pattern(enc_name: str, pattern: str, llama3: str) -> str:
     """The pattern tokenizers 1.0 is given.
 
-    1.0's own regex engine has no possessive quantifiers and no look-around: it runs the
-    pre-tokenizer patterns it knows (GPT-2's, o200k's, Llama 3's spelling of cl100k) with its own
-    scanners and refuses others ("needs a system-regex backend"). So gpt2 gets GPT-2's original
-    spelling, and cl100k_base the Hugging Face spelling (= Llama 3's pattern), which differs from
-    tiktoken's only in how a run of whitespace after a line break at the very end of a text is
-    cut; the ids check on every slice says whether that changed anything.
+    1.0 (rc3, as installed) refuses tiktoken's possessive spellings of the gpt2 and cl100k
+    patterns ("this `Split` pattern needs a system-regex backend"); it runs the patterns it
+    knows (GPT-2's, o200k's and Llama 3's spellings are in its library) with its own scanners.
+    So gpt2 gets GPT-2's original spelling, and cl100k_base the Hugging Face spelling (= Llama
+    3's pattern), which differs from tiktoken's only in how a run of whitespace after a line
+    break at the very end of a text is cut; the ids check on every slice says whether that changed anything.
     """
-    return {"gpt2": GPT2_ORIGINAL, "cl100k_base": LLAMA3_SPELLING}.get(enc_name, pattern)
+    return {"gpt2": GPT2_ORIGINAL, "cl100k_base": llama3}.get(enc_name, pattern)
 
 
 def hf_tokenizer_json(ranks_file: Path, pattern: str, path: Path) -> None:
