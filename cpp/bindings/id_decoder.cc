@@ -92,14 +92,19 @@ void convert_items(const char* base, Py_ssize_t stride, size_t n, size_t limit, 
   }
 }
 
-// The ids of a buffer-protocol object (with the GIL held). A C-contiguous uint32 buffer is read
-// in place; any other integer type or stride is converted (checked: no negative id, none
-// beyond 32 bits).
-IdSeq ids_from_buffer(PyObject* obj, size_t limit) {
-  IdSeq seq;
+// The ids of a buffer-protocol object (with the GIL held), into `seq`. A C-contiguous uint32
+// buffer is read in place; any other integer type or stride is converted (checked: no negative
+// id, none beyond 32 bits). False for a buffer of Python objects (numpy's dtype=object), which
+// the caller reads as a sequence.
+bool ids_from_buffer(PyObject* obj, size_t limit, IdSeq& seq) {
   if (PyObject_GetBuffer(obj, &seq.view, PyBUF_RECORDS_RO) != 0) throw nb::python_error();
   seq.has_view = true;
   const Py_buffer& v = seq.view;
+  if (v.format && std::strcmp(v.format, "O") == 0) {
+    PyBuffer_Release(&seq.view);
+    seq.has_view = false;
+    return false;
+  }
   bool is_signed = false;
   if (!integer_format(v.format, static_cast<size_t>(v.itemsize), is_signed)) {
     throw nb::type_error(("ids must be integers; got a buffer of items of format '" +
@@ -116,7 +121,7 @@ IdSeq ids_from_buffer(PyObject* obj, size_t limit) {
   seq.n = n;
   if (v.itemsize == 4 && !is_signed && stride == 4) {
     seq.ids = reinterpret_cast<const uint32_t*>(base);  // the common case: read in place
-    return seq;
+    return true;
   }
   switch (v.itemsize * (is_signed ? -1 : 1)) {
     case 1: convert_items<uint8_t>(base, stride, n, limit, seq.owned); break;
@@ -131,7 +136,7 @@ IdSeq ids_from_buffer(PyObject* obj, size_t limit) {
   seq.ids = seq.owned.data();
   PyBuffer_Release(&seq.view);  // converted: the buffer is no longer read
   seq.has_view = false;
-  return seq;
+  return true;
 }
 
 // One item of a list of ints, slowly: bool and non-integers are refused (TypeError), anything
@@ -191,7 +196,10 @@ IdSeq ids_of(nb::handle obj, size_t limit) {
   if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
     return ids_from_items(PySequence_Fast_ITEMS(o), static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), limit);
   }
-  if (PyObject_CheckBuffer(o)) return ids_from_buffer(o, limit);
+  if (PyObject_CheckBuffer(o)) {
+    IdSeq seq;
+    if (ids_from_buffer(o, limit, seq)) return seq;
+  }
   if (PyUnicode_Check(o)) throw nb::type_error("ids must be a sequence of integers, not a str");
   nb::object seq = nb::steal(PySequence_Fast(o, "ids must be a sequence of integers"));
   if (!seq.is_valid()) throw nb::python_error();
