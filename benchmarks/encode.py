@@ -697,61 +697,90 @@ def md_cell(r: Result, per_core: bool) -> str:
 
 
 def counting_section(texts: List[str], loaded: Dict[str, Any]) -> List[str]:
-    """Alternating rounds on new slices: len(encode_ids) vs count_tokens vs encode_ids(as_array)
-    for ciyuan, and the peers' own counting / array calls."""
+    """Alternating rounds on new slices: how many tokens, by len(encode_ids(...)), count_tokens and
+    encode_ids(as_array=True) for ciyuan (when the installed ciyuan has them), and the peers' own
+    counting or array calls; one call per slice, then the batch forms on ~64 KB documents with 2
+    threads. Every count is checked against tiktoken's."""
     import inspect
 
-    variants: List[Tuple[str, Callable[[str], Any]]] = []
+    Variant = Tuple[str, Callable[[str, List[str]], int]]
+    single: List[Variant] = []
+    batch: List[Variant] = []
     tok = loaded.get("ciyuan")
     if tok is not None:
-        variants.append(("ciyuan len(encode_ids(text))", lambda s: len(tok.encode_ids(s, disallowed_special=()))))
+        single.append(("ciyuan len(encode_ids(text))", lambda s, d: len(tok.encode_ids(s, disallowed_special=()))))
+        batch.append(("ciyuan encode_batch_ids(docs, threads=2), sum of len",
+                      lambda s, d: sum(map(len, tok.encode_batch_ids(d, threads=2, disallowed_special=())))))
         if hasattr(tok, "count_tokens"):
-            params = inspect.signature(tok.count_tokens).parameters
-            kw = {"disallowed_special": ()} if "disallowed_special" in params else {}
-            variants.append(("ciyuan count_tokens(text)", lambda s: tok.count_tokens(s, **kw)))
+            single.append(("ciyuan count_tokens(text)", lambda s, d: tok.count_tokens(s, disallowed_special=())))
+        if hasattr(tok, "count_tokens_batch"):
+            batch.append(("ciyuan count_tokens_batch(docs, threads=2), sum",
+                          lambda s, d: sum(tok.count_tokens_batch(d, threads=2, disallowed_special=()))))
         if "as_array" in inspect.signature(tok.encode_ids).parameters:
-            variants.append(("ciyuan len(encode_ids(text, as_array=True))",
-                             lambda s: len(tok.encode_ids(s, as_array=True, disallowed_special=()))))
+            single.append(("ciyuan len(encode_ids(text, as_array=True))",
+                           lambda s, d: len(tok.encode_ids(s, as_array=True, disallowed_special=()))))
+        if "as_array" in inspect.signature(tok.encode_batch_ids).parameters:
+            batch.append(("ciyuan encode_batch_ids(docs, 2, as_array=True)",
+                          lambda s, d: len(tok.encode_batch_ids(d, threads=2, as_array=True,
+                                                                disallowed_special=())[0])))
     if "tiktoken" in loaded:
         tt = loaded["tiktoken"]
-        variants.append(("tiktoken len(encode_ordinary(text))", lambda s: len(tt.encode_ordinary(s))))
-        if hasattr(tt, "encode_to_numpy"):
-            variants.append(("tiktoken len(encode_to_numpy(text))",
-                             lambda s: len(tt.encode_to_numpy(s, disallowed_special=()))))
+        single.append(("tiktoken len(encode_ordinary(text))", lambda s, d: len(tt.encode_ordinary(s))))
+        single.append(("tiktoken len(encode_to_numpy(text))",
+                       lambda s, d: len(tt.encode_to_numpy(s, disallowed_special=()))))
+        batch.append(("tiktoken encode_ordinary_batch(docs, 2), sum of len",
+                      lambda s, d: sum(map(len, tt.encode_ordinary_batch(d, num_threads=2)))))
     if "gigatoken" in loaded:
         g = loaded["gigatoken"]
-        variants.append(("gigatoken len(encode(text)) [numpy]", lambda s: len(g.encode(s))))
-    if "tokie" in loaded and hasattr(loaded["tokie"], "count_tokens"):
+        single.append(("gigatoken len(encode(text)) [numpy]", lambda s, d: len(g.encode(s))))
+        batch.append(("gigatoken encode_batch(docs) [awkward], total",
+                      lambda s, d: int(g.encode_batch(d, parallel=True).layout.content.length)))
+    if "tokie" in loaded:
         tk = loaded["tokie"]
-        variants.append(("tokie count_tokens(text)", lambda s: tk.count_tokens(s)))
+        single.append(("tokie count_tokens(text)", lambda s, d: tk.count_tokens(s)))
+        batch.append(("tokie count_tokens_batch(docs), sum", lambda s, d: sum(tk.count_tokens_batch(d))))
+    if "fastokens" in loaded:
+        fa = loaded["fastokens"]
+        batch.append(("fastokens encode_batch_flat(docs) [bytes]", lambda s, d: len(fa.encode_batch_flat(d)[0]) // 4))
     if "rs-bpe" in loaded:
         rb = loaded["rs-bpe"]
-        variants.append(("rs-bpe count(text)", lambda s: rb.count(s)))
+        single.append(("rs-bpe count(text)", lambda s, d: rb.count(s)))
     if "bpe-openai" in loaded:
         bo = loaded["bpe-openai"][0]
-        variants.append(("bpe-openai count(text)", lambda s: bo.count(s)))
-    times: Dict[str, List[float]] = {n: [] for n, _ in variants}
-    counts: Dict[str, List[int]] = {n: [] for n, _ in variants}
-    nbytes = []
-    for r, text in enumerate(texts):
-        order = variants[r % len(variants):] + variants[: r % len(variants)]
-        for name, fn in order:
-            t = time.perf_counter()
-            n = fn(text)
-            t = time.perf_counter() - t
-            counts[name].append(n)
+        single.append(("bpe-openai count(text)", lambda s, d: bo.count(s)))
+
+    lines = []
+    for group, variants in (("one call per slice", single), ("~64 KB documents, 2 threads", batch)):
+        if not variants:
+            continue
+        times: Dict[str, List[float]] = {n: [] for n, _ in variants}
+        counts: Dict[str, List[int]] = {n: [] for n, _ in variants}
+        nbytes = []
+        for r, text in enumerate(texts):
+            docs = documents(text)
+            order = variants[r % len(variants):] + variants[: r % len(variants)]
+            for name, fn in order:
+                t = time.perf_counter()
+                try:
+                    n = fn(text, docs)
+                except Exception as e:  # noqa: BLE001 - a peer's call that fails is said, not hidden
+                    n = -1
+                    print(f"    {name}: failed ({type(e).__name__}: {e})", flush=True)
+                t = time.perf_counter() - t
+                counts[name].append(n)
+                if r > 0:
+                    times[name].append(t)
             if r > 0:
-                times[name].append(t)
-        if r > 0:
-            nbytes.append(len(text.encode("utf-8")))
-    base = "ciyuan len(encode_ids(text))" if tok is not None else variants[0][0]
-    lines = [f"  {'call':48} {'MB/s':>8} {'x ' + base:>34}  count = tiktoken's"]
-    ref = counts.get("tiktoken len(encode_ordinary(text))") or counts[base]
-    for name, _ in variants:
-        mbps = statistics.median(b / t / 1e6 for b, t in zip(nbytes, times[name]))
-        rel = statistics.median(a / b for a, b in zip(times[base], times[name]))
-        same = "yes" if counts[name] == ref else "NO (DIFFERENT)"
-        lines.append(f"  {name:48} {mbps:8.1f} {rel:33.2f}x  {same}")
+                nbytes.append(len(text.encode("utf-8")))
+        base = variants[0][0]
+        ref = next((counts[n] for n, _ in variants if n.startswith("tiktoken")), counts[base])
+        lines.append(f"  {group}:")
+        lines.append(f"    {'call':56} {'MB/s':>8} {'x first line':>13}  count = tiktoken's")
+        for name, _ in variants:
+            mbps = statistics.median(b / t / 1e6 for b, t in zip(nbytes, times[name]))
+            rel = statistics.median(a / b for a, b in zip(times[base], times[name]))
+            same = "yes" if counts[name] == ref else "NO: DIFFERENT"
+            lines.append(f"    {name:56} {mbps:8.1f} {rel:12.2f}x  {same}")
     return lines
 
 
@@ -788,7 +817,7 @@ def main() -> None:
     ap.add_argument("--libs", default=",".join(LIB_NAMES), help="tiktoken always runs (the ids' reference)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--mb", type=float, default=1.0,
+    ap.add_argument("--mb", type=float, default=2.0,
                     help="slice size in MB (smaller when a corpus is too small: udhr is 6.7 MB, jinyong 26 MB)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: cl100k_base, en + zh, 0.3 MB, 2 rounds")
     ap.add_argument("--no-rss", action="store_true", help="skip the peak-RSS worker processes")
@@ -897,7 +926,8 @@ def main() -> None:
             del loaded
     print(f"\nelapsed: {(time.perf_counter() - start) / 60:.1f} min")
     if count_lines:
-        print("\ncount_tokens / array outputs (ratios: that call's speed over len(encode_ids(text))'s, per round):")
+        print("\nCounting tokens and array outputs (x first line: that call's speed over the group's first "
+              "call's, per round, median):")
         print("\n".join(count_lines))
     print_markdown(rows, wanted, hf_version, command, args)
 

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <structmember.h>
 
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -26,12 +28,19 @@ struct EncodingData {
 
 // Python int objects for ids, made once and shared: a list of millions of ids then costs an
 // INCREF per item instead of an allocation. Only touched with the GIL held.
-inline PyObject* id_object(uint32_t id) {
-  constexpr uint32_t kLimit = 1u << 21;  // ids above this are rare: allocate those
+constexpr uint32_t kCachedIdLimit = 1u << 21;  // ids at or above this are rare: allocate those
+
+// The cache, covering at least ids [0, id] (id < kCachedIdLimit); entries not made yet are null.
+inline std::vector<PyObject*>& id_cache(uint32_t id) {
   static std::vector<PyObject*> cache;
-  if (id >= kLimit) return PyLong_FromUnsignedLong(id);
-  if (id >= cache.size()) cache.resize(std::max<size_t>(id + 1, std::min<size_t>(cache.size() * 2, kLimit)), nullptr);
-  PyObject*& slot = cache[id];
+  if (id >= cache.size())
+    cache.resize(std::max<size_t>(id + 1, std::min<size_t>(cache.size() * 2, kCachedIdLimit)), nullptr);
+  return cache;
+}
+
+inline PyObject* id_object(uint32_t id) {
+  if (id >= kCachedIdLimit) return PyLong_FromUnsignedLong(id);
+  PyObject*& slot = id_cache(id)[id];
   if (!slot && !(slot = PyLong_FromUnsignedLong(id))) return nullptr;
   Py_INCREF(slot);
   return slot;
@@ -44,6 +53,25 @@ template <class T>
 nb::list id_list(const T* tokens, size_t n) {
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
   if (!list) throw nb::python_error();
+  uint32_t max_id = 0;
+  for (size_t i = 0; i < n; ++i) max_id = std::max(max_id, id_of(tokens[i]));
+  if (n && max_id < kCachedIdLimit) {
+    // The common case in one tight loop: the cache is sized once, then each item is a load, an
+    // INCREF and a store (id_object's checks per item cost more than the item).
+    PyObject** objects = id_cache(max_id).data();
+    PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t id = id_of(tokens[i]);
+      PyObject* item = objects[id];
+      if (!item && !(item = objects[id] = PyLong_FromUnsignedLong(id))) {
+        Py_DECREF(list);  // the items not set yet are null, which list_dealloc skips
+        throw nb::python_error();
+      }
+      Py_INCREF(item);
+      items[i] = item;
+    }
+    return nb::steal<nb::list>(list);
+  }
   for (size_t i = 0; i < n; ++i) {
     PyObject* item = id_object(id_of(tokens[i]));
     if (!item) {
@@ -95,6 +123,39 @@ inline std::vector<ciyuan::SpecialPolicy> policy_from(nb::bytes policy) {
   return out;
 }
 
+// A new (start, end) tuple of two ints, untracked by the collector: two ints can never form a
+// cycle, so the tuple costs later collections nothing (CPython untracks such tuples itself, but
+// only when a collection first walks them).
+inline PyObject* new_pair(uint32_t s, uint32_t e) {
+  PyObject* pair = PyTuple_New(2);
+  PyObject* a = pair ? id_object(s) : nullptr;
+  PyObject* b = a ? id_object(e) : nullptr;
+  if (!b) {
+    Py_XDECREF(a);
+    Py_XDECREF(pair);
+    return nullptr;
+  }
+  PyTuple_SET_ITEM(pair, 0, a);
+  PyTuple_SET_ITEM(pair, 1, b);
+  PyObject_GC_UnTrack(pair);
+  return pair;
+}
+
+// The (start, end) tuple of an offset, shared: tuples are immutable, and the offsets of short
+// texts repeat from text to text (a token of 1 to 31 characters starting before character 2048),
+// so a batch's offsets cost an INCREF per token instead of an allocation, and the collector,
+// which counts allocations, is not set off by them. Made on first use (at most 64K tuples,
+// ~3.5 MB, over a process's life); only touched with the GIL held.
+inline PyObject* offset_pair(uint32_t s, uint32_t e) {
+  constexpr uint32_t kStarts = 2048, kLengths = 32;
+  if (s >= kStarts || e < s || e - s >= kLengths) return new_pair(s, e);
+  static std::vector<PyObject*> cache(size_t{kStarts} * kLengths, nullptr);
+  PyObject*& slot = cache[size_t{s} * kLengths + (e - s)];
+  if (!slot && !(slot = new_pair(s, e))) return nullptr;
+  Py_INCREF(slot);
+  return slot;
+}
+
 // Character offsets of each token: the characters that contain its first and last byte.
 // The tokens' character spans in `text`, after `head` and before `tail` spans (0, 0) (the
 // special tokens a template puts around a text).
@@ -102,7 +163,8 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
                              size_t tail = 0) {
   std::string_view utf8 = utf8_view(text);
   bool ascii = is_ascii(text);
-  std::vector<uint32_t> char_at;  // byte -> index of the character containing it
+  // byte -> index of the character containing it (one buffer per thread: no allocation per text)
+  static thread_local std::vector<uint32_t> char_at;
   if (!ascii) {
     ciyuan::utf8::char_index_of_bytes(utf8.data(), utf8.size(), char_at);
   }
@@ -112,14 +174,11 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(head + tokens.size() + tail));
   if (!list) throw nb::python_error();
   if (head || tail) {
-    PyObject* zero = PyTuple_Pack(2, id_object(0), id_object(0));
+    PyObject* zero = offset_pair(0, 0);
     if (!zero) {
       Py_DECREF(list);
       throw nb::python_error();
     }
-    Py_DECREF(PyTuple_GET_ITEM(zero, 0));  // PyTuple_Pack took its own references
-    Py_DECREF(PyTuple_GET_ITEM(zero, 1));
-    PyObject_GC_UnTrack(zero);
     for (size_t i = 0; i < head + tail; ++i) {
       Py_INCREF(zero);
       PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i < head ? i : head + tokens.size() + (i - head)), zero);
@@ -134,23 +193,126 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
       s = chars.first;
       e = chars.second;
     }
-    PyObject* pair = PyTuple_New(2);
-    PyObject* a = pair ? id_object(static_cast<uint32_t>(s)) : nullptr;
-    PyObject* b = a ? id_object(static_cast<uint32_t>(e)) : nullptr;
-    if (!b) {
-      Py_XDECREF(a);
-      Py_XDECREF(pair);
+    PyObject* pair = offset_pair(static_cast<uint32_t>(s), static_cast<uint32_t>(e));
+    if (!pair) {
       Py_DECREF(list);
       throw nb::python_error();
     }
-    PyTuple_SET_ITEM(pair, 0, a);
-    PyTuple_SET_ITEM(pair, 1, b);
-    // Two ints can never form a cycle: untracked, the tuple costs later collections nothing
-    // (CPython untracks such tuples itself, but only when a collection first walks them).
-    PyObject_GC_UnTrack(pair);
     PyList_SET_ITEM(list, static_cast<Py_ssize_t>(head + i), pair);
   }
   return nb::steal<nb::list>(list);
 }
+
+// Instances of a Python class with __slots__ made from C++: what `cls.__new__(cls)` followed by
+// setting each named slot does, without a Python call or an attribute lookup per slot. A batch
+// of Encodings is made this way (one per text). The offsets of the slots are read once from the
+// class's member table (PyMemberDef, as CPython lays out __slots__).
+class SlotClass {
+ public:
+  SlotClass(nb::handle cls, const std::vector<std::string>& names) : cls_(nb::borrow(cls)) {
+    if (!PyType_Check(cls.ptr())) throw nb::type_error("SlotClass needs a class");
+    type_ = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    for (const std::string& name : names) offsets_.push_back(find(name));
+  }
+
+  size_t size() const { return offsets_.size(); }
+
+  // A new instance (a new reference) with values[i] in slot i; a null value leaves that slot
+  // unset. Takes its own references to the values.
+  PyObject* make(PyObject* const* values) const {
+    PyObject* obj = type_->tp_alloc(type_, 0);
+    if (!obj) return nullptr;
+    char* base = reinterpret_cast<char*>(obj);
+    for (size_t i = 0; i < offsets_.size(); ++i) {
+      if (!values[i]) continue;
+      Py_INCREF(values[i]);
+      *reinterpret_cast<PyObject**>(base + offsets_[i]) = values[i];
+    }
+    return obj;
+  }
+
+  nb::handle cls() const { return cls_; }
+
+ private:
+  Py_ssize_t find(const std::string& name) const {
+    for (PyTypeObject* t = type_; t; t = t->tp_base) {
+      for (const PyMemberDef* m = t->tp_members; m && m->name; ++m) {
+        if (name != m->name) continue;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY))
+          throw nb::type_error(("slot '" + name + "' is not a writable object slot").c_str());
+        return m->offset;
+      }
+    }
+    throw nb::type_error(("the class has no slot '" + name + "'").c_str());
+  }
+
+  nb::object cls_;
+  PyTypeObject* type_ = nullptr;
+  std::vector<Py_ssize_t> offsets_;
+};
+
+// The token strings of ids, looked up once per id and shared: `lookup(id)` (a tokenizer's
+// id_to_token) is called for an id seen first, its str kept for every later use. The lookup is
+// passed to each call, not kept: its owner (the tokenizer) holds this table, and a reference
+// back would be a cycle the collector cannot see. Only touched with the GIL held.
+class TokenTable {
+ public:
+  TokenTable() = default;
+  ~TokenTable() {
+    for (PyObject* s : strs_) Py_XDECREF(s);
+  }
+  TokenTable(const TokenTable&) = delete;
+  TokenTable& operator=(const TokenTable&) = delete;
+
+  // A new reference to the token of `id` (nullptr with a Python error set when lookup fails).
+  PyObject* token(nb::handle lookup, uint32_t id) {
+    if (id < strs_.size() && strs_[id]) {
+      Py_INCREF(strs_[id]);
+      return strs_[id];
+    }
+    PyObject* key = id_object(id);
+    if (!key) return nullptr;
+    PyObject* s = PyObject_CallOneArg(lookup.ptr(), key);
+    Py_DECREF(key);
+    if (!s) return nullptr;
+    if (id < kLimit) {
+      if (id >= strs_.size()) strs_.resize(std::max<size_t>(id + 1, std::min<size_t>(strs_.size() * 2, kLimit)), nullptr);
+      Py_INCREF(s);
+      strs_[id] = s;
+    }
+    return s;
+  }
+
+  // head + the tokens of `tokens[0, n)` + tail, as one list of str.
+  template <class T>
+  nb::list tokens(nb::handle lookup, nb::handle head, const T* tokens, size_t n, nb::handle tail) {
+    const size_t nh = static_cast<size_t>(PyList_GET_SIZE(head.ptr())), nt = static_cast<size_t>(PyList_GET_SIZE(tail.ptr()));
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(nh + n + nt));
+    if (!list) throw nb::python_error();
+    for (size_t i = 0; i < nh; ++i) {
+      PyObject* h = PyList_GET_ITEM(head.ptr(), static_cast<Py_ssize_t>(i));
+      Py_INCREF(h);
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), h);
+    }
+    for (size_t i = 0; i < nt; ++i) {
+      PyObject* t = PyList_GET_ITEM(tail.ptr(), static_cast<Py_ssize_t>(i));
+      Py_INCREF(t);
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(nh + n + i), t);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      PyObject* s = token(lookup, id_of(tokens[i]));
+      if (!s) {
+        Py_DECREF(list);  // the items not yet set are NULL, which the list's deallocation skips
+        throw nb::python_error();
+      }
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(nh + i), s);
+    }
+    return nb::steal<nb::list>(list);
+  }
+
+ private:
+  static constexpr uint32_t kLimit = 1u << 22;  // ids above this are looked up every time
+  std::vector<PyObject*> strs_;
+};
 
 }  // namespace ciyuan_bindings

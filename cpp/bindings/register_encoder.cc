@@ -39,6 +39,8 @@ using ciyuan_bindings::id_list;
 using ciyuan_bindings::policy_from;
 using ciyuan_bindings::utf8_view;
 using ciyuan_bindings::wrapped_id_list;
+using ciyuan_bindings::SlotClass;
+using ciyuan_bindings::TokenTable;
 
 namespace {
 
@@ -119,7 +121,75 @@ EncodingData* encoding_data(Fill&& fill) {
   return data;
 }
 
+// head + the ids of `tokens` + tail, as one list.
+nb::list wrapped_ids(const std::vector<uint32_t>& head, const std::vector<Token>& tokens,
+                     const std::vector<uint32_t>& tail) {
+  const size_t n = head.size() + tokens.size() + tail.size();
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (!list) throw nb::python_error();
+  size_t at = 0;
+  auto add = [&](uint32_t id) {
+    PyObject* item = ciyuan_bindings::id_object(id);
+    if (!item) {
+      Py_DECREF(list);  // the items not yet set are NULL, which the list's deallocation skips
+      throw nb::python_error();
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(at++), item);
+  };
+  for (uint32_t id : head) add(id);
+  for (const Token& t : tokens) add(t.id);
+  for (uint32_t id : tail) add(id);
+  return nb::steal<nb::list>(list);
+}
+
+// One Encoding per EncodingData of a batch, made by `maker` (the Encoding class and its slots):
+// slot 0 gets the data, 1 its text, 2 its ids (with `head` before and `tail` after them), 3
+// the token count; the other slots get `values[k]`. The ids are made here, with the object:
+// every caller reads them, and one pass costs less than a Python call per Encoding later.
+nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list datas, nb::list texts,
+                          const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
+  const size_t n = datas.size();
+  if (texts.size() != n) throw nb::value_error("native_encodings: datas and texts differ in length");
+  if (values.size() != maker.size() || maker.size() < 4)
+    throw nb::value_error("native_encodings: one value per slot (at least 4 slots)");
+  std::vector<PyObject*> slots(maker.size());
+  for (size_t k = 4; k < slots.size(); ++k) slots[k] = values[k].ptr();
+  GcPause pause;
+  PyObject* out = PyList_New(static_cast<Py_ssize_t>(n));
+  if (!out) throw nb::python_error();
+  nb::list result = nb::steal<nb::list>(out);
+  for (size_t i = 0; i < n; ++i) {
+    nb::handle item = datas[i];
+    const EncodingData& data = nb::cast<const EncodingData&>(item);
+    nb::list ids = wrapped_ids(head, data.tokens, tail);
+    nb::object length = nb::steal(PyLong_FromSize_t(head.size() + data.tokens.size() + tail.size()));
+    if (!length.ptr()) throw nb::python_error();
+    nb::handle text = PyList_GET_ITEM(texts.ptr(), static_cast<Py_ssize_t>(i));
+    slots[0] = item.ptr();
+    slots[1] = text.ptr();
+    slots[2] = ids.ptr();
+    slots[3] = length.ptr();
+    PyObject* enc = maker.make(slots.data());
+    if (!enc) throw nb::python_error();
+    PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), enc);
+  }
+  return result;
+}
+
 void register_encoding_data(nb::module_& m) {
+  nb::class_<SlotClass>(m, "SlotClass",
+                        "Makes instances of a class with __slots__ from native code (a batch's Encodings).")
+      .def(nb::init<nb::handle, const std::vector<std::string>&>(), nb::arg("cls"), nb::arg("slots"),
+           "TypeError unless every name is a writable slot of `cls`.")
+      .def_prop_ro("cls", [](const SlotClass& c) { return nb::borrow(c.cls()); });
+  nb::class_<TokenTable>(m, "TokenTable",
+                         "Token strings by id, each looked up once (through the lookup passed to each call).")
+      .def(nb::init<>());
+  m.def("native_encodings", &native_encodings, nb::arg("maker"), nb::arg("values"), nb::arg("datas"),
+        nb::arg("texts"), nb::arg("head"), nb::arg("tail"),
+        "One object of maker's class per EncodingData: slots (data, text, head + ids + tail, length, "
+        "values[4:]...).");
+
   nb::class_<EncodingData>(m, "EncodingData", "The ids and byte spans of one encoded text.")
       .def("__len__", [](const EncodingData& d) { return d.tokens.size(); })
       .def_prop_ro("ids", [](const EncodingData& d) { return id_list(d.tokens); })
@@ -131,6 +201,13 @@ void register_encoding_data(nb::module_& m) {
             return wrapped_id_list(head, ids, tail);
           },
           nb::arg("head"), nb::arg("tail"), "The ids with `head` before and `tail` after them.")
+      .def(
+          "tokens",
+          [](const EncodingData& d, TokenTable& table, nb::handle lookup, nb::list head, nb::list tail) {
+            return table.tokens(lookup, head, d.tokens.data(), d.tokens.size(), tail);
+          },
+          nb::arg("table"), nb::arg("lookup"), nb::arg("head"), nb::arg("tail"),
+          "head + the token string of each id (`lookup(id)` once per id, then `table`'s) + tail.")
       .def_prop_ro("byte_spans",
                    [](const EncodingData& d) {
                      nb::list out;

@@ -484,8 +484,20 @@ size_t pieces_impl(const u8* s, const u8* p, const u8* e, std::pair<uint32_t, ui
 
 using Span = std::pair<uint32_t, uint32_t>;
 
-struct M32 {  // the classes of 32 bytes; bit k = byte k
+struct M32 {  // the classes of 32 bytes; bit k = byte k (0 for the classes a pattern needs not)
     uint32_t U, Lo, L, D, S, SP, NL, Q, SL, US, N, O, valid;
+};
+
+// The classes each pattern reads besides L, D, S, N and O (the others are never computed).
+template <PreTokPattern P>
+struct Needs {
+    static constexpr bool kGpt2Family = P != PreTokPattern::WORD_PUNCT && P != PreTokPattern::WHITESPACE;
+    static constexpr bool kCase = P == PreTokPattern::O200K;                    // U and Lo apart
+    static constexpr bool kSp = kGpt2Family;                                    // ' '
+    static constexpr bool kQ = kGpt2Family;                                     // '\''
+    static constexpr bool kNl = kGpt2Family && P != PreTokPattern::GPT2;       // \r \n
+    static constexpr bool kSl = P == PreTokPattern::O200K;                      // '/'
+    static constexpr bool kUs = P == PreTokPattern::WORD_PUNCT;                 // '_'
 };
 
 // The classes of the 64 bytes at w; bit k = byte w + k. Class bits are 0 past the text. Every
@@ -499,15 +511,24 @@ struct Win {
 
     static uint64_t join(uint32_t lo, uint32_t hi) { return lo | (static_cast<uint64_t>(hi) << 32); }
     static uint64_t high(uint64_t x, uint32_t hi) { return (x >> 32) | (static_cast<uint64_t>(hi) << 32); }
+    template <PreTokPattern P>
     CIYUAN_ALWAYS_INLINE void set(const M32& a, const M32& b) {
-        U = join(a.U, b.U), Lo = join(a.Lo, b.Lo), L = join(a.L, b.L), D = join(a.D, b.D);
-        S = join(a.S, b.S), SP = join(a.SP, b.SP), NL = join(a.NL, b.NL), Q = join(a.Q, b.Q);
-        SL = join(a.SL, b.SL), US = join(a.US, b.US), N = join(a.N, b.N), O = join(a.O, b.O);
+        using X = Needs<P>;
+        L = join(a.L, b.L), D = join(a.D, b.D), S = join(a.S, b.S), N = join(a.N, b.N), O = join(a.O, b.O);
+        U = X::kCase ? join(a.U, b.U) : 0, Lo = X::kCase ? join(a.Lo, b.Lo) : 0;
+        SP = X::kSp ? join(a.SP, b.SP) : 0, NL = X::kNl ? join(a.NL, b.NL) : 0, Q = X::kQ ? join(a.Q, b.Q) : 0;
+        SL = X::kSl ? join(a.SL, b.SL) : 0, US = X::kUs ? join(a.US, b.US) : 0;
     }
+    template <PreTokPattern P>
     CIYUAN_ALWAYS_INLINE void slide(const M32& b) {
-        U = high(U, b.U), Lo = high(Lo, b.Lo), L = high(L, b.L), D = high(D, b.D), S = high(S, b.S);
-        SP = high(SP, b.SP), NL = high(NL, b.NL), Q = high(Q, b.Q), SL = high(SL, b.SL);
-        US = high(US, b.US), N = high(N, b.N), O = high(O, b.O);
+        using X = Needs<P>;
+        L = high(L, b.L), D = high(D, b.D), S = high(S, b.S), N = high(N, b.N), O = high(O, b.O);
+        if (X::kCase) U = high(U, b.U), Lo = high(Lo, b.Lo);
+        if (X::kSp) SP = high(SP, b.SP);
+        if (X::kNl) NL = high(NL, b.NL);
+        if (X::kQ) Q = high(Q, b.Q);
+        if (X::kSl) SL = high(SL, b.SL);
+        if (X::kUs) US = high(US, b.US);
     }
     CIYUAN_ALWAYS_INLINE void bounds(const u8* w, const u8* e) {
         const size_t left = static_cast<size_t>(e - w);
@@ -591,7 +612,6 @@ CIYUAN_ALWAYS_INLINE int punct_piece(const Win& m, unsigned i, uint64_t tail) {
 template <bool kEndRun, int kDigits>
 CIYUAN_ALWAYS_INLINE int cl100k_step(const Win& m, unsigned i, const u8* w, const u8* e) {
     const uint64_t b = uint64_t{1} << i;
-    if (m.WS & b) return class_run(m, m.L, i + 1);  // \p{L}++ or [^\r\n\p{L}\p{N}]?+\p{L}++
     if (m.D & b) return digits_piece<kDigits>(m, i);  // \p{N}{1,3}+
     if (m.Q & b) {  // '(?i:[sdmt]|ll|ve|re)
         if (const size_t c = contraction<true>(w + i, e)) return static_cast<int>(i + c);
@@ -604,7 +624,6 @@ CIYUAN_ALWAYS_INLINE int cl100k_step(const Win& m, unsigned i, const u8* w, cons
 
 CIYUAN_ALWAYS_INLINE int gpt2_step(const Win& m, unsigned i, const u8* w, const u8* e) {
     uint64_t b = uint64_t{1} << i;
-    if (m.WS & b) return class_run(m, m.L, i + 1);  // " ?\p{L}+"
     if (m.Q & b) {
         if (const size_t c = contraction<false>(w + i, e)) return static_cast<int>(i + c);
     }
@@ -621,18 +640,8 @@ CIYUAN_ALWAYS_INLINE int gpt2_step(const Win& m, unsigned i, const u8* w, const 
     return ws_piece<false, false>(m, i);
 }
 
-CIYUAN_ALWAYS_INLINE int o200k_step(const Win& m, unsigned i, const u8* w, const u8* e) {
+CIYUAN_ALWAYS_INLINE int o200k_step(const Win& m, unsigned i) {
     const uint64_t b = uint64_t{1} << i;
-    if (m.WS & b) {  // [^\r\n\p{L}\p{N}]? then [A-Z]*[a-z]+ or [A-Z]+, then a contraction maybe
-        unsigned r = run_end(m.U, (m.L & b) ? i : i + 1);
-        if (m.open(r)) return kFallback;
-        if (at(m.Lo, r)) {
-            r = run_end(m.Lo, r + 1);
-            if (m.open(r)) return kFallback;
-        }
-        if (at(m.Q, r)) r += static_cast<unsigned>(contraction<true>(w + r, e));
-        return static_cast<int>(r);
-    }
     if (m.D & b) return digits_piece<3>(m, i);
     if (!(m.NL & b) && m.open(i + 1)) return kFallback;  // a prefix before a non-ASCII letter?
     if (const int r = punct_piece(m, i, m.NL | m.SL)) return r;  // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
@@ -658,6 +667,49 @@ CIYUAN_ALWAYS_INLINE int whitespace_step(const Win& m, unsigned* start) {
     return class_run(m, m.L | m.D | m.O, s + 1);
 }
 
+// Whether the piece at p is left to the exact scanner without trying the window: it starts at a
+// non-ASCII character, or at an ASCII one before one (a newline in Chinese text, a quote before
+// a word...), where the window would only fall back after classifying 64 bytes for nothing.
+inline bool starts_slow(const u8* p, const u8* e) { return *p >= 0x80 || (p + 1 < e && p[1] >= 0x80); }
+
+// At least one piece from p (< e) by the exact scanner, and more while they start slow: a
+// stretch of Chinese text runs here as fast as the scalar level. Compiled for the baseline and
+// kept out of line, so the SIMD levels call the very code the others run. Advances p.
+template <PreTokPattern P>
+__attribute__((noinline)) size_t slow_pieces(const u8* s, const u8*& p, const u8* e, Span* out, size_t max) {
+    size_t n = 0;
+    const u8* st;
+    const u8* en;
+    do {
+        if (!next_impl<P, true>(p, e, &st, &en)) {
+            p = e;
+            break;
+        }
+        out[n++] = {static_cast<uint32_t>(st - s), static_cast<uint32_t>(en - s)};
+        p = en;
+    } while (n < max && p < e && starts_slow(p, e));
+    return n;
+}
+
+// Whether word_starts / word_piece apply to the pattern (not to those that skip whitespace).
+template <PreTokPattern P>
+constexpr bool kHasWords = P != PreTokPattern::WORD_PUNCT && P != PreTokPattern::WHITESPACE;
+
+// The piece at bit i, a word start (see word_starts): the most frequent kind, taken first.
+template <PreTokPattern P>
+CIYUAN_ALWAYS_INLINE int word_piece(const Win& m, unsigned i, const u8* w, const u8* e) {
+    if (P != PreTokPattern::O200K) return class_run(m, m.L, i + 1);  // " ?\p{L}+", [^\r\n\p{L}\p{N}]?+\p{L}++
+    // o200k: [^\r\n\p{L}\p{N}]? then [A-Z]*[a-z]+ or [A-Z]+, then a contraction maybe
+    unsigned r = run_end(m.U, at(m.L, i) ? i : i + 1);
+    if (m.open(r)) return kFallback;
+    if (at(m.Lo, r)) {
+        r = run_end(m.Lo, r + 1);
+        if (m.open(r)) return kFallback;
+    }
+    if (at(m.Q, r)) r += static_cast<unsigned>(contraction<true>(w + r, e));
+    return static_cast<int>(r);
+}
+
 // The end (bit offset from w) of the piece that starts at the ASCII byte at bit *start, or
 // kFallback / kNoMore. For the patterns that skip whitespace *start moves to the piece start.
 template <PreTokPattern P>
@@ -667,7 +719,7 @@ CIYUAN_ALWAYS_INLINE int block_step(const Win& m, unsigned& start, const u8* w, 
         case PreTokPattern::CL100K: return cl100k_step<true, 3>(m, start, w, e);
         case PreTokPattern::LLAMA3: return cl100k_step<false, 3>(m, start, w, e);
         case PreTokPattern::QWEN2: return cl100k_step<false, 1>(m, start, w, e);
-        case PreTokPattern::O200K: return o200k_step(m, start, w, e);
+        case PreTokPattern::O200K: return o200k_step(m, start);
         case PreTokPattern::WORD_PUNCT: return wordpunct_step(m, &start);
         case PreTokPattern::WHITESPACE: return whitespace_step(m, &start);
     }

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
+from ciyuan import _core
 from ciyuan.errors import InvalidInputError
 
 __all__ = ["Encoding", "AddedTokens", "LayoutPiece", "TokenLookup"]
@@ -39,6 +40,13 @@ _FIELDS = ("ids", "type_ids", "tokens", "offsets", "special_tokens_mask", "atten
 
 
 _NONE: List["Encoding"] = []  # the shared "no overflowing windows" (never mutated: always replaced)
+
+# The slots a native batch sets (Encoding._from_native_batch): the first four per text (data,
+# text, ids, length), the others the same for the whole batch.
+_NATIVE_SLOTS = ("_native", "_text", "_ids", "_length", "_tokenizer", "_wrap", "_overflowing",
+                 "_offsets", "_tokens", "_type_ids", "_attention_mask", "_special_tokens_mask", "_make_ids",
+                 "_make_offsets", "_parts", "_range_map")
+_native_maker: Any = None  # the _core.SlotClass of Encoding, made on first use
 
 
 class TokenLookup(Protocol):
@@ -76,7 +84,7 @@ class NativeWrap:
     """How a single-sequence template wraps every text of a batch (e.g. BERT's ``[CLS] $A
     [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings."""
 
-    __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids")
+    __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids", "uniform")
 
     def __init__(self, head_tokens: List[AddedTokens], type_id: Optional[int], tail_tokens: List[AddedTokens]) -> None:
         head = [a.part for a in head_tokens]
@@ -90,6 +98,13 @@ class NativeWrap:
             for field in _FIELDS
         }
         self.head_ids, self.tail_ids = self.fields["ids"]
+        # The mask fields whose value is the same for the added tokens and the text's (BERT's
+        # type ids and attention mask): such a field is one list repetition.
+        inner = {"type_ids": self.type_id, "attention_mask": 1, "special_tokens_mask": 0}
+        self.uniform: Dict[str, Optional[int]] = {
+            field: value if all(v == value for part in self.fields[field] for v in part) else None
+            for field, value in inner.items()
+        }
 
 
 def _part_len(part: Part) -> int:
@@ -168,34 +183,6 @@ def _slice_parts(parts: List[Part], start: int, stop: int) -> List[Part]:
         if at >= stop:
             break
     return out
-
-
-class _MaskField:
-    """A per-token field with a default for a model's own tokens (type ids, the two masks): made
-    on first read, settable as a whole."""
-
-    def __init__(self, default: int) -> None:
-        self.default = default
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name, self.slot = name, "_" + name
-
-    def __get__(self, enc: Optional["Encoding"], owner: type) -> Any:
-        if enc is None:
-            return self
-        values = getattr(enc, self.slot)
-        if values is None:
-            if enc._parts is not None:
-                values = enc._join(self.name)
-            elif enc._native is not None:
-                values = enc._native_field(self.name)
-            else:
-                values = [self.default] * len(enc)
-            setattr(enc, self.slot, values)
-        return values
-
-    def __set__(self, enc: "Encoding", value: Sequence[int]) -> None:
-        enc._set(self.slot, value)
 
 
 class Encoding:
@@ -279,6 +266,21 @@ class Encoding:
         enc._native, enc._text, enc._wrap = data, text, wrap
         return enc
 
+    @classmethod
+    def _from_native_batch(cls, tokenizer: TokenLookup, datas: List[Any], texts: List[str],
+                           wrap: Optional["NativeWrap"] = None) -> List["Encoding"]:
+        """``[_from_native(tokenizer, d, t, wrap) for d, t in zip(datas, texts)]``, made natively:
+        each object is allocated and its slots set in C++ (no Python call per text), and its ids
+        list made at once (every caller reads them)."""
+        global _native_maker
+        if _native_maker is None:
+            _native_maker = _core.SlotClass(cls, _NATIVE_SLOTS)
+        if _native_maker.cls is not cls:
+            return [cls._from_native(tokenizer, d, t, wrap) for d, t in zip(datas, texts)]
+        values = (None, None, None, None, tokenizer, wrap, _NONE) + (None,) * (len(_NATIVE_SLOTS) - 7)
+        head, tail = (wrap.head_ids, wrap.tail_ids) if wrap is not None else ((), ())
+        return _core.native_encodings(_native_maker, values, datas, texts, head, tail)
+
     @property
     def _ranges(self) -> Ranges:
         """Which tokens belong to which input sequence: {sequence: (start, stop)} (made on first use)."""
@@ -299,22 +301,31 @@ class Encoding:
         if field == "offsets":
             return data.char_offsets(text) if wrap is None else data.char_offsets(text, wrap.before, wrap.after)
         if field == "tokens":
-            to_token = self._tokenizer.id_to_token  # type: ignore[union-attr]
-            inner = [to_token(i) for i in data.ids]
-            # A model that names its unknown token by the text it covers (HF's Unigram).
-            text_unk = getattr(getattr(self._tokenizer, "model", None), "text_unk_id", None)
-            if text_unk is not None and text is not None and text_unk in data.ids:
-                spans = data.char_offsets(text)
-                inner = [text[s:e] if i == text_unk else t for i, t, (s, e) in zip(data.ids, inner, spans)]
-        elif wrap is None:
-            return [0 if field != "attention_mask" else 1] * len(data)
-        elif field == "type_ids":
-            inner = [wrap.type_id] * len(data)
-        else:
-            inner = [0 if field == "special_tokens_mask" else 1] * len(data)
+            return self._native_tokens()
         if wrap is None:
-            return inner
+            return [0 if field != "attention_mask" else 1] * len(data)
+        value = wrap.uniform[field]
+        if value is not None:
+            return [value] * (len(data) + wrap.added)
         head, tail = wrap.fields[field]
+        inner = [wrap.type_id if field == "type_ids" else 0 if field == "special_tokens_mask" else 1] * len(data)
+        return head + inner + tail if head or tail else inner
+
+    def _native_tokens(self) -> List[str]:
+        data, text, wrap = self._native, self._text, self._wrap
+        tokenizer = self._tokenizer
+        head, tail = wrap.fields["tokens"] if wrap is not None else ([], [])
+        # A model that names its unknown token by the text it covers (HF's Unigram).
+        text_unk = getattr(getattr(tokenizer, "model", None), "text_unk_id", None)
+        table = getattr(tokenizer, "_token_table", None)
+        if table is not None and text_unk is None:
+            # Each id's token string is looked up once per tokenizer, then shared (native).
+            return data.tokens(table, tokenizer.id_to_token, head, tail)  # type: ignore[union-attr]
+        to_token = tokenizer.id_to_token  # type: ignore[union-attr]
+        inner = [to_token(i) for i in data.ids]
+        if text_unk is not None and text is not None and text_unk in data.ids:
+            spans = data.char_offsets(text)
+            inner = [text[s:e] if i == text_unk else t for i, t, (s, e) in zip(data.ids, inner, spans)]
         return head + inner + tail if head or tail else inner
 
     @classmethod
@@ -386,9 +397,68 @@ class Encoding:
     def tokens(self, value: Sequence[str]) -> None:
         self._set("_tokens", value)
 
-    type_ids = _MaskField(0)
-    attention_mask = _MaskField(1)
-    special_tokens_mask = _MaskField(0)
+    # The three mask fields: a default for a model's own tokens (type ids 0, attention 1, special
+    # mask 0), settable as a whole. Written out as three properties (not one descriptor class): a
+    # property's getter is a plain function call, and batches read these fields of every
+    # Encoding. Over a model's output (a native result) each read makes a new list, as Hugging
+    # Face's Encoding does: a list kept by each of a batch's Encodings would cost the garbage
+    # collector a walk over every one of them, several times, and making it again is one list
+    # repetition. Other Encodings keep the list they made.
+
+    @property
+    def type_ids(self) -> List[int]:
+        values = self._type_ids
+        if values is None:
+            if self._native is not None:
+                return self._native_mask("type_ids", 0)
+            values = self._type_ids = self._mask("type_ids", 0)
+        return values
+
+    @type_ids.setter
+    def type_ids(self, value: Sequence[int]) -> None:
+        self._set("_type_ids", value)
+
+    @property
+    def attention_mask(self) -> List[int]:
+        values = self._attention_mask
+        if values is None:
+            if self._native is not None:
+                return self._native_mask("attention_mask", 1)
+            values = self._attention_mask = self._mask("attention_mask", 1)
+        return values
+
+    @attention_mask.setter
+    def attention_mask(self, value: Sequence[int]) -> None:
+        self._set("_attention_mask", value)
+
+    @property
+    def special_tokens_mask(self) -> List[int]:
+        values = self._special_tokens_mask
+        if values is None:
+            if self._native is not None:
+                return self._native_mask("special_tokens_mask", 0)
+            values = self._special_tokens_mask = self._mask("special_tokens_mask", 0)
+        return values
+
+    @special_tokens_mask.setter
+    def special_tokens_mask(self, value: Sequence[int]) -> None:
+        self._set("_special_tokens_mask", value)
+
+    def _mask(self, field: str, default: int) -> List[int]:
+        if self._parts is not None:
+            return self._join(field)
+        return [default] * len(self)
+
+    def _native_mask(self, field: str, default: int) -> List[int]:
+        """A mask field over a native result: ``default`` for the model's tokens, the wrap's
+        values for the added tokens around them."""
+        wrap = self._wrap
+        if wrap is None:
+            return [default] * self._length  # type: ignore[operator]
+        value = wrap.uniform[field]
+        if value is not None:
+            return [value] * self._length  # type: ignore[operator]
+        return self._native_field(field)
 
     @property
     def overflowing(self) -> List["Encoding"]:

@@ -223,6 +223,8 @@ class Tokenizer:
         # path the policy bytes are never sent to the encoder, so only the native path needs them.
         self._encoder = model.make_encoder(front_end, [*self.special_tokens.items(),
                                                        *((t, i) for i, t in self._added_texts.items())])
+        # Token strings by id for Encoding.tokens, each looked up once (anew with the tokens).
+        self._token_table = _core.TokenTable()
 
     def _build_added(self) -> None:
         """How the added tokens are found: by the native encoder beside the special tokens when
@@ -501,8 +503,7 @@ class Tokenizer:
                 policy = self._policy(allowed_special, disallowed_special)
                 raws = [self._encode_python(t, policy, sampling, i) for i, t in enumerate(texts)]
             else:
-                from_native = Encoding._from_native
-                raws = [from_native(self, d, t) for d, t in zip(datas, texts)]
+                raws = Encoding._from_native_batch(self, datas, texts)
             if not self._post_processing and singles:
                 return raws
             rest = iter(raws[len(firsts):])
@@ -517,9 +518,7 @@ class Tokenizer:
         wrap = self.post_processor.single_wrapper(add_special_tokens) if self.post_processor is not None else None
         if wrap is None:
             return None
-        native_wrap = NativeWrap(*wrap)
-        from_native = Encoding._from_native
-        return [from_native(self, d, t, native_wrap) for d, t in zip(datas, texts)]
+        return Encoding._from_native_batch(self, datas, texts, NativeWrap(*wrap))
 
     @overload
     def encode_batch_ids(self, inputs: Iterable[EncodeInput], *, add_special_tokens: bool = True,
