@@ -197,6 +197,7 @@ def test_decode_generators_ranges_and_special_ids_beyond_the_model(tokenizers):
     assert cl100k.decode(i for i in [15339, 1917]) == "hello world"
     assert cl100k.decode(range(32, 35)) == cl100k.decode([32, 33, 34])
     assert cl100k.decode(np.array([100257, 15339], dtype=np.int64)) == "<|endoftext|>hello"
+    assert cl100k.decode(np.array([15339, 1917], dtype=object)) == "hello world"  # read as a sequence
     tok = ciyuan.Tokenizer(BPE({"a": 0, "b": 1}), special_tokens={"<s>": (1 << 32) - 1})
     assert tok.decode(np.array([0, (1 << 32) - 1, 1], dtype=np.uint32)) == "a<s>b"
     assert tok.decode(np.array([0, (1 << 32) - 1], dtype=np.uint32), skip_special_tokens=True) == "a"

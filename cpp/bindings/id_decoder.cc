@@ -8,7 +8,7 @@
 // unaligned 16- (32-) byte move whatever its length. Pass 1 sums the lengths and checks every
 // id (so an unknown id is reported before anything is written, and the output is allocated
 // once, at its exact size, as the bytes object itself); pass 2 copies. Ids the table does not
-// hold (holes, special tokens beyond it, tokens longer than 255 bytes) take the Encoder's own
+// hold (holes, special tokens beyond it, tokens of 255 bytes or more) take the Encoder's own
 // lookup: the same bytes, more slowly.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/vector.h>
@@ -92,14 +92,19 @@ void convert_items(const char* base, Py_ssize_t stride, size_t n, size_t limit, 
   }
 }
 
-// The ids of a buffer-protocol object (with the GIL held). A C-contiguous uint32 buffer is read
-// in place; any other integer type or stride is converted (checked: no negative id, none
-// beyond 32 bits).
-IdSeq ids_from_buffer(PyObject* obj, size_t limit) {
-  IdSeq seq;
+// The ids of a buffer-protocol object (with the GIL held), into `seq`. A C-contiguous uint32
+// buffer is read in place; any other integer type or stride is converted (checked: no negative
+// id, none beyond 32 bits). False for a buffer of Python objects (numpy's dtype=object), which
+// the caller reads as a sequence.
+bool ids_from_buffer(PyObject* obj, size_t limit, IdSeq& seq) {
   if (PyObject_GetBuffer(obj, &seq.view, PyBUF_RECORDS_RO) != 0) throw nb::python_error();
   seq.has_view = true;
   const Py_buffer& v = seq.view;
+  if (v.format && std::strcmp(v.format, "O") == 0) {
+    PyBuffer_Release(&seq.view);
+    seq.has_view = false;
+    return false;
+  }
   bool is_signed = false;
   if (!integer_format(v.format, static_cast<size_t>(v.itemsize), is_signed)) {
     throw nb::type_error(("ids must be integers; got a buffer of items of format '" +
@@ -116,7 +121,7 @@ IdSeq ids_from_buffer(PyObject* obj, size_t limit) {
   seq.n = n;
   if (v.itemsize == 4 && !is_signed && stride == 4) {
     seq.ids = reinterpret_cast<const uint32_t*>(base);  // the common case: read in place
-    return seq;
+    return true;
   }
   switch (v.itemsize * (is_signed ? -1 : 1)) {
     case 1: convert_items<uint8_t>(base, stride, n, limit, seq.owned); break;
@@ -131,7 +136,7 @@ IdSeq ids_from_buffer(PyObject* obj, size_t limit) {
   seq.ids = seq.owned.data();
   PyBuffer_Release(&seq.view);  // converted: the buffer is no longer read
   seq.has_view = false;
-  return seq;
+  return true;
 }
 
 // One item of a list of ints, slowly: bool and non-integers are refused (TypeError), anything
@@ -191,7 +196,10 @@ IdSeq ids_of(nb::handle obj, size_t limit) {
   if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
     return ids_from_items(PySequence_Fast_ITEMS(o), static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), limit);
   }
-  if (PyObject_CheckBuffer(o)) return ids_from_buffer(o, limit);
+  if (PyObject_CheckBuffer(o)) {
+    IdSeq seq;
+    if (ids_from_buffer(o, limit, seq)) return seq;
+  }
   if (PyUnicode_Check(o)) throw nb::type_error("ids must be a sequence of integers, not a str");
   nb::object seq = nb::steal(PySequence_Fast(o, "ids must be a sequence of integers"));
   if (!seq.is_valid()) throw nb::python_error();
@@ -224,6 +232,10 @@ class IdDecoder {
       blob_ += *b;
     }
     blob_.append(kPad, '\0');
+    lengths_.resize(table_limit);
+    for (size_t id = 0; id < table_limit; ++id) {
+      lengths_[id] = static_cast<uint8_t>(std::min<uint32_t>(entries_[id].length, kSlowLength));
+    }
     skip_bits_.assign((table_limit + 63) / 64, 0);
     for (uint32_t id : skip_) {
       if (id < table_limit) skip_bits_[id / 64] |= uint64_t{1} << (id % 64);
@@ -310,7 +322,8 @@ class IdDecoder {
   }
 
  private:
-  static constexpr uint32_t kSlow = 256;  // length of an id the table does not hold (and the longest it does + 1)
+  static constexpr uint32_t kSlow = 255;  // length of an id the table does not hold (and the longest it does + 1)
+  static constexpr uint32_t kSlowLength = 255;  // the same in lengths_
   struct Entry {
     uint32_t offset;
     uint32_t length;
@@ -352,35 +365,47 @@ class IdDecoder {
     return std::binary_search(skip_.begin(), skip_.end(), id);
   }
 
-  // Pass 1: the decoded length (every id checked).
+  // Pass 1: the decoded length (every id checked). It reads the byte-per-id lengths_, an eighth
+  // of the entries' size, which stays in the L2 cache where the entries (and the blob) do not.
   size_t length(const IdSeq& seq, bool skip) const {
-    const uint32_t* ids = seq.ids;
-    const Entry* table = entries_.data();
-    const size_t limit = entries_.size();
+    return skip ? length_of<true>(seq.ids, seq.n) : length_of<false>(seq.ids, seq.n);
+  }
+  template <bool Skip>
+  size_t length_of(const uint32_t* ids, size_t n) const {
+    const uint8_t* lengths = lengths_.data();
+    const size_t limit = lengths_.size();
     size_t total = 0;
-    for (size_t i = 0; i < seq.n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
       const uint32_t id = ids[i];
-      if (skip && skipped(id)) continue;
-      uint32_t len = id < limit ? table[id].length : kSlow;
-      if (len == kSlow) len = static_cast<uint32_t>(slow_bytes(id, i).size());
-      total += len;
+      if (Skip && skipped(id)) continue;
+      const uint32_t len = id < limit ? lengths[id] : kSlowLength;
+      total += len != kSlowLength ? len : slow_length(id, i);
     }
     return total;
   }
+  // Kept out of the loops: the hot loop then holds its values in registers across the call.
+  __attribute__((noinline)) size_t slow_length(uint32_t id, size_t pos) const { return slow_bytes(id, pos).size(); }
 
   // Pass 2: the bytes into dst[0, total). (The ids are read again: should another thread have
   // changed a writable buffer meanwhile, nothing is written past the end.)
   size_t copy(const IdSeq& seq, bool skip, char* dst, size_t total) const {
-    const uint32_t* ids = seq.ids;
+    const size_t pos = skip ? copy_of<true>(seq.ids, seq.n, dst, total) : copy_of<false>(seq.ids, seq.n, dst, total);
+    if (pos != total) changed();
+    return pos;
+  }
+  template <bool Skip>
+  size_t copy_of(const uint32_t* ids, size_t n, char* dst, size_t total) const {
     const Entry* table = entries_.data();
     const char* blob = blob_.data();
     const size_t limit = entries_.size();
+    // Below this output position a token of the table may be moved 16 or 32 bytes at once.
+    const size_t wide_below = total >= kPad ? total - kPad + 1 : 0;
     size_t pos = 0;
-    for (size_t i = 0; i < seq.n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
       const uint32_t id = ids[i];
-      if (skip && skipped(id)) continue;
+      if (Skip && skipped(id)) continue;
       const Entry e = id < limit ? table[id] : Entry{0, kSlow};
-      if (e.length != kSlow && pos + kPad <= total) {
+      if (e.length != kSlow && pos < wide_below) {
         // Unaligned fixed-size moves: no call, no branch on the exact length (the blob's
         // padding makes reading past the token safe; the next token overwrites the excess).
         const char* src = blob + e.offset;
@@ -392,22 +417,29 @@ class IdDecoder {
         pos += e.length;
         continue;
       }
-      const char* src;
-      size_t len;
-      if (e.length != kSlow) {
-        src = blob + e.offset;
-        len = e.length;
-      } else {
-        const std::string& b = slow_bytes(id, i);
-        src = b.data();
-        len = b.size();
-      }
-      if (len > total - pos) throw Error(ErrorKind::kInvalidInput, "the ids changed while they were decoded");
-      std::memcpy(dst + pos, src, len);
-      pos += len;
+      pos = copy_exact(id, i, e, dst, pos, total);
     }
-    if (pos != total) throw Error(ErrorKind::kInvalidInput, "the ids changed while they were decoded");
     return pos;
+  }
+  // One token copied byte for byte: near the end of the output, or not in the table.
+  __attribute__((noinline)) size_t copy_exact(uint32_t id, size_t i, Entry e, char* dst, size_t pos,
+                                              size_t total) const {
+    const char* src;
+    size_t len;
+    if (e.length != kSlow) {
+      src = blob_.data() + e.offset;
+      len = e.length;
+    } else {
+      const std::string& b = slow_bytes(id, i);
+      src = b.data();
+      len = b.size();
+    }
+    if (len > total - pos) changed();
+    std::memcpy(dst + pos, src, len);
+    return pos + len;
+  }
+  [[noreturn]] static void changed() {
+    throw Error(ErrorKind::kInvalidInput, "the ids changed while they were decoded");
   }
 
   nb::object owner_;  // keeps the Encoder alive
@@ -415,6 +447,7 @@ class IdDecoder {
   size_t limit_;
   std::vector<uint32_t> skip_;
   std::vector<Entry> entries_;
+  std::vector<uint8_t> lengths_;  // entries_[id].length as a byte (kSlowLength: not in the table)
   std::vector<uint64_t> skip_bits_;
   std::string blob_;
 };

@@ -31,11 +31,23 @@ __attribute__((noinline)) std::vector<Token>& thread_tokens() {
 
 TokenSink::TokenSink(std::vector<uint32_t>& ids) : ids_(&ids), buffer_(&thread_tokens()) { buffer_->clear(); }
 
-TokenSink::TokenSink(size_t& count) : buffer_(&thread_tokens()), count_(&count) { buffer_->clear(); }
+namespace {
+// The calling thread's scratch ids for counting (TokenSink(size_t&)).
+std::vector<uint32_t>& thread_count_ids() {
+  static thread_local std::vector<uint32_t> ids;
+  return ids;
+}
+}  // namespace
+
+TokenSink::TokenSink(size_t& count) : ids_(&thread_count_ids()), buffer_(&thread_tokens()), count_(&count) {
+  buffer_->clear();
+  ids_->clear();
+}
 
 TokenSink::~TokenSink() {
   // Keep no huge buffer alive in the thread after a long text.
-  if ((ids_ || count_) && buffer_->capacity() > (size_t{1} << 20)) std::vector<Token>().swap(*buffer_);
+  if (ids_ && buffer_->capacity() > (size_t{1} << 20)) std::vector<Token>().swap(*buffer_);
+  if (count_ && ids_->capacity() > (size_t{1} << 20)) std::vector<uint32_t>().swap(*ids_);
 }
 
 Encoder::Encoder(std::shared_ptr<const TokenModel> model, FrontEnd front_end, std::vector<SpecialToken> specials)
@@ -205,6 +217,7 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, T
           sink.flush();  // what came before (a special token) goes first
           for (size_t pos = start, n; pos < end && (n = next_pieces(front_end_.pattern, segment, pos, spans, 256)) > 0;) {
             call.pieces_ids(text, spans, n, *ids, sink.buffer());
+            sink.flush();  // counting: the batch's ids are counted and dropped (else nothing to do)
             pos = spans[n - 1].second;
           }
           return;

@@ -7,7 +7,7 @@ numpy is optional: it is imported on first use, never when ciyuan is imported.
 Example:
     >>> import array
     >>> ids = uint32_array(array.array(UINT32_CODE, [1, 2, 3]))
-    >>> list(ids)
+    >>> ids.tolist()
     [1, 2, 3]
 """
 

@@ -180,8 +180,9 @@ class TokenSink {
  public:
   explicit TokenSink(std::vector<Token>& tokens) : tokens_(&tokens), buffer_(&tokens) {}
   explicit TokenSink(std::vector<uint32_t>& ids);
-  // Counting only (count_tokens): tokens land in the scratch buffer as for ids only, and each
-  // flush adds how many there are to `count` and drops them; no id is ever stored.
+  // Counting only (count_tokens): tokens land in the thread's scratch buffers as for ids only
+  // (ids() is a scratch vector, so the models' ids path runs), and each flush adds how many
+  // there are to `count` and drops them; no list of a text's ids is ever kept.
   explicit TokenSink(size_t& count);
   ~TokenSink();
   TokenSink(const TokenSink&) = delete;
@@ -193,11 +194,12 @@ class TokenSink {
   std::vector<uint32_t>* ids() { return ids_; }
   // Only the ids are kept: a front end may leave the tokens' spans unmapped (e.g. not align
   // normalized text with the original).
-  bool ids_only() const { return ids_ != nullptr || count_ != nullptr; }
+  bool ids_only() const { return ids_ != nullptr; }
   void flush() {
     if (count_) {
-      *count_ += buffer_->size();
+      *count_ += buffer_->size() + ids_->size();
       buffer_->clear();
+      ids_->clear();
       return;
     }
     if (!ids_) return;

@@ -243,7 +243,8 @@ class PairMap {
 // is a whole short token (most pieces of most text). The key is the string as a little-endian
 // integer (load_short) with its length; the slot index is one multiply of the two, against
 // hash_bytes' four, and a slot is 16 bytes, so a hit reads one cache line. A BytesMap still
-// answers every other lookup; this one only holds the short keys, at most half full.
+// answers every other lookup; this one only holds the short keys, at most two thirds full (a
+// 200,000-token vocabulary's 148,000 short tokens in 4 MB).
 class ShortKeyMap {
  public:
   static constexpr uint32_t kMissing = 0xFFFFFFFFu;
@@ -251,7 +252,7 @@ class ShortKeyMap {
   // Room for n keys (the table is sized once; inserting more than n is an error of the caller).
   explicit ShortKeyMap(size_t n = 0) {
     size_t slots = 16;
-    while (slots < 2 * n) slots *= 2;
+    while (2 * slots < 3 * n) slots *= 2;
     slots_.assign(slots, Slot{});
     shift_ = 64;
     for (size_t s = slots; s > 1; s >>= 1) --shift_;
