@@ -61,6 +61,12 @@ nb::list id_list(const T* tokens, size_t n) {
     PyObject** objects = id_cache(max_id).data();
     PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
     for (size_t i = 0; i < n; ++i) {
+      // The objects are scattered over the heap: start loading those a few ids ahead (and the
+      // cache's entries further ahead), so that their misses overlap.
+      if (i + 32 < n) __builtin_prefetch(&objects[id_of(tokens[i + 32])]);
+      if (i + 16 < n) {
+        if (PyObject* ahead = objects[id_of(tokens[i + 16])]) __builtin_prefetch(ahead, 1);
+      }
       const uint32_t id = id_of(tokens[i]);
       PyObject* item = objects[id];
       if (!item && !(item = objects[id] = PyLong_FromUnsignedLong(id))) {
