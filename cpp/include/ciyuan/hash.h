@@ -95,10 +95,13 @@ class BytesMap {
 
   size_t size() const { return count_; }
 
-  // Room for n keys in all (a bulk load then never rehashes).
-  void reserve(size_t n) {
+  // Room for n keys in all (a bulk load then never rehashes), the table at most
+  // max_load_percent full from now on (75 unless set: a big vocabulary that is looked up
+  // rarely may trade a probe or two for half the memory).
+  void reserve(size_t n, unsigned max_load_percent = 75) {
+    max_load_percent_ = max_load_percent;
     size_t slots = slots_.size();
-    while (n * 4 > slots * 3) slots *= 2;
+    while (n * 100 > slots * max_load_percent_) slots *= 2;
     if (slots != slots_.size()) rehash(slots);
   }
 
@@ -148,7 +151,7 @@ class BytesMap {
     uint32_t length = 0;
   };
   void place(std::string_view key, uint64_t h, uint32_t value) {
-    if ((count_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
+    if ((count_ + 1) * 100 > slots_.size() * max_load_percent_) rehash(slots_.size() * 2);
     size_t i = h & mask_;
     while (slots_[i].value != kMissing) i = (i + 1) & mask_;
     slots_[i] = Slot{load_upto8(key.data(), key.size()), check_of(h, key.size()), value};
@@ -178,6 +181,7 @@ class BytesMap {
 
   std::vector<Slot> slots_;
   std::vector<Key> keys_;
+  unsigned max_load_percent_ = 75;
   size_t mask_ = 0;
   std::string arena_;
   size_t count_ = 0;

@@ -236,6 +236,7 @@ def tiktoken_parts(
         raise_file_error(path, None, f"{len(missing)} single bytes (e.g. {bytes([missing[0]])!r}) have no token; "
                          "a byte-level vocabulary must cover all 256 bytes")
     identified = identify_tiktoken_bytes(data)
+    del data  # a few MB less at the model's construction, the peak of a load
     split_pattern, name = resolve_pattern(pattern, path, identified)
     chosen = special_tokens is not None
     if special_tokens is None:
