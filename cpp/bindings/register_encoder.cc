@@ -176,7 +176,156 @@ nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list dat
   return result;
 }
 
+// A field getter of a class with __slots__ (Encoding's ids, offsets, tokens and masks), called
+// by CPython with no Python frame: it returns the slot's value when it holds one; for a mask
+// field of a native result (slot `_native` set) it makes the mask list here; otherwise it calls
+// `fallback` (the Python getter), which handles every other case. The Python getter stays the
+// one definition of the field: this only answers the common cases sooner.
+struct FieldGetter {
+  nb::object cls;
+  Py_ssize_t slot = 0, native = 0, wrap = 0, length = 0, text = 0;
+  int kind = 0;           // 0: any field, 1: a mask field, 2: offsets
+  int mask_default = 0;   // a mask's value for a model's own tokens when nothing wraps them
+  nb::object field;       // the field's name (the key of the wrap's `masks`)
+  nb::object fallback;
+  nb::object masks_name = nb::str("masks"), before_name = nb::str("before"), after_name = nb::str("after");
+};
+
+PyObject* slot_at(PyObject* obj, Py_ssize_t offset) {
+  return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + offset);
+}
+
+// head + [value] * (n - len(head) - len(tail)) + tail (all borrowed; head and tail are lists).
+PyObject* mask_list(PyObject* head, PyObject* value, PyObject* tail, Py_ssize_t n) {
+  const Py_ssize_t nh = PyList_GET_SIZE(head), nt = PyList_GET_SIZE(tail);
+  if (nh + nt > n) {
+    PyErr_SetString(PyExc_RuntimeError, "an Encoding shorter than the tokens around it");
+    return nullptr;
+  }
+  PyObject* list = PyList_New(n);
+  if (!list) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* v = i < nh ? PyList_GET_ITEM(head, i) : i >= n - nt ? PyList_GET_ITEM(tail, i - (n - nt)) : value;
+    Py_INCREF(v);
+    PyList_SET_ITEM(list, i, v);
+  }
+  return list;
+}
+
+// A mask of a native result, or nullptr with no error set when the Python getter must decide.
+PyObject* native_mask(const FieldGetter& g, PyObject* obj, PyObject* wrap, Py_ssize_t n) {
+  if (wrap == Py_None) {
+    PyObject* fill = ciyuan_bindings::id_object(static_cast<uint32_t>(g.mask_default));
+    if (!fill) return nullptr;
+    PyObject* empty = PyList_New(0);
+    PyObject* list = empty ? mask_list(empty, fill, empty, n) : nullptr;
+    Py_XDECREF(empty);
+    Py_DECREF(fill);
+    return list;
+  }
+  PyObject* masks = PyObject_GetAttr(wrap, g.masks_name.ptr());
+  if (!masks) return nullptr;
+  PyObject* list = nullptr;
+  PyObject* parts = PyDict_Check(masks) ? PyDict_GetItemWithError(masks, g.field.ptr()) : nullptr;
+  if (parts && PyTuple_Check(parts) && PyTuple_GET_SIZE(parts) == 3 && PyList_Check(PyTuple_GET_ITEM(parts, 0)) &&
+      PyList_Check(PyTuple_GET_ITEM(parts, 2)))
+    list = mask_list(PyTuple_GET_ITEM(parts, 0), PyTuple_GET_ITEM(parts, 1), PyTuple_GET_ITEM(parts, 2), n);
+  Py_DECREF(masks);
+  (void)obj;
+  return list;
+}
+
+// The character offsets of a native result (kept in the slot, as the Python getter does), or
+// nullptr with no error set when the Python getter must decide.
+PyObject* native_offsets(const FieldGetter& g, PyObject* obj, PyObject* native, PyObject* wrap) {
+  PyObject* text = slot_at(obj, g.text);
+  if (!text || !PyUnicode_Check(text) || !nb::isinstance<EncodingData>(native)) return nullptr;
+  size_t before = 0, after = 0;
+  if (wrap != Py_None) {
+    nb::object b = nb::steal(PyObject_GetAttr(wrap, g.before_name.ptr()));
+    nb::object a = b.ptr() ? nb::steal(PyObject_GetAttr(wrap, g.after_name.ptr())) : nb::object();
+    if (!a.ptr()) return nullptr;
+    before = PyLong_AsSize_t(b.ptr());
+    after = PyLong_AsSize_t(a.ptr());
+    if (PyErr_Occurred()) return nullptr;
+  }
+  try {
+    const EncodingData& data = *nb::inst_ptr<EncodingData>(native);
+    nb::list offsets = ciyuan_bindings::char_offsets(data.tokens, text, before, after);
+    PyObject*& slot = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + g.slot);
+    PyObject* old = slot;
+    slot = offsets.inc_ref().ptr();
+    Py_XDECREF(old);
+    return offsets.release().ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyObject* field_get(PyObject* self, PyObject* obj) {
+  const FieldGetter& g = *nb::inst_ptr<FieldGetter>(self);
+  if (!PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(g.cls.ptr())))
+    return PyObject_CallOneArg(g.fallback.ptr(), obj);
+  PyObject* value = slot_at(obj, g.slot);
+  if (value && value != Py_None) {
+    Py_INCREF(value);
+    return value;
+  }
+  if (g.kind != 0) {
+    PyObject* native = slot_at(obj, g.native);
+    PyObject* length = slot_at(obj, g.length);
+    PyObject* wrap = slot_at(obj, g.wrap);
+    if (native && native != Py_None && length && PyLong_CheckExact(length) && wrap) {
+      const Py_ssize_t n = PyLong_AsSsize_t(length);
+      if (n < 0 && PyErr_Occurred()) return nullptr;
+      PyObject* out = n < 0 ? nullptr : g.kind == 1 ? native_mask(g, obj, wrap, n) : native_offsets(g, obj, native, wrap);
+      if (out || PyErr_Occurred()) return out;
+    }
+  }
+  return PyObject_CallOneArg(g.fallback.ptr(), obj);
+}
+
+PyMethodDef field_get_def = {"field_get", field_get, METH_O, "A field of an object (see _core.field_getter)."};
+
+// The getter (a builtin function of one argument) of field `slot` of maker's class.
+nb::object field_getter(const SlotClass& maker, const std::string& slot, nb::object fallback, int kind,
+                        int mask_default, const std::string& field) {
+  if (kind < 0 || kind > 2) throw nb::value_error("field_getter: kind is 0 (any), 1 (a mask) or 2 (offsets)");
+  auto* g = new FieldGetter();
+  g->cls = nb::borrow(maker.cls());
+  g->fallback = std::move(fallback);
+  g->kind = kind;
+  g->mask_default = mask_default;
+  g->field = nb::str(field.c_str());
+  try {
+    g->slot = maker.offset(slot);
+    if (kind != 0) {
+      g->native = maker.offset("_native");
+      g->wrap = maker.offset("_wrap");
+      g->length = maker.offset("_length");
+      g->text = maker.offset("_text");
+    }
+  } catch (...) {
+    delete g;
+    throw;
+  }
+  nb::object owner = nb::cast(g, nb::rv_policy::take_ownership);
+  PyObject* fn = PyCFunction_NewEx(&field_get_def, owner.ptr(), nullptr);
+  if (!fn) throw nb::python_error();
+  return nb::steal(fn);
+}
+
 void register_encoding_data(nb::module_& m) {
+  nb::class_<FieldGetter>(m, "FieldGetter", "What a getter made by field_getter holds.");
+  m.def("field_getter", &field_getter, nb::arg("maker"), nb::arg("slot"), nb::arg("fallback"), nb::arg("kind") = 0,
+        nb::arg("mask_default") = 0, nb::arg("field") = "",
+        "A getter of one argument for a field of maker's class: the slot's value when set (not None); over a "
+        "native result (slot _native set), with kind 1 a mask (wrap.masks[field]: head + [value] * ... + tail, "
+        "or [mask_default] * _length with no wrap), with kind 2 the character offsets (kept in the slot); "
+        "else fallback(obj).");
   nb::class_<SlotClass>(m, "SlotClass",
                         "Makes instances of a class with __slots__ from native code (a batch's Encodings).")
       .def(nb::init<nb::handle, const std::vector<std::string>&>(), nb::arg("cls"), nb::arg("slots"),
