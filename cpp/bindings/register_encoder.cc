@@ -142,16 +142,17 @@ nb::list wrapped_ids(const std::vector<uint32_t>& head, const std::vector<Token>
   return nb::steal<nb::list>(list);
 }
 
-// One Encoding per EncodingData of a batch, made by `maker` (the Encoding class and its slots):
-// slot 0 gets the data, 1 its text, 2 its ids (with `head` before and `tail` after them), 3
-// the token count; the other slots get `values[k]`. The ids are made here, with the object:
-// every caller reads them, and one pass costs less than a Python call per Encoding later.
-nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list datas, nb::list texts,
-                          const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
-  const size_t n = datas.size();
-  if (texts.size() != n) throw nb::value_error("native_encodings: datas and texts differ in length");
+// One Encoding per text of a batch, made by `maker` (the Encoding class and its slots): slot 0
+// gets the text's EncodingData (`data(i)`: the object and its C++ value), 1 its text, 2 its ids
+// (with `head` before and `tail` after them), 3 the token count; the other slots get
+// `values[k]`. The ids are made here, with the object: every caller reads them, and one pass
+// costs less than a Python call per Encoding later.
+template <class Data>
+nb::list make_encodings(const SlotClass& maker, nb::tuple values, nb::list texts, const std::vector<uint32_t>& head,
+                        const std::vector<uint32_t>& tail, Data&& data) {
+  const size_t n = texts.size();
   if (values.size() != maker.size() || maker.size() < 4)
-    throw nb::value_error("native_encodings: one value per slot (at least 4 slots)");
+    throw nb::value_error("one value per slot (at least 4 slots)");
   std::vector<PyObject*> slots(maker.size());
   for (size_t k = 4; k < slots.size(); ++k) slots[k] = values[k].ptr();
   GcPause pause;
@@ -159,14 +160,12 @@ nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list dat
   if (!out) throw nb::python_error();
   nb::list result = nb::steal<nb::list>(out);
   for (size_t i = 0; i < n; ++i) {
-    nb::handle item = datas[i];
-    const EncodingData& data = nb::cast<const EncodingData&>(item);
-    nb::list ids = wrapped_ids(head, data.tokens, tail);
-    nb::object length = nb::steal(PyLong_FromSize_t(head.size() + data.tokens.size() + tail.size()));
+    auto [object, value] = data(i);
+    nb::list ids = wrapped_ids(head, value->tokens, tail);
+    nb::object length = nb::steal(PyLong_FromSize_t(head.size() + value->tokens.size() + tail.size()));
     if (!length.ptr()) throw nb::python_error();
-    nb::handle text = PyList_GET_ITEM(texts.ptr(), static_cast<Py_ssize_t>(i));
-    slots[0] = item.ptr();
-    slots[1] = text.ptr();
+    slots[0] = object.ptr();
+    slots[1] = PyList_GET_ITEM(texts.ptr(), static_cast<Py_ssize_t>(i));
     slots[2] = ids.ptr();
     slots[3] = length.ptr();
     PyObject* enc = maker.make(slots.data());
@@ -174,6 +173,37 @@ nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list dat
     PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), enc);
   }
   return result;
+}
+
+// The Encodings of a list of EncodingData (see make_encodings).
+nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list datas, nb::list texts,
+                          const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
+  if (texts.size() != datas.size()) throw nb::value_error("native_encodings: datas and texts differ in length");
+  return make_encodings(maker, values, texts, head, tail, [&](size_t i) {
+    nb::handle h = datas[i];
+    nb::object item = nb::borrow(h);
+    const EncodingData* value = &nb::cast<const EncodingData&>(item);
+    return std::make_pair(std::move(item), value);
+  });
+}
+
+// Encodes a batch (GIL released) and makes its Encodings at once: each text's tokens move into
+// an EncodingData held inside its Python object (no second allocation, no list of them).
+nb::list encode_batch_encodings(const Encoder& self, nb::list texts, nb::bytes policy, int threads,
+                                const SlotClass& maker, nb::tuple values, const std::vector<uint32_t>& head,
+                                const std::vector<uint32_t>& tail) {
+  std::vector<std::vector<Token>> results = run_batch<Token>(texts, policy, [&](const auto& views, const auto& pol,
+                                                                                auto& r) {
+    self.encode_batch(views, pol, threads, r);
+  });
+  nb::handle type = nb::type<EncodingData>();
+  return make_encodings(maker, values, texts, head, tail, [&](size_t i) {
+    nb::object object = nb::inst_alloc(type);
+    EncodingData* value = new (nb::inst_ptr<EncodingData>(object)) EncodingData();
+    value->tokens = std::move(results[i]);
+    nb::inst_mark_ready(object);
+    return std::make_pair(std::move(object), static_cast<const EncodingData*>(value));
+  });
 }
 
 // A field getter of a class with __slots__ (Encoding's ids, offsets, tokens and masks), called
@@ -616,6 +646,9 @@ void register_encoder(nb::module_& m) {
             }));
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
+      .def("encode_batch_encodings", &encode_batch_encodings, nb::arg("texts"), nb::arg("policy"), nb::arg("threads"),
+           nb::arg("maker"), nb::arg("values"), nb::arg("head"), nb::arg("tail"),
+           "encode_batch, each text's result made into an object of maker's class at once (see native_encodings).")
       .def(
           "encode_batch_ids",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads, const std::vector<uint32_t>& head,

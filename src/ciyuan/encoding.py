@@ -273,6 +273,15 @@ class Encoding:
         head, tail = (wrap.head_ids, wrap.tail_ids) if wrap is not None else ((), ())
         return _core.native_encodings(_native_maker, values, datas, texts, head, tail)
 
+    @classmethod
+    def _encode_native_batch(cls, tokenizer: TokenLookup, encoder: Any, texts: List[str], policy: bytes,
+                             threads: int, wrap: Optional["NativeWrap"] = None) -> List["Encoding"]:
+        """``_from_native_batch`` of ``encoder.encode_batch(texts, policy, threads)`` in one native
+        call (each text's result kept inside its EncodingData object, no list of them made)."""
+        values = (None, None, None, None, tokenizer, wrap, _NONE) + (None,) * (len(_NATIVE_SLOTS) - 7)
+        head, tail = (wrap.head_ids, wrap.tail_ids) if wrap is not None else ((), ())
+        return encoder.encode_batch_encodings(texts, policy, threads, _native_maker, values, head, tail)
+
     @property
     def _ranges(self) -> Ranges:
         """Which tokens belong to which input sequence: {sequence: (start, stop)} (made on first use)."""
