@@ -28,12 +28,19 @@ struct EncodingData {
 
 // Python int objects for ids, made once and shared: a list of millions of ids then costs an
 // INCREF per item instead of an allocation. Only touched with the GIL held.
-inline PyObject* id_object(uint32_t id) {
-  constexpr uint32_t kLimit = 1u << 21;  // ids above this are rare: allocate those
+constexpr uint32_t kCachedIdLimit = 1u << 21;  // ids at or above this are rare: allocate those
+
+// The cache, covering at least ids [0, id] (id < kCachedIdLimit); entries not made yet are null.
+inline std::vector<PyObject*>& id_cache(uint32_t id) {
   static std::vector<PyObject*> cache;
-  if (id >= kLimit) return PyLong_FromUnsignedLong(id);
-  if (id >= cache.size()) cache.resize(std::max<size_t>(id + 1, std::min<size_t>(cache.size() * 2, kLimit)), nullptr);
-  PyObject*& slot = cache[id];
+  if (id >= cache.size())
+    cache.resize(std::max<size_t>(id + 1, std::min<size_t>(cache.size() * 2, kCachedIdLimit)), nullptr);
+  return cache;
+}
+
+inline PyObject* id_object(uint32_t id) {
+  if (id >= kCachedIdLimit) return PyLong_FromUnsignedLong(id);
+  PyObject*& slot = id_cache(id)[id];
   if (!slot && !(slot = PyLong_FromUnsignedLong(id))) return nullptr;
   Py_INCREF(slot);
   return slot;
@@ -46,6 +53,25 @@ template <class T>
 nb::list id_list(const T* tokens, size_t n) {
   PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
   if (!list) throw nb::python_error();
+  uint32_t max_id = 0;
+  for (size_t i = 0; i < n; ++i) max_id = std::max(max_id, id_of(tokens[i]));
+  if (n && max_id < kCachedIdLimit) {
+    // The common case in one tight loop: the cache is sized once, then each item is a load, an
+    // INCREF and a store (id_object's checks per item cost more than the item).
+    PyObject** objects = id_cache(max_id).data();
+    PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t id = id_of(tokens[i]);
+      PyObject* item = objects[id];
+      if (!item && !(item = objects[id] = PyLong_FromUnsignedLong(id))) {
+        Py_DECREF(list);  // the items not set yet are null, which list_dealloc skips
+        throw nb::python_error();
+      }
+      Py_INCREF(item);
+      items[i] = item;
+    }
+    return nb::steal<nb::list>(list);
+  }
   for (size_t i = 0; i < n; ++i) {
     PyObject* item = id_object(id_of(tokens[i]));
     if (!item) {

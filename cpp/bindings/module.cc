@@ -3,6 +3,7 @@
 #include <nanobind/nanobind.h>
 
 #include "ciyuan/errors.h"
+#include "id_arrays.h"
 
 namespace nb = nanobind;
 
@@ -42,6 +43,8 @@ NB_MODULE(_core, m) {
   register_models(m);
   register_spm(m);
   register_encoder(m);
+  ciyuan_bindings::def_id_outputs(m);  // methods of the Encoder registered just above
+  ciyuan_bindings::register_id_decoder(m);
   register_segment(m);
   register_trainers(m);
 }

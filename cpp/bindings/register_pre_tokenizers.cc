@@ -1,5 +1,6 @@
 // Python bindings of the pre-tokenizer scanners (cpp/src/pretokenize.cc).
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ciyuan/cpu_features.h"
 #include "ciyuan/pretokenize.h"
 #include "common.h"
 #include "ciyuan/utf8.h"
@@ -74,4 +76,24 @@ void register_pre_tokenizers(nb::module_& m) {
         },
         nb::arg("pattern"), nb::arg("text"),
         "The same over UTF-8 bytes; raises ValueError naming the offset of the first invalid byte.");
+    m.def(
+        "simd_level", [] { return std::string(ciyuan::simd_level_name(ciyuan::simd_level())); },
+        "The SIMD level the pre-tokenizer scanners use: 'scalar', 'sse2', 'sse42', 'avx2' or 'avx512'\n"
+        "(the best the CPU supports, capped by the environment variable CIYUAN_SIMD at first use).");
+    m.def(
+        "best_simd_level", [] { return std::string(ciyuan::simd_level_name(ciyuan::best_simd_level())); },
+        "The best SIMD level this CPU and build support (see simd_level).");
+    m.def(
+        "_set_simd_level",
+        [](std::string_view name) {
+            ciyuan::SimdLevel level;
+            if (!ciyuan::parse_simd_level(name, &level))
+                throw nb::value_error(("unknown SIMD level '" + std::string(name) +
+                                       "'; expected 'scalar', 'sse2', 'sse42', 'avx2' or 'avx512'")
+                                          .c_str());
+            return std::string(ciyuan::simd_level_name(ciyuan::set_simd_level(level)));
+        },
+        nb::arg("name"),
+        "For tests and benchmarks: make the scanners use a SIMD level (capped at best_simd_level()),\n"
+        "for every thread; returns the level now in effect. Do not call while other threads encode.");
 }

@@ -33,6 +33,21 @@ bool is_ascii(const char* p, size_t n) {
   return (high & 0x8080808080808080ULL) == 0;
 }
 
+// Whether the n bytes at a and b are equal, eight at a time (n is at most kMaxCachedBytes: no
+// call to memcmp).
+bool same_bytes(const char* a, const char* b, size_t n) {
+  uint64_t diff = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    diff |= x ^ y;
+  }
+  if (i < n) diff |= load_upto8(a + i, n - i) ^ load_upto8(b + i, n - i);
+  return diff == 0;
+}
+
 // Length of the UTF-8 sequence whose lead byte is at text[i] (1 for a stray byte).
 size_t utf8_char_length(std::string_view text, size_t i) {
   return std::min(utf8::lead_length(static_cast<unsigned char>(text[i])), text.size() - i);
@@ -168,6 +183,17 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
   // end_of_word_suffix not added); only ciyuan's separate end-of-word symbol joins the lookup.
   simple_whole_ = config_.byte_level || config_.end_of_word_symbol.empty();
   short_whole_ = config_.ignore_merges && simple_whole_;
+  if (short_whole_) {
+    size_t count = 0;
+    for (size_t id = 0; id < tokens_.size(); ++id) count += present_[id] && tokens_[id].size() - 1 < kShortPiece;
+    short_tokens_ = ShortKeyMap(count);
+    for (size_t id = 0; id < tokens_.size(); ++id) {
+      const std::string& t = tokens_[id];
+      // A string listed under two ids is found as the one vocab_ keeps.
+      if (present_[id] && t.size() - 1 < kShortPiece && vocab_.find(t) == id)
+        short_tokens_.insert(load_upto8(t.data(), t.size()), t.size(), static_cast<uint32_t>(id));
+    }
+  }
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys);
 }
@@ -203,7 +229,27 @@ void BpeModel::build_pair_filter(const std::vector<uint64_t>& keys) {
   }
 }
 
+// A piece and its tokens in the piece cache. One cache line: a hit (or a miss) costs one
+// memory access.
+struct alignas(64) BpeModel::PieceEntry {
+  uint64_t hash;  // hash | 1 of the piece; 0 marks an empty entry
+  uint8_t length;
+  uint8_t count;
+  uint8_t token_length[kMaxCachedTokens];
+  char bytes[kMaxCachedBytes];
+  uint32_t ids[kMaxCachedTokens];
+};
+
+// Where a piece lives in the piece cache (slot nullptr: it is not cached, being too long or the
+// cache off), and whether it is there now.
+struct BpeModel::PiecePlace {
+  PieceEntry* slot = nullptr;
+  uint64_t* other_hash = nullptr;  // the slot's entry in other_hashes, for non-ASCII pieces
+  bool hit = false;
+};
+
 struct BpeModel::ThreadCache {
+  static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
   // 64K pairs of 16 bytes (1 MB): the merges of 10 MB of English ask for tens of thousands of
   // different pairs; with 8K entries three lookups in four went on to the full table, which
   // for o200k_base is 32 MB (a miss all the way to memory).
@@ -212,16 +258,6 @@ struct BpeModel::ThreadCache {
     uint64_t key;
     PairMap::Value value;
   };
-  // One cache line: a hit (or a miss) costs one memory access.
-  struct alignas(64) PieceEntry {
-    uint64_t hash;  // hash | 1 of the piece; 0 marks an empty entry
-    uint8_t length;
-    uint8_t count;
-    uint8_t token_length[kMaxCachedTokens];
-    char bytes[kMaxCachedBytes];
-    uint32_t ids[kMaxCachedTokens];
-  };
-  static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
   uint64_t owner = 0;
   PairEntry pairs[1 << kPairBits];
   // Pieces of ASCII text (words of languages written with spaces) repeat: they get a large
@@ -232,6 +268,27 @@ struct BpeModel::ThreadCache {
   std::vector<PieceEntry> pieces;
   std::vector<PieceEntry> other_pieces;
   std::vector<uint64_t> other_hashes;
+  std::vector<Symbol> symbols;  // encode_piece_merging's work space
+
+  // Where the piece p[0, n) with hash_bytes `hash` lives in the piece cache, and whether it
+  // is there now.
+  PiecePlace place(const char* p, size_t n, uint64_t hash) {
+    PiecePlace at;
+    if (pieces.empty() || n > kMaxCachedBytes) return at;
+    if (is_ascii(p, n)) {
+      at.slot = &pieces[hash & (pieces.size() - 1)];
+    } else {
+      const size_t index = hash & (other_pieces.size() - 1);
+      at.other_hash = &other_hashes[index];
+      if (*at.other_hash != (hash | 1)) {  // the usual outcome: settled without the entry
+        at.slot = &other_pieces[index];
+        return at;
+      }
+      at.slot = &other_pieces[index];
+    }
+    at.hit = at.slot->hash == (hash | 1) && at.slot->length == n && same_bytes(at.slot->bytes, p, n);
+    return at;
+  }
 
   void reset(uint64_t new_owner, size_t piece_slots) {
     owner = new_owner;
@@ -403,16 +460,30 @@ void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool f
   for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(cache, sym[i], sym[i + 1], &merged_ids[i], filter_first);
   while (n > 1) {
     uint32_t best = kNone;
-    for (size_t i = 0; i + 1 < n; ++i) best = std::min(best, ranks[i]);
-    if (best == kNone) break;
     size_t at = 0;
-    while (ranks[at] != best) ++at;  // the leftmost pair with the best rank
+    for (size_t i = 0; i + 1 < n; ++i) {  // the leftmost pair with the best rank
+      if (ranks[i] < best) {
+        best = ranks[i];
+        at = i;
+      }
+    }
+    if (best == kNone) break;
     sym[at].id = merged_ids[at];
     sym[at].end = sym[at + 1].end;
-    size_t tail = n - at - 2;  // pairs right of the merged one
-    std::memmove(sym + at + 1, sym + at + 2, tail * sizeof(Symbol));
-    std::memmove(ranks + at + 1, ranks + at + 2, tail * sizeof(uint32_t));
-    std::memmove(merged_ids + at + 1, merged_ids + at + 2, tail * sizeof(uint32_t));
+    // Close the gap: a short tail (a word's) in one loop over the three arrays, where three
+    // calls to memmove would cost more than the moves; a long one (a CJK clause's) by memmove.
+    const size_t tail = n - at - 2;  // pairs right of the merged one
+    if (tail <= 8) {
+      for (size_t i = at + 1; i + 1 < n; ++i) {
+        sym[i] = sym[i + 1];
+        ranks[i] = ranks[i + 1];
+        merged_ids[i] = merged_ids[i + 1];
+      }
+    } else {
+      std::memmove(sym + at + 1, sym + at + 2, tail * sizeof(Symbol));
+      std::memmove(ranks + at + 1, ranks + at + 2, tail * sizeof(uint32_t));
+      std::memmove(merged_ids + at + 1, merged_ids + at + 2, tail * sizeof(uint32_t));
+    }
     --n;
     if (at + 1 < n) ranks[at] = pair_rank(cache, sym[at], sym[at + 1], &merged_ids[at], filter_first);
     if (at > 0) ranks[at - 1] = pair_rank(cache, sym[at - 1], sym[at], &merged_ids[at - 1], filter_first);
@@ -710,7 +781,7 @@ void BpeModel::prefetch_pieces(std::string_view text, const std::pair<uint32_t, 
     // starts with a 64 KB array that is in cache too.
     if (len - 1 < kShortPiece) {
       const uint64_t key = load_short(p, len, limit);
-      if ((key & 0x8080808080808080ULL) == 0) vocab_.prefetch(hash_short(key, len));
+      if ((key & 0x8080808080808080ULL) == 0) short_tokens_.prefetch(short_tokens_.index(key, len));
     } else if (len <= kMaxCachedBytes && !cache.pieces.empty() && is_ascii(p, len)) {
       __builtin_prefetch(&cache.pieces[hash_bytes(p, len) & (cache.pieces.size() - 1)]);
     }
@@ -726,7 +797,72 @@ void BpeModel::encode_pieces(std::string_view text, const Span* pieces, size_t n
     return;
   }
   if (n > 1) prefetch_pieces(text, pieces, n);
-  for (size_t k = 0; k < n; ++k) encode_piece(text, pieces[k].first, pieces[k].second, out);
+  ThreadCache* cache = nullptr;  // asked for once, by the first piece that needs it
+  const char* limit = text.data() + text.size();
+  for (size_t k = 0; k < n; ++k) {
+    const size_t start = pieces[k].first, end = pieces[k].second, len = end - start;
+    if (short_whole_ && len - 1 < kShortPiece) {
+      const uint64_t key = load_short(text.data() + start, len, limit);
+      const uint32_t id = short_tokens_.find(key, len, short_tokens_.index(key, len));
+      if (id != ShortKeyMap::kMissing) {
+        out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+        continue;
+      }
+    }
+    if (!cache) cache = &thread_cache();
+    encode_piece_merging(*cache, text, start, end, out);
+  }
+}
+
+void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
+                                 std::vector<Token>& scratch) const {
+  if (!short_whole_ || config_.longest_match) return TokenModel::encode_pieces_ids(text, pieces, n, ids, scratch);
+  if (n == 0) return;
+  ThreadCache* cache = nullptr;  // asked for once, by the first piece that needs it
+  const char* base = text.data();
+  // Every piece but the last few can be read as 8 bytes at once: one check for the batch.
+  const size_t safe_end = text.size() >= 8 ? text.size() - 8 : 0;
+  size_t w = ids.size();
+  ids.resize(w + n);
+  uint32_t* out = ids.data();
+  for (size_t k = 0; k < n; ++k) {
+    const size_t start = pieces[k].first, end = pieces[k].second, len = end - start;
+    if (len - 1 < kShortPiece) {
+      uint64_t key;
+      if (start <= safe_end) {
+        std::memcpy(&key, base + start, 8);
+        key &= ~uint64_t{0} >> (64 - 8 * len);
+      } else {
+        key = load_upto8(base + start, len);
+      }
+      const uint32_t id = short_tokens_.find(key, len, short_tokens_.index(key, len));
+      if (id != ShortKeyMap::kMissing) {
+        out[w++] = id;
+        continue;
+      }
+    }
+    if (!cache) cache = &thread_cache();
+    // A piece seen before: its ids from the piece cache, without making Tokens.
+    const uint64_t hash = hash_bytes(base + start, len);
+    const PiecePlace place = cache->place(base + start, len, hash);
+    if (!place.hit) {
+      scratch.clear();
+      encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
+    }
+    const size_t count = place.hit ? place.slot->count : scratch.size();
+    const size_t room = w + count + (n - k - 1);
+    if (room > ids.size()) {
+      ids.resize(room);
+      out = ids.data();
+    }
+    if (place.hit) {
+      for (size_t t = 0; t < count; ++t) out[w++] = place.slot->ids[t];
+    } else {
+      for (const Token& t : scratch) out[w++] = t.id;
+    }
+  }
+  ids.resize(w);
+  scratch.clear();
 }
 
 void BpeModel::encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
@@ -748,48 +884,70 @@ void BpeModel::encode_bert(const BertFrontEnd& bert, std::string_view text, size
 
 void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t end,
                                     std::vector<Token>& out) const {
+  encode_piece_merging(thread_cache(), text, start, end, out);
+}
+
+void BpeModel::encode_piece_merging(ThreadCache& cache, std::string_view text, size_t start, size_t end,
+                                    std::vector<Token>& out) const {
   if (start >= end) return;
-  size_t n = end - start;
+  const size_t n = end - start;
   const char* p = text.data() + start;
-  uint64_t hash = hash_bytes(p, n);
-  auto emit_whole = [&](uint32_t id) {
-    out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
-  };
   // Which lookup goes first only changes the cost: short pieces are mostly whole tokens (whose
   // vocabulary slots stay warm; encode_piece has asked already where it can), long ones rarely
   // are (a memory miss in a megabyte table), so long ones ask the per-thread cache first.
-  bool whole_first = n <= kShortPiece;
-  if (config_.ignore_merges && whole_first && !short_whole_) {  // a marked word end: not the bytes alone
-    uint32_t id = whole_piece_id(text, start, end);
-    if (id != BytesMap::kMissing) return emit_whole(id);
-  }
-  ThreadCache& cache = thread_cache();
-  ThreadCache::PieceEntry* slot = nullptr;
-  uint64_t* other_hash = nullptr;
-  if (!cache.pieces.empty() && n <= kMaxCachedBytes) {
-    if (is_ascii(p, n)) {
-      slot = &cache.pieces[hash & (cache.pieces.size() - 1)];
-    } else {
-      const size_t index = hash & (cache.other_pieces.size() - 1);
-      other_hash = &cache.other_hashes[index];
-      slot = &cache.other_pieces[index];
-    }
-    if ((!other_hash || *other_hash == (hash | 1)) && slot->hash == (hash | 1) && slot->length == n &&
-        std::memcmp(slot->bytes, p, n) == 0) {
-      uint32_t at = static_cast<uint32_t>(start);
-      for (size_t k = 0; k < slot->count; ++k) {
-        out.push_back(Token{slot->ids[k], at, at + slot->token_length[k]});
-        at += slot->token_length[k];
-      }
+  if (config_.ignore_merges && n <= kShortPiece && !short_whole_) {  // a marked word end: not the bytes alone
+    const uint32_t id = whole_piece_id(text, start, end);
+    if (id != BytesMap::kMissing) {
+      out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
       return;
     }
   }
+  const uint64_t hash = hash_bytes(p, n);
+  const PiecePlace place = cache.place(p, n, hash);
+  if (place.hit) {
+    uint32_t at = static_cast<uint32_t>(start);
+    for (size_t k = 0; k < place.slot->count; ++k) {
+      out.push_back(Token{place.slot->ids[k], at, at + place.slot->token_length[k]});
+      at += place.slot->token_length[k];
+    }
+    return;
+  }
+  encode_piece_uncached(cache, text, start, end, hash, place, out);
+}
+
+void BpeModel::encode_piece_uncached(ThreadCache& cache, std::string_view text, size_t start, size_t end,
+                                     uint64_t hash, const PiecePlace& place, std::vector<Token>& out) const {
+  const size_t n = end - start;
+  const char* p = text.data() + start;
+  const bool whole_first = n <= kShortPiece;
+  auto emit_whole = [&](uint32_t id) {
+    out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
+  };
+  PieceEntry* slot = place.slot;
+  uint64_t* other_hash = place.other_hash;
+  // A piece's tokens go into its cache slot (their lengths: their spans are made anew).
+  auto remember = [&](const Symbol* tokens, size_t count) {
+    if (!slot || count > kMaxCachedTokens) return;
+    slot->hash = hash | 1;
+    if (other_hash) *other_hash = hash | 1;
+    slot->length = static_cast<uint8_t>(n);
+    slot->count = static_cast<uint8_t>(count);
+    std::memcpy(slot->bytes, p, n);
+    for (size_t k = 0; k < count; ++k) {
+      slot->ids[k] = tokens[k].id;
+      slot->token_length[k] = static_cast<uint8_t>(tokens[k].end - tokens[k].start);
+    }
+  };
   if (config_.ignore_merges && !whole_first && (!simple_whole_ || maybe_long_token(hash))) {
     uint32_t id = simple_whole_ ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
-    if (id != BytesMap::kMissing) return emit_whole(id);
+    if (id != BytesMap::kMissing) {
+      // Cached too: the next time it is one cache line, not a vocabulary slot and its key's bytes.
+      emit_whole(id);
+      return remember(&out.back(), 1);
+    }
   }
 
-  thread_local std::vector<Symbol> syms;
+  std::vector<Symbol>& syms = cache.symbols;
   bool has_unk = false;
   bool filter_first = true;
   if (char_first_) {
@@ -805,17 +963,7 @@ void BpeModel::encode_piece_merging(std::string_view text, size_t start, size_t 
   // An element loop, not out.insert(range): for the few symbols of a piece, vector's range insert
   // costs 6% more instructions per MB of English (measured with cachegrind).
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
-  if (slot && !has_unk && syms.size() <= kMaxCachedTokens) {
-    slot->hash = hash | 1;
-    if (other_hash) *other_hash = hash | 1;
-    slot->length = static_cast<uint8_t>(n);
-    slot->count = static_cast<uint8_t>(syms.size());
-    std::memcpy(slot->bytes, p, n);
-    for (size_t k = 0; k < syms.size(); ++k) {
-      slot->ids[k] = syms[k].id;
-      slot->token_length[k] = static_cast<uint8_t>(syms[k].end - syms[k].start);
-    }
-  }
+  if (!has_unk) remember(syms.data(), syms.size());
 }
 
 void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t end,

@@ -31,9 +31,23 @@ __attribute__((noinline)) std::vector<Token>& thread_tokens() {
 
 TokenSink::TokenSink(std::vector<uint32_t>& ids) : ids_(&ids), buffer_(&thread_tokens()) { buffer_->clear(); }
 
+namespace {
+// The calling thread's scratch ids for counting (TokenSink(size_t&)).
+std::vector<uint32_t>& thread_count_ids() {
+  static thread_local std::vector<uint32_t> ids;
+  return ids;
+}
+}  // namespace
+
+TokenSink::TokenSink(size_t& count) : ids_(&thread_count_ids()), buffer_(&thread_tokens()), count_(&count) {
+  buffer_->clear();
+  ids_->clear();
+}
+
 TokenSink::~TokenSink() {
   // Keep no huge buffer alive in the thread after a long text.
   if (ids_ && buffer_->capacity() > (size_t{1} << 20)) std::vector<Token>().swap(*buffer_);
+  if (count_ && ids_->capacity() > (size_t{1} << 20)) std::vector<uint32_t>().swap(*ids_);
 }
 
 Encoder::Encoder(std::shared_ptr<const TokenModel> model, FrontEnd front_end, std::vector<SpecialToken> specials)
@@ -65,9 +79,15 @@ const std::string* Encoder::id_bytes(uint32_t id) const {
 // encode_ordinary is written once over them; the plain call inlines to the model's own calls.
 namespace {
 struct PlainCall {
+  // Plain encoding of ids only may skip the Tokens (TokenModel::encode_pieces_ids).
+  static constexpr bool kIdsPath = true;
   const TokenModel& model;
   void pieces(std::string_view text, const Span* spans, size_t n, std::vector<Token>& out) const {
     model.encode_pieces(text, spans, n, out);
+  }
+  void pieces_ids(std::string_view text, const Span* spans, size_t n, std::vector<uint32_t>& ids,
+                  std::vector<Token>& scratch) const {
+    model.encode_pieces_ids(text, spans, n, ids, scratch);
   }
   void bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end, std::vector<Token>& out) const {
     model.encode_bert(bert, text, start, end, out);
@@ -75,6 +95,7 @@ struct PlainCall {
 };
 
 struct SampleCall {
+  static constexpr bool kIdsPath = false;
   const TokenModel& model;
   const SampleOptions& options;
   Rng& rng;
@@ -99,6 +120,7 @@ struct SampleCall {
 // another (lengths in `lengths`), so that a front end that maps spans back to the original text
 // maps them all; encode_nbest cuts them apart afterwards.
 struct NbestCall {
+  static constexpr bool kIdsPath = false;
   const TokenModel& model;
   size_t k;
   std::vector<size_t>& lengths;
@@ -190,6 +212,17 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, T
       // end of the text (tiktoken scans each segment as its own string, which matters for `$`).
       const std::string_view segment = text.substr(0, end);
       Span spans[256];
+      if constexpr (Call::kIdsPath) {
+        if (std::vector<uint32_t>* ids = sink.ids()) {
+          sink.flush();  // what came before (a special token) goes first
+          for (size_t pos = start, n; pos < end && (n = next_pieces(front_end_.pattern, segment, pos, spans, 256)) > 0;) {
+            call.pieces_ids(text, spans, n, *ids, sink.buffer());
+            sink.flush();  // counting: the batch's ids are counted and dropped (else nothing to do)
+            pos = spans[n - 1].second;
+          }
+          return;
+        }
+      }
       for (size_t pos = start, n; pos < end && (n = next_pieces(front_end_.pattern, segment, pos, spans, 256)) > 0;) {
         call.pieces(text, spans, n, out);
         sink.flush();

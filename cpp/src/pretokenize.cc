@@ -20,8 +20,14 @@
 // * (?i) contractions use simple case folding: 'S, 'ſ (U+017F) count as 's.
 #include "ciyuan/pretokenize.h"
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
+
+#include "simd_config.h"
+#if CIYUAN_X86_SIMD
+#include <immintrin.h>
+#endif
 
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
@@ -33,6 +39,7 @@
 #define CIYUAN_SSE2 0
 #endif
 
+#include "ciyuan/cpu_features.h"
 #include "ciyuan/errors.h"
 #include "ciyuan/unicode_tables.h"
 #include "ciyuan/utf8.h"
@@ -131,11 +138,13 @@ struct IsNonSpace {  // \S
 };
 
 // Skips the characters of class C; returns the first position that is not in it.
-template <bool TK, class C>
+template <bool V, bool TK, class C>
 inline const u8* run(const u8* p, const u8* e) {
     for (;;) {
 #if CIYUAN_SSE2
-        for (;;) {
+        if (!V) {
+            while (p < e && *p < 0x80 && C::test(kAsciiFlags[*p])) ++p;
+        } else for (;;) {
             if (e - p < 16) {
                 while (p < e && *p < 0x80 && C::test(kAsciiFlags[*p])) ++p;
                 break;
@@ -247,6 +256,7 @@ inline WsRun ws_run(const u8* p, const u8* e) {
 }
 
 // ---- gpt2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ ------------
+template <bool V>
 inline const u8* gpt2_end(const u8* p, const u8* e) {
     const u8 b = *p;
     if (b == '\'') {
@@ -263,9 +273,9 @@ inline const u8* gpt2_end(const u8* p, const u8* e) {
             q += l1;
         }
     }
-    if (f & kL) return run<true, IsL>(q, e);
-    if (f & kN) return run<true, IsN>(q, e);
-    if (!(f & kS)) return run<true, IsOther>(q, e);
+    if (f & kL) return run<V, true, IsL>(q, e);
+    if (f & kN) return run<V, true, IsN>(q, e);
+    if (!(f & kS)) return run<V, true, IsOther>(q, e);
     const WsRun w = ws_run(p, e);
     if (w.end == e) return e;         // \s+(?!\S) to the end
     if (!w.single) return w.last;     // \s+(?!\S) gives back the last one
@@ -276,7 +286,7 @@ inline const u8* gpt2_end(const u8* p, const u8* e) {
 // kEndRun: CL100K's `\s++$` (a whitespace run that ends the text is one piece); without it
 // (LLAMA3, QWEN2) `\s*[\r\n]+` ends such a run at its last newline first. The other
 // differences of spelling (possessive or not) match the same. kDigits: 3, or 1 for QWEN2.
-template <bool kEndRun, int kDigits>
+template <bool V, bool kEndRun, int kDigits>
 inline const u8* cl100k_end(const u8* p, const u8* e) {
     const u8 b = *p;
     if (b == '\'') {
@@ -285,19 +295,19 @@ inline const u8* cl100k_end(const u8* p, const u8* e) {
     size_t l0;
     const uint8_t f0 = cls<true>(p, e, &l0);
     const u8* p1 = p + l0;
-    if (f0 & kL) return run<true, IsL>(p1, e);  // \p{L}++
+    if (f0 & kL) return run<V, true, IsL>(p1, e);  // \p{L}++
     size_t l1 = 0;
     uint8_t f1 = 0;
     if (p1 < e) f1 = cls<true>(p1, e, &l1);
     // [^\r\n\p{L}\p{N}]?+\p{L}++
-    if (p1 < e && (f1 & kL) && !(f0 & kN) && b != '\r' && b != '\n') return run<true, IsL>(p1 + l1, e);
+    if (p1 < e && (f1 & kL) && !(f0 & kN) && b != '\r' && b != '\n') return run<V, true, IsL>(p1 + l1, e);
     if (f0 & kN) return kDigits == 1 ? p1 : digits3(p, l0, e);  // \p{N}{1,3}+ (or \p{N})
     // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
     const u8* q = nullptr;
     if (b == ' ' && p1 < e && !(f1 & kSLN)) q = p1 + l1;
     else if (!(f0 & kSLN)) q = p1;
     if (q) {
-        q = run<true, IsOther>(q, e);
+        q = run<V, true, IsOther>(q, e);
         while (q < e && (*q == '\r' || *q == '\n')) ++q;
         return q;
     }
@@ -312,6 +322,7 @@ inline const u8* cl100k_end(const u8* p, const u8* e) {
 // ---- o200k_base -------------------------------------------------------------------------------
 // [Up]*[Lo]+ at q (no prefix). On success *match_end is where [Lo]+ stops; *up_end is always the
 // end of the maximal [Up] run at q (what [Up]+ of the second alternative takes).
+template <bool V>
 inline bool o200k_core(const u8* q, const u8* e, const u8** match_end, const u8** up_end) {
     const u8* r = q;
     const u8* last_both = nullptr;  // just after the last char of the run that is also in [Lo]
@@ -325,7 +336,7 @@ inline bool o200k_core(const u8* q, const u8* e, const u8** match_end, const u8*
     }
     *up_end = r;
     if (r < e && (f & kLo)) {
-        *match_end = run<true, IsLo>(r + l, e);
+        *match_end = run<V, true, IsLo>(r + l, e);
         return true;
     }
     if (last_both) {  // backtrack [Up]* to before that char; [Lo]+ takes it alone
@@ -340,6 +351,7 @@ inline bool o200k_core(const u8* q, const u8* e, const u8** match_end, const u8*
 // nothing more, then a contraction. ASCII has no character in both [Up] and [Lo], so nothing
 // backtracks. Returns nullptr where the general path must decide (a non-ASCII character
 // right after the capitals may belong to either class).
+template <bool V>
 inline const u8* o200k_ascii_word(const u8* p, const u8* e) {
     const u8* q = p;
     if (static_cast<unsigned>((*p | 0x20) - 'a') >= 26u) {
@@ -349,13 +361,14 @@ inline const u8* o200k_ascii_word(const u8* p, const u8* e) {
     }
     const u8* r = q;
     while (r < e && static_cast<unsigned>(*r - 'A') < 26u) ++r;
-    if (r < e && static_cast<unsigned>(*r - 'a') < 26u) r = run<true, IsLo>(r + 1, e);
+    if (r < e && static_cast<unsigned>(*r - 'a') < 26u) r = run<V, true, IsLo>(r + 1, e);
     else if (r < e && *r >= 0x80) return nullptr;
     return r < e && *r == '\'' ? r + contraction<true>(r, e) : r;
 }
 
 // The general case; kept out of line so that the scanning loop, with o200k_ascii_word inlined
 // into it, stays small.
+template <bool V>
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
@@ -367,11 +380,11 @@ const u8* o200k_end_general(const u8* p, const u8* e) {
     const u8* me;
     const u8* ue;
     if (f0 & kL) {
-        if (o200k_core(p, e, &me, &ue)) return me + contraction<true>(me, e);
+        if (o200k_core<V>(p, e, &me, &ue)) return me + contraction<true>(me, e);
         return ue + contraction<true>(ue, e);  // [Up]+ (p is Lu/Lt)
     }
     if (!(f0 & kN) && b != '\r' && b != '\n') {  // [^\r\n\p{L}\p{N}]? can take p
-        if (o200k_core(p1, e, &me, &ue)) return me + contraction<true>(me, e);
+        if (o200k_core<V>(p1, e, &me, &ue)) return me + contraction<true>(me, e);
         if (f0 & kLo) return p1 + contraction<true>(p1, e);  // a mark: no prefix, [Lo]+ is it
         if (ue > p1) return ue + contraction<true>(ue, e);   // prefix + [Up]+
     }
@@ -385,7 +398,7 @@ const u8* o200k_end_general(const u8* p, const u8* e) {
         q = p1;
     }
     if (q) {
-        q = run<true, IsOther>(q, e);
+        q = run<V, true, IsOther>(q, e);
         while (q < e && (*q == '\r' || *q == '\n' || *q == '/')) ++q;
         return q;
     }
@@ -396,24 +409,26 @@ const u8* o200k_end_general(const u8* p, const u8* e) {
     return w.end;                     // \s+ (one character)
 }
 
+template <bool V>
 inline const u8* o200k_end(const u8* p, const u8* e) {
-    const u8* word = o200k_ascii_word(p, e);
-    return word ? word : o200k_end_general(p, e);
+    const u8* word = o200k_ascii_word<V>(p, e);
+    return word ? word : o200k_end_general<V>(p, e);
 }
 
 // ---- \w+|[^\w\s]+ and \S+ -------------------------------------------------------------------------
+template <bool V>
 inline bool wordpunct_next(const u8* p, const u8* e, const u8** start, const u8** end) {
     while (p < e) {
         size_t l;
         const uint8_t f = cls<false>(p, e, &l);
         if (f & kW) {
             *start = p;
-            *end = run<false, IsWord>(p + l, e);
+            *end = run<V, false, IsWord>(p + l, e);
             return true;
         }
         if (!(f & kS)) {
             *start = p;
-            *end = run<false, IsWordPunct>(p + l, e);
+            *end = run<V, false, IsWordPunct>(p + l, e);
             return true;
         }
         p += l;
@@ -421,49 +436,391 @@ inline bool wordpunct_next(const u8* p, const u8* e, const u8** start, const u8*
     return false;
 }
 
+template <bool V>
 inline bool whitespace_next(const u8* p, const u8* e, const u8** start, const u8** end) {
-    p = run<false, IsSpace>(p, e);
+    p = run<V, false, IsSpace>(p, e);
     if (p >= e) return false;
     *start = p;
-    *end = run<false, IsNonSpace>(p, e);
+    *end = run<V, false, IsNonSpace>(p, e);
     return true;
 }
 
-template <PreTokPattern P>
+template <PreTokPattern P, bool V>
 inline bool next_impl(const u8* p, const u8* e, const u8** start, const u8** end) {
-    if (P == PreTokPattern::WORD_PUNCT) return wordpunct_next(p, e, start, end);
-    if (P == PreTokPattern::WHITESPACE) return whitespace_next(p, e, start, end);
+    if (P == PreTokPattern::WORD_PUNCT) return wordpunct_next<V>(p, e, start, end);
+    if (P == PreTokPattern::WHITESPACE) return whitespace_next<V>(p, e, start, end);
     if (p >= e) return false;
     *start = p;
-    if (P == PreTokPattern::GPT2) *end = gpt2_end(p, e);
-    else if (P == PreTokPattern::CL100K) *end = cl100k_end<true, 3>(p, e);
-    else if (P == PreTokPattern::LLAMA3) *end = cl100k_end<false, 3>(p, e);
-    else if (P == PreTokPattern::QWEN2) *end = cl100k_end<false, 1>(p, e);
-    else *end = o200k_end(p, e);
+    if (P == PreTokPattern::GPT2) *end = gpt2_end<V>(p, e);
+    else if (P == PreTokPattern::CL100K) *end = cl100k_end<V, true, 3>(p, e);
+    else if (P == PreTokPattern::LLAMA3) *end = cl100k_end<V, false, 3>(p, e);
+    else if (P == PreTokPattern::QWEN2) *end = cl100k_end<V, false, 1>(p, e);
+    else *end = o200k_end<V>(p, e);
     return true;
 }
 
-template <PreTokPattern P>
-void split_impl(const u8* s, const u8* e, std::vector<std::pair<uint32_t, uint32_t>>& out) {
-    const u8* p = s;
-    const u8* start;
-    const u8* end;
-    while (next_impl<P>(p, e, &start, &end)) {
-        out.emplace_back(static_cast<uint32_t>(start - s), static_cast<uint32_t>(end - s));
-        p = end;
-    }
-}
-
-template <PreTokPattern P>
+template <PreTokPattern P, bool V>
 size_t pieces_impl(const u8* s, const u8* p, const u8* e, std::pair<uint32_t, uint32_t>* out, size_t max) {
     size_t n = 0;
     const u8* start;
     const u8* end;
-    while (n < max && next_impl<P>(p, e, &start, &end)) {
+    while (n < max && next_impl<P, V>(p, e, &start, &end)) {
         out[n++] = {static_cast<uint32_t>(start - s), static_cast<uint32_t>(end - s)};
         p = end;
     }
     return n;
+}
+
+// ---- block scanners (SIMD levels sse2 and up) ---------------------------------------------------
+// The text is classified 32 bytes at a time into bit masks, one bit per byte, kept for a window
+// of 64 bytes; pieces are taken while they start within its first 32 bytes, so there are at
+// least 32 bytes of look-ahead. A piece that starts at an ASCII byte is decided with mask
+// arithmetic: a run of a class ends at a count of trailing zeros. Wherever a non-ASCII byte
+// could change the decision (it might be a letter, a digit, a space...), or a run reaches the
+// window's last byte while the text goes on, block_step gives up (kFallback) and the exact
+// scanner above decides that one piece; pieces that start at non-ASCII bytes go there directly.
+#if CIYUAN_X86_SIMD
+#define CIYUAN_ALWAYS_INLINE inline __attribute__((always_inline))
+
+using Span = std::pair<uint32_t, uint32_t>;
+
+struct M32 {  // the classes of 32 bytes; bit k = byte k (0 for the classes a pattern needs not)
+    uint32_t U, Lo, L, D, S, SP, NL, Q, SL, US, N, O, valid;
+};
+
+// The classes each pattern reads besides L, D, S, N and O (the others are never computed).
+template <PreTokPattern P>
+struct Needs {
+    static constexpr bool kGpt2Family = P != PreTokPattern::WORD_PUNCT && P != PreTokPattern::WHITESPACE;
+    static constexpr bool kCase = P == PreTokPattern::O200K;                    // U and Lo apart
+    static constexpr bool kSp = kGpt2Family;                                    // ' '
+    static constexpr bool kQ = kGpt2Family;                                     // '\''
+    static constexpr bool kNl = kGpt2Family && P != PreTokPattern::GPT2;       // \r \n
+    static constexpr bool kSl = P == PreTokPattern::O200K;                      // '/'
+    static constexpr bool kUs = P == PreTokPattern::WORD_PUNCT;                 // '_'
+};
+
+// The classes of the 64 bytes at w; bit k = byte w + k. Class bits are 0 past the text. Every
+// run stops at bit 63 at the latest (run_end), and when the text goes on past the window that
+// bit counts as unknown (set in OP), so such a run is handed to the exact scanner (open()).
+struct Win {
+    uint64_t U, Lo, L, D, S, SP, NL, Q, SL, US, N, O;
+    uint64_t OP;        // N, plus bit 63 when the text goes on past the window
+    uint64_t WS;        // where a piece that starts there is a letter run (see word_starts)
+    unsigned end_bit;   // where the text ends, when it does within bits 0..63; else 64
+
+    static uint64_t join(uint32_t lo, uint32_t hi) { return lo | (static_cast<uint64_t>(hi) << 32); }
+    static uint64_t high(uint64_t x, uint32_t hi) { return (x >> 32) | (static_cast<uint64_t>(hi) << 32); }
+    template <PreTokPattern P>
+    CIYUAN_ALWAYS_INLINE void set(const M32& a, const M32& b) {
+        using X = Needs<P>;
+        L = join(a.L, b.L), D = join(a.D, b.D), S = join(a.S, b.S), N = join(a.N, b.N), O = join(a.O, b.O);
+        U = X::kCase ? join(a.U, b.U) : 0, Lo = X::kCase ? join(a.Lo, b.Lo) : 0;
+        SP = X::kSp ? join(a.SP, b.SP) : 0, NL = X::kNl ? join(a.NL, b.NL) : 0, Q = X::kQ ? join(a.Q, b.Q) : 0;
+        SL = X::kSl ? join(a.SL, b.SL) : 0, US = X::kUs ? join(a.US, b.US) : 0;
+    }
+    template <PreTokPattern P>
+    CIYUAN_ALWAYS_INLINE void slide(const M32& b) {
+        using X = Needs<P>;
+        L = high(L, b.L), D = high(D, b.D), S = high(S, b.S), N = high(N, b.N), O = high(O, b.O);
+        if (X::kCase) U = high(U, b.U), Lo = high(Lo, b.Lo);
+        if (X::kSp) SP = high(SP, b.SP);
+        if (X::kNl) NL = high(NL, b.NL);
+        if (X::kQ) Q = high(Q, b.Q);
+        if (X::kSl) SL = high(SL, b.SL);
+        if (X::kUs) US = high(US, b.US);
+    }
+    CIYUAN_ALWAYS_INLINE void bounds(const u8* w, const u8* e) {
+        const size_t left = static_cast<size_t>(e - w);
+        end_bit = left < 64 ? static_cast<unsigned>(left) : 64;
+        OP = left < 64 ? N : N | (uint64_t{1} << 63);
+    }
+    // Whether the character at bit j (< 64) could extend a run of an ASCII class: it is
+    // non-ASCII, or unknown (bit 63 while the text goes on).
+    bool open(unsigned j) const { return (OP >> j) & 1; }
+};
+
+CIYUAN_ALWAYS_INLINE bool at(uint64_t m, unsigned j) { return (m >> j) & 1; }  // j < 64
+// The first bit at or after i (< 64) that is not in m, or 63 (a run never goes past bit 63).
+CIYUAN_ALWAYS_INLINE unsigned run_end(uint64_t m, unsigned i) {
+    return static_cast<unsigned>(__builtin_ctzll((~m | (uint64_t{1} << 63)) & (~uint64_t{0} << i)));
+}
+
+constexpr int kFallback = -1;  // the exact scanner decides this piece
+constexpr int kNoMore = -2;    // only whitespace is left (patterns that skip it)
+
+// Where a piece that starts at bit k is a letter run that ends where the letters do: k is a
+// letter, or a one-character prefix the pattern allows before letters and k + 1 is a letter.
+// (Contractions come first in gpt2/cl100k, so an apostrophe never counts there.)
+template <PreTokPattern P>
+CIYUAN_ALWAYS_INLINE uint64_t word_starts(const Win& m) {
+    uint64_t prefix;
+    if (P == PreTokPattern::GPT2) prefix = m.SP;                          // " ?\p{L}+"
+    else if (P == PreTokPattern::O200K) prefix = (m.O | m.S) & ~m.NL;     // [^\r\n\p{L}\p{N}]?
+    else prefix = (m.O | m.S) & ~(m.NL | m.Q);                            // [^\r\n\p{L}\p{N}]?+
+    return m.L | (prefix & (m.L >> 1));
+}
+
+// A whitespace run of ASCII spaces starting at bit i: where the patterns of the gpt2 family end
+// the piece (see ws_run and its callers above). kNl: the pattern ends such a run at its last
+// \r or \n (cl100k's \s*[\r\n], o200k's \s*[\r\n]+); kEndRun: cl100k's \s++$ comes first.
+template <bool kNl, bool kEndRun>
+CIYUAN_ALWAYS_INLINE int ws_piece(const Win& m, unsigned i) {
+    const unsigned j = run_end(m.S, i);
+    if (m.open(j)) return kFallback;
+    if (kEndRun && j == m.end_bit) return static_cast<int>(j);
+    if (kNl) {
+        const uint64_t nl = m.NL & ((uint64_t{1} << j) - 1) & (~uint64_t{0} << i);
+        if (nl) return 64 - __builtin_clzll(nl);
+    }
+    if (j == m.end_bit) return static_cast<int>(j);
+    return static_cast<int>(j - i > 1 ? j - 1 : j);
+}
+
+// \p{N}{1,3} (kDigits 3) or \p{N} (1) at bit i, a digit.
+template <int kDigits>
+CIYUAN_ALWAYS_INLINE int digits_piece(const Win& m, unsigned i) {
+    if (kDigits == 1) return static_cast<int>(i + 1);
+    unsigned j = i + 1;
+    if (at(m.D, j)) {
+        if (at(m.D, j + 1)) return static_cast<int>(i + 3);
+        ++j;
+    }
+    return m.open(j) ? kFallback : static_cast<int>(j);
+}
+
+// A run of class `c` from bit q, unless a non-ASCII character or the window's end may extend it.
+CIYUAN_ALWAYS_INLINE int class_run(const Win& m, uint64_t c, unsigned q) {
+    const unsigned j = run_end(c, q);
+    return m.open(j) ? kFallback : static_cast<int>(j);
+}
+
+// ` ?[^\s\p{L}\p{N}]+` then a run of `tail` (cl100k: [\r\n]*, o200k: [\r\n/]*), or 0 if the
+// piece at i is not of that kind.
+CIYUAN_ALWAYS_INLINE int punct_piece(const Win& m, unsigned i, uint64_t tail) {
+    const uint64_t b = uint64_t{1} << i;
+    unsigned q;
+    if (m.O & b) q = i + 1;
+    else if ((m.SP & b) && (m.O & (b << 1))) q = i + 2;
+    else return 0;
+    unsigned j = run_end(m.O, q);
+    if (m.open(j)) return kFallback;
+    j = run_end(tail, j);
+    return m.open(j) ? kFallback : static_cast<int>(j);
+}
+
+template <bool kEndRun, int kDigits>
+CIYUAN_ALWAYS_INLINE int cl100k_step(const Win& m, unsigned i, const u8* w, const u8* e) {
+    const uint64_t b = uint64_t{1} << i;
+    if (m.D & b) return digits_piece<kDigits>(m, i);  // \p{N}{1,3}+
+    if (m.Q & b) {  // '(?i:[sdmt]|ll|ve|re)
+        if (const size_t c = contraction<true>(w + i, e)) return static_cast<int>(i + c);
+        if (m.L & (b << 1)) return class_run(m, m.L, i + 2);  // the apostrophe as a prefix
+    }
+    if (!(m.NL & b) && m.open(i + 1)) return kFallback;  // a prefix before a non-ASCII letter?
+    if (const int r = punct_piece(m, i, m.NL)) return r;  // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
+    return ws_piece<true, kEndRun>(m, i);
+}
+
+CIYUAN_ALWAYS_INLINE int gpt2_step(const Win& m, unsigned i, const u8* w, const u8* e) {
+    uint64_t b = uint64_t{1} << i;
+    if (m.Q & b) {
+        if (const size_t c = contraction<false>(w + i, e)) return static_cast<int>(i + c);
+    }
+    unsigned q = i + 1;
+    if (m.SP & b) {  // " ?X": the space joins a following non-space
+        if (m.open(i + 1)) return kFallback;
+        if (i + 1 != m.end_bit && !(m.S & (b << 1))) {
+            b <<= 1;
+            ++q;
+        }
+    }
+    if (m.D & b) return class_run(m, m.D, q);
+    if (m.O & b) return class_run(m, m.O, q);
+    return ws_piece<false, false>(m, i);
+}
+
+CIYUAN_ALWAYS_INLINE int o200k_step(const Win& m, unsigned i) {
+    const uint64_t b = uint64_t{1} << i;
+    if (m.D & b) return digits_piece<3>(m, i);
+    if (!(m.NL & b) && m.open(i + 1)) return kFallback;  // a prefix before a non-ASCII letter?
+    if (const int r = punct_piece(m, i, m.NL | m.SL)) return r;  // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+    return ws_piece<true, false>(m, i);
+}
+
+// \w+|[^\w\s]+ after skipping whitespace; *start is updated.
+CIYUAN_ALWAYS_INLINE int wordpunct_step(const Win& m, unsigned* start) {
+    const unsigned s = run_end(m.S, *start);
+    if (s == m.end_bit) return kNoMore;
+    if (m.open(s)) return kFallback;
+    *start = s;
+    const uint64_t word = m.L | m.D | m.US;
+    if (at(word, s)) return class_run(m, word, s + 1);
+    return class_run(m, m.O & ~m.US, s + 1);
+}
+
+CIYUAN_ALWAYS_INLINE int whitespace_step(const Win& m, unsigned* start) {
+    const unsigned s = run_end(m.S, *start);
+    if (s == m.end_bit) return kNoMore;
+    if (m.open(s)) return kFallback;
+    *start = s;
+    return class_run(m, m.L | m.D | m.O, s + 1);
+}
+
+// Whether the piece at p is left to the exact scanner without trying the window: it starts at a
+// non-ASCII character, or at an ASCII one before one (a newline in Chinese text, a quote before
+// a word...), where the window would only fall back after classifying 64 bytes for nothing.
+inline bool starts_slow(const u8* p, const u8* e) { return *p >= 0x80 || (p + 1 < e && p[1] >= 0x80); }
+
+// At least one piece from p (< e) by the exact scanner, and more while they start slow: a
+// stretch of Chinese text runs here as fast as the scalar level. Compiled for the baseline and
+// kept out of line, so the SIMD levels call the very code the others run. Advances p.
+template <PreTokPattern P>
+__attribute__((noinline)) size_t slow_pieces(const u8* s, const u8*& p, const u8* e, Span* out, size_t max) {
+    size_t n = 0;
+    const u8* st;
+    const u8* en;
+    do {
+        if (!next_impl<P, true>(p, e, &st, &en)) {
+            p = e;
+            break;
+        }
+        out[n++] = {static_cast<uint32_t>(st - s), static_cast<uint32_t>(en - s)};
+        p = en;
+    } while (n < max && p < e && starts_slow(p, e));
+    return n;
+}
+
+// Whether word_starts / word_piece apply to the pattern (not to those that skip whitespace).
+template <PreTokPattern P>
+constexpr bool kHasWords = P != PreTokPattern::WORD_PUNCT && P != PreTokPattern::WHITESPACE;
+
+// The piece at bit i, a word start (see word_starts): the most frequent kind, taken first.
+template <PreTokPattern P>
+CIYUAN_ALWAYS_INLINE int word_piece(const Win& m, unsigned i, const u8* w, const u8* e) {
+    if (P != PreTokPattern::O200K) return class_run(m, m.L, i + 1);  // " ?\p{L}+", [^\r\n\p{L}\p{N}]?+\p{L}++
+    // o200k: [^\r\n\p{L}\p{N}]? then [A-Z]*[a-z]+ or [A-Z]+, then a contraction maybe
+    unsigned r = run_end(m.U, at(m.L, i) ? i : i + 1);
+    if (m.open(r)) return kFallback;
+    if (at(m.Lo, r)) {
+        r = run_end(m.Lo, r + 1);
+        if (m.open(r)) return kFallback;
+    }
+    if (at(m.Q, r)) r += static_cast<unsigned>(contraction<true>(w + r, e));
+    return static_cast<int>(r);
+}
+
+// The end (bit offset from w) of the piece that starts at the ASCII byte at bit *start, or
+// kFallback / kNoMore. For the patterns that skip whitespace *start moves to the piece start.
+template <PreTokPattern P>
+CIYUAN_ALWAYS_INLINE int block_step(const Win& m, unsigned& start, const u8* w, const u8* e) {
+    switch (P) {
+        case PreTokPattern::GPT2: return gpt2_step(m, start, w, e);
+        case PreTokPattern::CL100K: return cl100k_step<true, 3>(m, start, w, e);
+        case PreTokPattern::LLAMA3: return cl100k_step<false, 3>(m, start, w, e);
+        case PreTokPattern::QWEN2: return cl100k_step<false, 1>(m, start, w, e);
+        case PreTokPattern::O200K: return o200k_step(m, start);
+        case PreTokPattern::WORD_PUNCT: return wordpunct_step(m, &start);
+        case PreTokPattern::WHITESPACE: return whitespace_step(m, &start);
+    }
+    return kFallback;
+}
+#endif  // CIYUAN_X86_SIMD
+
+}  // namespace
+
+// One copy of the block scanner per SIMD level (see pretokenize_block.inc).
+#if CIYUAN_X86_SIMD
+namespace block_sse2 {
+namespace {
+#define CIYUAN_BLOCK_LEVEL 1
+#include "pretokenize_block.inc"
+#undef CIYUAN_BLOCK_LEVEL
+}  // namespace
+}  // namespace block_sse2
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("sse4.2,ssse3,popcnt"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("sse4.2,ssse3,popcnt")
+#endif
+namespace block_sse42 {
+namespace {
+#define CIYUAN_BLOCK_LEVEL 2
+#include "pretokenize_block.inc"
+#undef CIYUAN_BLOCK_LEVEL
+}  // namespace
+}  // namespace block_sse42
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2,popcnt,lzcnt"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,bmi,bmi2,popcnt,lzcnt")
+#endif
+namespace block_avx2 {
+namespace {
+#define CIYUAN_BLOCK_LEVEL 3
+#include "pretokenize_block.inc"
+#undef CIYUAN_BLOCK_LEVEL
+}  // namespace
+}  // namespace block_avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx2,bmi,bmi2,popcnt,lzcnt"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx2,bmi,bmi2,popcnt,lzcnt")
+#endif
+namespace block_avx512 {
+namespace {
+#define CIYUAN_BLOCK_LEVEL 4
+#include "pretokenize_block.inc"
+#undef CIYUAN_BLOCK_LEVEL
+}  // namespace
+}  // namespace block_avx512
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif  // CIYUAN_X86_SIMD
+
+namespace {
+
+// Up to `max` pieces from p at the current SIMD level.
+size_t pieces_at_level(PreTokPattern pat, const u8* s, const u8* p, const u8* e, Span* out, size_t max) {
+    switch (simd_level()) {
+#if CIYUAN_X86_SIMD
+        case SimdLevel::kAvx512: return block_avx512::pieces(pat, s, p, e, out, max);
+        case SimdLevel::kAvx2: return block_avx2::pieces(pat, s, p, e, out, max);
+        case SimdLevel::kSse42: return block_sse42::pieces(pat, s, p, e, out, max);
+        case SimdLevel::kSse2: return block_sse2::pieces(pat, s, p, e, out, max);
+#endif
+        default: break;
+    }
+    switch (pat) {
+        case PreTokPattern::GPT2: return pieces_impl<PreTokPattern::GPT2, false>(s, p, e, out, max);
+        case PreTokPattern::CL100K: return pieces_impl<PreTokPattern::CL100K, false>(s, p, e, out, max);
+        case PreTokPattern::O200K: return pieces_impl<PreTokPattern::O200K, false>(s, p, e, out, max);
+        case PreTokPattern::WORD_PUNCT: return pieces_impl<PreTokPattern::WORD_PUNCT, false>(s, p, e, out, max);
+        case PreTokPattern::WHITESPACE: return pieces_impl<PreTokPattern::WHITESPACE, false>(s, p, e, out, max);
+        case PreTokPattern::LLAMA3: return pieces_impl<PreTokPattern::LLAMA3, false>(s, p, e, out, max);
+        case PreTokPattern::QWEN2: return pieces_impl<PreTokPattern::QWEN2, false>(s, p, e, out, max);
+    }
+    return 0;
 }
 
 }  // namespace
@@ -472,17 +829,7 @@ size_t next_pieces(PreTokPattern p, std::string_view text, size_t pos, std::pair
                    size_t max) {
     if (pos >= text.size()) return 0;
     const u8* s = reinterpret_cast<const u8*>(text.data());
-    const u8* e = s + text.size();
-    switch (p) {
-        case PreTokPattern::GPT2: return pieces_impl<PreTokPattern::GPT2>(s, s + pos, e, out, max);
-        case PreTokPattern::CL100K: return pieces_impl<PreTokPattern::CL100K>(s, s + pos, e, out, max);
-        case PreTokPattern::O200K: return pieces_impl<PreTokPattern::O200K>(s, s + pos, e, out, max);
-        case PreTokPattern::WORD_PUNCT: return pieces_impl<PreTokPattern::WORD_PUNCT>(s, s + pos, e, out, max);
-        case PreTokPattern::WHITESPACE: return pieces_impl<PreTokPattern::WHITESPACE>(s, s + pos, e, out, max);
-        case PreTokPattern::LLAMA3: return pieces_impl<PreTokPattern::LLAMA3>(s, s + pos, e, out, max);
-        case PreTokPattern::QWEN2: return pieces_impl<PreTokPattern::QWEN2>(s, s + pos, e, out, max);
-    }
-    return 0;
+    return pieces_at_level(p, s, s + pos, s + text.size(), out, max);
 }
 
 bool next_piece(PreTokPattern p, std::string_view text, size_t pos, size_t* start, size_t* end) {
@@ -493,13 +840,13 @@ bool next_piece(PreTokPattern p, std::string_view text, size_t pos, size_t* star
     const u8* en;
     bool ok = false;
     switch (p) {
-        case PreTokPattern::GPT2: ok = next_impl<PreTokPattern::GPT2>(s + pos, e, &b, &en); break;
-        case PreTokPattern::CL100K: ok = next_impl<PreTokPattern::CL100K>(s + pos, e, &b, &en); break;
-        case PreTokPattern::O200K: ok = next_impl<PreTokPattern::O200K>(s + pos, e, &b, &en); break;
-        case PreTokPattern::WORD_PUNCT: ok = next_impl<PreTokPattern::WORD_PUNCT>(s + pos, e, &b, &en); break;
-        case PreTokPattern::WHITESPACE: ok = next_impl<PreTokPattern::WHITESPACE>(s + pos, e, &b, &en); break;
-        case PreTokPattern::LLAMA3: ok = next_impl<PreTokPattern::LLAMA3>(s + pos, e, &b, &en); break;
-        case PreTokPattern::QWEN2: ok = next_impl<PreTokPattern::QWEN2>(s + pos, e, &b, &en); break;
+        case PreTokPattern::GPT2: ok = next_impl<PreTokPattern::GPT2, true>(s + pos, e, &b, &en); break;
+        case PreTokPattern::CL100K: ok = next_impl<PreTokPattern::CL100K, true>(s + pos, e, &b, &en); break;
+        case PreTokPattern::O200K: ok = next_impl<PreTokPattern::O200K, true>(s + pos, e, &b, &en); break;
+        case PreTokPattern::WORD_PUNCT: ok = next_impl<PreTokPattern::WORD_PUNCT, true>(s + pos, e, &b, &en); break;
+        case PreTokPattern::WHITESPACE: ok = next_impl<PreTokPattern::WHITESPACE, true>(s + pos, e, &b, &en); break;
+        case PreTokPattern::LLAMA3: ok = next_impl<PreTokPattern::LLAMA3, true>(s + pos, e, &b, &en); break;
+        case PreTokPattern::QWEN2: ok = next_impl<PreTokPattern::QWEN2, true>(s + pos, e, &b, &en); break;
     }
     if (!ok) return false;
     *start = static_cast<size_t>(b - s);
@@ -510,17 +857,18 @@ bool next_piece(PreTokPattern p, std::string_view text, size_t pos, size_t* star
 void split_pieces(PreTokPattern p, std::string_view text, std::vector<std::pair<uint32_t, uint32_t>>& out) {
     out.clear();
     if (text.size() > UINT32_MAX) throw std::length_error("split_pieces: text of 4 GiB or more");
-    out.reserve(text.size() / 4 + 16);
     const u8* s = reinterpret_cast<const u8*>(text.data());
     const u8* e = s + text.size();
-    switch (p) {
-        case PreTokPattern::GPT2: split_impl<PreTokPattern::GPT2>(s, e, out); break;
-        case PreTokPattern::CL100K: split_impl<PreTokPattern::CL100K>(s, e, out); break;
-        case PreTokPattern::O200K: split_impl<PreTokPattern::O200K>(s, e, out); break;
-        case PreTokPattern::WORD_PUNCT: split_impl<PreTokPattern::WORD_PUNCT>(s, e, out); break;
-        case PreTokPattern::WHITESPACE: split_impl<PreTokPattern::WHITESPACE>(s, e, out); break;
-        case PreTokPattern::LLAMA3: split_impl<PreTokPattern::LLAMA3>(s, e, out); break;
-        case PreTokPattern::QWEN2: split_impl<PreTokPattern::QWEN2>(s, e, out); break;
+    out.reserve(text.size() / 4 + 16);
+    constexpr size_t kBatch = 256;
+    size_t pos = 0;
+    for (;;) {
+        const size_t n0 = out.size();
+        out.resize(n0 + kBatch);
+        const size_t n = pos < text.size() ? pieces_at_level(p, s, s + pos, e, out.data() + n0, kBatch) : 0;
+        out.resize(n0 + n);
+        if (n == 0) break;
+        pos = out.back().second;
     }
 }
 

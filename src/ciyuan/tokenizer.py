@@ -15,9 +15,23 @@ import json
 import os
 import random
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Tuple,
+    Union,
+    cast,
+    overload,
+)
 
-from ciyuan import _core, decoders, models, normalizers, pre_tokenizers, processors
+from ciyuan import _core, _id_arrays, decoders, models, normalizers, pre_tokenizers, processors
 from ciyuan._io import PathLike, atomic_write_text, read_utf8
 from ciyuan._text import replace_surrogates
 from ciyuan.decoders import Decoder
@@ -49,6 +63,8 @@ if TYPE_CHECKING:
 __all__ = ["Tokenizer"]
 
 EncodeInput = Union[str, Tuple[str, str]]  # one text, or a pair of texts (BERT's A and B)
+# Ids to decode: a sequence of ints, or any integer buffer (numpy array, array.array, memoryview).
+IdSequence = Union[Iterable[int], Any]
 FORMAT_VERSION = 1
 
 
@@ -366,6 +382,16 @@ class Tokenizer:
         return post_process(encoding, pair, processor=self.post_processor, truncation=self.truncation,
                             add_special_tokens=add_special_tokens)
 
+    @overload
+    def encode_ids(self, text: str, *, allowed_special: SpecialSet = (), disallowed_special: SpecialSet = "all",
+                   sample: bool = False, alpha: float = 0.1, nbest_size: int = -1, seed: Optional[int] = None,
+                   as_array: Literal[False] = False) -> List[int]: ...
+
+    @overload
+    def encode_ids(self, text: str, *, allowed_special: SpecialSet = (), disallowed_special: SpecialSet = "all",
+                   sample: bool = False, alpha: float = 0.1, nbest_size: int = -1, seed: Optional[int] = None,
+                   as_array: Literal[True]) -> Any: ...
+
     def encode_ids(
         self,
         text: str,
@@ -376,17 +402,46 @@ class Tokenizer:
         alpha: float = 0.1,
         nbest_size: int = -1,
         seed: Optional[int] = None,
-    ) -> List[int]:
+        as_array: bool = False,
+    ) -> Any:
         """Just the ids of :meth:`encode` (the fastest path; no offsets are kept). ``sample``,
         ``alpha``, ``nbest_size`` and ``seed`` as for :meth:`encode` (the same seed gives the
         same ids).
 
+        ``as_array=True`` returns the ids as a numpy ``uint32`` array when numpy is installed,
+        else as an ``array.array`` of 4-byte unsigned ints - without making a Python int per
+        id (numpy's array shares the encoder's memory). Both export the buffer protocol, and
+        :meth:`decode` reads them directly. Use :meth:`count_tokens` when only the number is
+        wanted.
+
         Example:
             >>> tok.encode_ids("hello world")                             # doctest: +SKIP
             [15339, 1917]
+            >>> tok.encode_ids("hello world", as_array=True)              # doctest: +SKIP
+            array([15339,  1917], dtype=uint32)
         """
         policy = self._policy(allowed_special, disallowed_special)
         sampling = self._sampling(sample, alpha, nbest_size, seed) if sample or self._always_sampling else None
+        if as_array:
+            return self._encode_ids_array(text, policy, sampling)
+        return self._encode_ids(text, policy, sampling)
+
+    def _encode_ids_array(self, text: str, policy: bytes, sampling: Optional[_Sampling]) -> Any:
+        """encode_ids as an array: the encoder's own buffer when the ids are the model's alone
+        (or a template's ids around them), else an array of the ids the other paths give."""
+        if self._native_path and sampling is None and self.truncation is None and self.padding is None:
+            wrap = self._single_template()
+            if wrap == ([], []):
+                try:
+                    return _id_arrays.uint32_array(self._encoder.encode_ids_array(text, policy))
+                except UnicodeEncodeError:
+                    return _id_arrays.uint32_array(self._encoder.encode_ids_array(replace_surrogates(text), policy))
+            if wrap is not None and isinstance(text, str):
+                flat = self._native_flat([text], 1, policy, wrap)[0]
+                return _id_arrays.uint32_array(flat)
+        return _id_arrays.uint32_from_ints(self._encode_ids(text, policy, sampling))
+
+    def _encode_ids(self, text: str, policy: bytes, sampling: Optional[_Sampling]) -> List[int]:
         if self._post_processing:
             return self._encode_one(text, None, policy, sampling, True).ids
         if not self._native_path:
@@ -512,6 +567,20 @@ class Tokenizer:
             return None
         return Encoding._from_native_batch(self, datas, texts, NativeWrap(*wrap))
 
+    @overload
+    def encode_batch_ids(self, inputs: Iterable[EncodeInput], *, add_special_tokens: bool = True,
+                         threads: Optional[int] = None, allowed_special: SpecialSet = (),
+                         disallowed_special: SpecialSet = "all", sample: bool = False, alpha: float = 0.1,
+                         nbest_size: int = -1, seed: Optional[int] = None,
+                         as_array: Literal[False] = False) -> List[List[int]]: ...
+
+    @overload
+    def encode_batch_ids(self, inputs: Iterable[EncodeInput], *, add_special_tokens: bool = True,
+                         threads: Optional[int] = None, allowed_special: SpecialSet = (),
+                         disallowed_special: SpecialSet = "all", sample: bool = False, alpha: float = 0.1,
+                         nbest_size: int = -1, seed: Optional[int] = None,
+                         as_array: Literal[True]) -> Tuple[Any, Any]: ...
+
     def encode_batch_ids(
         self,
         inputs: Iterable[EncodeInput],
@@ -524,16 +593,112 @@ class Tokenizer:
         alpha: float = 0.1,
         nbest_size: int = -1,
         seed: Optional[int] = None,
-    ) -> List[List[int]]:
+        as_array: bool = False,
+    ) -> Any:
         """Just the ids of :meth:`encode_batch` (the fastest path: no offsets are kept); the same
         seed gives the same ids as :meth:`encode_batch`.
+
+        ``as_array=True`` returns ``(ids, offsets)`` instead: all the ids in one flat uint32
+        array and ``len(inputs) + 1`` int64 offsets, text ``i``'s ids being
+        ``ids[offsets[i]:offsets[i + 1]]`` - numpy arrays when numpy is installed, else
+        ``array.array``; no Python int is made per id, and the texts are encoded on
+        ``threads`` threads (default: all cores).
 
         Example:
             >>> tok.encode_batch_ids(["hello", "world"])                  # doctest: +SKIP
             [[15339], [14957]]
+            >>> ids, offsets = tok.encode_batch_ids(["hello", "big world"], as_array=True)  # doctest: +SKIP
+            >>> ids, offsets                                              # doctest: +SKIP
+            (array([15339, 16548,  1917], dtype=uint32), array([0, 1, 3]))
         """
         inputs = list(inputs)
         sampling = self._sampling(sample, alpha, nbest_size, seed) if sample or self._always_sampling else None
+        if as_array:
+            return self._encode_batch_ids_array(inputs, add_special_tokens, threads, allowed_special,
+                                                disallowed_special, sampling)
+        return self._encode_batch_ids(inputs, add_special_tokens, threads, allowed_special, disallowed_special,
+                                      sampling)
+
+    def _encode_batch_ids_array(self, inputs: List[Any], add_special_tokens: bool, threads: Optional[int],
+                                allowed_special: SpecialSet, disallowed_special: SpecialSet,
+                                sampling: Optional[_Sampling]) -> Tuple[Any, Any]:
+        """(flat ids, offsets): one native call on the native path, else the lists joined."""
+        wrap = self._single_template() if add_special_tokens else ([], [])
+        if (self._native_path and sampling is None and self.truncation is None and self.padding is None
+                and wrap is not None and all(isinstance(t, str) for t in inputs)):
+            policy = self._policy(allowed_special, disallowed_special)
+            flat, offsets = self._native_flat(cast(List[str], inputs), self._threads(threads), policy, wrap)
+            return _id_arrays.uint32_array(flat), _id_arrays.int64_array(offsets)
+        lists = self._encode_batch_ids(inputs, add_special_tokens, threads, allowed_special, disallowed_special,
+                                       sampling)
+        return (_id_arrays.uint32_from_ints(i for ids in lists for i in ids),
+                _id_arrays.int64_from_ints(accumulate((len(ids) for ids in lists), initial=0)))
+
+    def _native_flat(self, texts: List[str], threads: int, policy: bytes,
+                     wrap: Tuple[List[int], List[int]]) -> Tuple[Any, Any]:
+        """The native (flat ids, offsets) buffers of a batch of str, ``wrap``'s ids around each
+        text's; lone surrogates read as U+FFFD."""
+        try:
+            return cast(Tuple[Any, Any], self._encoder.encode_batch_ids_array(texts, policy, threads, *wrap))
+        except UnicodeEncodeError:
+            return cast(Tuple[Any, Any], self._encoder.encode_batch_ids_array(
+                [replace_surrogates(t) for t in texts], policy, threads, *wrap))
+
+    def count_tokens(self, text: str, *, allowed_special: SpecialSet = (),
+                     disallowed_special: SpecialSet = "all") -> int:
+        """``len(encode_ids(text, ...))``, without building the ids: the native encoder counts the
+        tokens as it makes them (special-token arguments and errors as for :meth:`encode_ids`).
+
+        Example:
+            >>> tok.count_tokens("hello world")                           # doctest: +SKIP
+            2
+        """
+        policy = self._policy(allowed_special, disallowed_special)
+        wrap = self._countable()
+        if wrap is None:
+            return len(self.encode_ids(text, allowed_special=allowed_special, disallowed_special=disallowed_special))
+        try:
+            count = self._encoder.count_tokens(text, policy)
+        except UnicodeEncodeError:
+            count = self._encoder.count_tokens(replace_surrogates(text), policy)
+        return count + wrap
+
+    def count_tokens_batch(self, texts: Iterable[str], *, threads: Optional[int] = None,
+                           allowed_special: SpecialSet = (), disallowed_special: SpecialSet = "all") -> List[int]:
+        """:meth:`count_tokens` of each text, on ``threads`` threads (default: all cores) with the
+        GIL released; equal to ``[len(ids) for ids in encode_batch_ids(texts, ...)]``.
+
+        Example:
+            >>> tok.count_tokens_batch(["hello world", "词元"])           # doctest: +SKIP
+            [2, 2]
+        """
+        texts = list(texts)
+        policy = self._policy(allowed_special, disallowed_special)
+        wrap = self._countable()
+        if wrap is None or not all(isinstance(t, str) for t in texts):
+            return [len(ids) for ids in self.encode_batch_ids(texts, threads=threads, allowed_special=allowed_special,
+                                                              disallowed_special=disallowed_special)]
+        n = self._threads(threads)
+        try:
+            counts = self._encoder.count_tokens_batch(texts, policy, n)
+        except UnicodeEncodeError:
+            counts = self._encoder.count_tokens_batch([replace_surrogates(t) for t in texts], policy, n)
+        return [c + wrap for c in counts] if wrap else cast(List[int], counts)
+
+    def _countable(self) -> Optional[int]:
+        """How many ids a template adds around each text when the native encoder can count
+        a text's tokens alone (no Python stages, sampling, truncation or padding), else None."""
+        if not self._native_path or self._always_sampling is not None or self.truncation is not None \
+                or self.padding is not None:
+            return None
+        if self.post_processor is None:
+            return 0
+        wrap = self._single_template()
+        return None if wrap is None else len(wrap[0]) + len(wrap[1])
+
+    def _encode_batch_ids(self, inputs: List[Any], add_special_tokens: bool, threads: Optional[int],
+                          allowed_special: SpecialSet, disallowed_special: SpecialSet,
+                          sampling: Optional[_Sampling]) -> List[List[int]]:
         wrap = self._single_template() if add_special_tokens else ([], [])
         if self.truncation is None and self.padding is None and wrap is not None:
             head, tail = wrap
@@ -848,42 +1013,97 @@ class Tokenizer:
 
     # -- decoding ------------------------------------------------------------------------------
 
-    def _checked_ids(self, ids: Iterable[int]) -> List[int]:
-        ids = list(ids)
-        for pos, i in enumerate(ids):
-            if isinstance(i, bool) or not isinstance(i, int):
-                raise TypeError(f"ids must be integers; position {pos} holds {i!r}")
-            if i < 0 or i >= 1 << 32:
-                raise UnknownIdError(f"id {i} at position {pos} is not in the vocabulary")
-        return ids
+    def _id_decoder(self) -> Any:
+        """The native table of every id's bytes (built on first use, again after the encoder
+        changes: :meth:`add_tokens`)."""
+        encoder = self._encoder
+        cached = self.__dict__.get("_id_decoder_cache")
+        if cached is not None and cached[0] is encoder:
+            return cached[1]
+        extra = [*self._special_ids, *self._added_texts]
+        model_limit = self.model.id_limit
+        limit = max(model_limit, max(extra) + 1 if extra else 0)
+        # Special ids just past the model's (tiktoken's) go in the table; an id far beyond it
+        # (up to 2**32 - 1) is looked up on its own rather than making the table that long.
+        table_limit = limit if limit <= model_limit + (1 << 16) else model_limit
+        table = _core.IdDecoder(encoder, table_limit, limit, sorted(self._skipped_ids))
+        self.__dict__["_id_decoder_cache"] = (encoder, table)
+        return table
 
-    def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The exact bytes of the tokens (no UTF-8 decoding)."""
-        ids = list(ids)
-        try:
-            return self._encoder.decode_bytes(ids)
-        except TypeError:
-            return self._encoder.decode_bytes(self._checked_ids(ids))
+    def decode_bytes(self, ids: IdSequence) -> bytes:
+        """The exact bytes of the tokens (no UTF-8 decoding).
 
-    def decode(self, ids: Iterable[int], *, skip_special_tokens: bool = False) -> str:
+        ``ids`` may be a list or tuple of ints, or any one-dimensional buffer of integers (a
+        numpy array of any integer dtype, ``array.array``, ``memoryview``): buffers are read
+        natively, without a Python int per id.
+
+        Raises :class:`~ciyuan.errors.UnknownIdError` (naming the position) for an id outside
+        the vocabulary, negative ones included, and ``TypeError`` for items that are not
+        integers (floats, bools, a float array).
+
+        Example:
+            >>> tok.decode_bytes([15339, 1917])                           # doctest: +SKIP
+            b'hello world'
+            >>> tok.decode_bytes(numpy.array([15339, 1917]))              # doctest: +SKIP
+            b'hello world'
+        """
+        return cast(bytes, self._id_decoder().decode_bytes(ids))
+
+    def decode_bytes_batch(self, batch: Iterable[IdSequence], *, threads: Optional[int] = None) -> List[bytes]:
+        """:meth:`decode_bytes` of each sequence, on ``threads`` threads (default: all cores) with
+        the GIL released. An error names the sequence and the position.
+
+        Example:
+            >>> tok.decode_bytes_batch([[15339], [1917]])                 # doctest: +SKIP
+            [b'hello', b' world']
+        """
+        batch = batch if isinstance(batch, (list, tuple)) else list(batch)
+        return cast(List[bytes], self._id_decoder().decode_bytes_batch(batch, False, self._threads(threads)))
+
+    def decode(self, ids: IdSequence, *, skip_special_tokens: bool = False) -> str:
         """Turn ids back into text; ``decode(encode(x).ids) == x`` for every ``x``.
 
-        Raises :class:`~ciyuan.errors.UnknownIdError` for ids outside the vocabulary.
-        """
-        ids = list(ids)
-        if skip_special_tokens and self._skipped_ids:
-            ids = [i for i in ids if i not in self._skipped_ids]
-        if self.decoder.joins_bytes:
-            return self.decoder.decode([self.decode_bytes(ids)])
-        self.decode_bytes(ids)  # validates every id with a clear error
-        if self.decoder.reads_tokens:  # Hugging Face's decoders read token strings
-            return self.decoder.decode_tokens([self.id_to_token(i) for i in ids])
-        # cast: the ids are valid now, so none has None for bytes.
-        return self.decoder.decode(cast(List[bytes], [self._encoder.id_bytes(i) for i in ids]))
+        ``ids``: a list or tuple of ints, or an integer buffer (numpy array, ``array.array``),
+        as for :meth:`decode_bytes`. Raises :class:`~ciyuan.errors.UnknownIdError` for ids
+        outside the vocabulary.
 
-    def decode_batch(self, batch: Iterable[Iterable[int]], *, skip_special_tokens: bool = False) -> List[str]:
-        """:meth:`decode` for each sequence of ids."""
-        return [self.decode(ids, skip_special_tokens=skip_special_tokens) for ids in batch]
+        Example:
+            >>> tok.decode([15339, 1917])                                 # doctest: +SKIP
+            'hello world'
+        """
+        table = self._id_decoder()
+        skip = skip_special_tokens and bool(self._skipped_ids)
+        if self.decoder.joins_bytes:
+            return self.decoder.decode([table.decode_bytes(ids, skip)])
+        return self._decode_tokens(table, ids, skip)
+
+    def _decode_tokens(self, table: Any, ids: IdSequence, skip: bool) -> str:
+        """decode with a decoder that reads each token (bytes or token strings)."""
+        checked: List[int] = table.id_list(ids)
+        if skip:
+            checked = [i for i in checked if i not in self._skipped_ids]
+        table.decode_bytes(checked)  # validates every id with a clear error
+        if self.decoder.reads_tokens:  # Hugging Face's decoders read token strings
+            return self.decoder.decode_tokens([self.id_to_token(i) for i in checked])
+        # cast: the ids are valid now, so none has None for bytes.
+        return self.decoder.decode(cast(List[bytes], [self._encoder.id_bytes(i) for i in checked]))
+
+    def decode_batch(self, batch: Iterable[IdSequence], *, skip_special_tokens: bool = False,
+                     threads: Optional[int] = None) -> List[str]:
+        """:meth:`decode` for each sequence of ids; the tokens' bytes are joined on ``threads``
+        threads (default: all cores) with the GIL released.
+
+        Example:
+            >>> tok.decode_batch([[15339], [1917]])                       # doctest: +SKIP
+            ['hello', ' world']
+        """
+        table = self._id_decoder()
+        skip = skip_special_tokens and bool(self._skipped_ids)
+        batch = batch if isinstance(batch, (list, tuple)) else list(batch)
+        if self.decoder.joins_bytes:
+            decode = self.decoder.decode
+            return [decode([b]) for b in table.decode_bytes_batch(batch, skip, self._threads(threads))]
+        return [self._decode_tokens(table, ids, skip) for ids in batch]
 
     # -- vocabulary ----------------------------------------------------------------------------
 

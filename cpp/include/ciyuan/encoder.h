@@ -70,6 +70,15 @@ class TokenModel {
   // Appends the tokens of the n pieces text[pieces[k].first, pieces[k].second), in order, with
   // spans relative to `text`.
   virtual void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const = 0;
+  // The same, ids only, appended to `ids` (encode_ids' path: a model may skip making Tokens).
+  // The default encodes into `scratch` (the thread's token buffer) and copies the ids.
+  virtual void encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
+                                 std::vector<Token>& scratch) const {
+    scratch.clear();
+    encode_pieces(text, pieces, n, scratch);
+    for (const Token& t : scratch) ids.push_back(t.id);
+    scratch.clear();
+  }
   // Appends the tokens of the words `bert` makes of text[start, end), spans relative to `text`.
   virtual void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
                            std::vector<Token>& out) const = 0;
@@ -171,15 +180,28 @@ class TokenSink {
  public:
   explicit TokenSink(std::vector<Token>& tokens) : tokens_(&tokens), buffer_(&tokens) {}
   explicit TokenSink(std::vector<uint32_t>& ids);
+  // Counting only (count_tokens): tokens land in the thread's scratch buffers as for ids only
+  // (ids() is a scratch vector, so the models' ids path runs), and each flush adds how many
+  // there are to `count` and drops them; no list of a text's ids is ever kept.
+  explicit TokenSink(size_t& count);
   ~TokenSink();
   TokenSink(const TokenSink&) = delete;
   TokenSink& operator=(const TokenSink&) = delete;
 
   std::vector<Token>& buffer() { return *buffer_; }
+  // The ids-only output (nullptr when whole tokens are kept): a front end may append to it
+  // directly, after flush().
+  std::vector<uint32_t>* ids() { return ids_; }
   // Only the ids are kept: a front end may leave the tokens' spans unmapped (e.g. not align
   // normalized text with the original).
   bool ids_only() const { return ids_ != nullptr; }
   void flush() {
+    if (count_) {
+      *count_ += buffer_->size() + ids_->size();
+      buffer_->clear();
+      ids_->clear();
+      return;
+    }
     if (!ids_) return;
     // Exactly the room needed on the first flush (a short text's ids in one allocation, no
     // slack), doubling after that (a long text's vector is not copied again and again).
@@ -191,6 +213,7 @@ class TokenSink {
   // Room for about n more tokens. With ids only, just for long texts: a batch of short lines
   // would otherwise keep the estimate's slack (2-3x the ids) in every line's vector.
   void reserve(size_t n) {
+    if (count_) return;
     if (!ids_) {
       tokens_->reserve(tokens_->size() + n);
     } else if (n >= kReserveIdsFrom) {
@@ -204,6 +227,7 @@ class TokenSink {
   std::vector<Token>* tokens_ = nullptr;
   std::vector<uint32_t>* ids_ = nullptr;
   std::vector<Token>* buffer_;
+  size_t* count_ = nullptr;
 };
 
 // The random generator of item `index` of a sampled batch encoded with `seed` (a single text is

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, AbstractSet, Any, Collection, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from ciyuan.errors import UnknownIdError
+from ciyuan.errors import InvalidInputError, UnknownIdError
 from ciyuan.pre_tokenizers import Split
 from ciyuan.pre_tokenizers.patterns import NAMED_PATTERNS
 
@@ -33,6 +33,23 @@ if TYPE_CHECKING:
 __all__ = ["TiktokenEncoding"]
 
 Special = Union[str, AbstractSet[str], Collection[str]]  # "all" or token texts
+
+
+def _sequence(tokens: Any) -> Any:
+    """``tokens`` as the tokenizer reads them: a list, a tuple or an integer buffer (numpy,
+    ``array.array``) as they are; any other iterable as a list (read once)."""
+    if isinstance(tokens, (list, tuple)):
+        return tokens
+    try:
+        memoryview(tokens)
+    except TypeError:
+        return list(tokens)
+    return tokens
+
+
+def _int_list(tokens: Any) -> List[Any]:
+    """The items as Python objects (a buffer's as ints), for tiktoken's error checks."""
+    return tokens.tolist() if hasattr(tokens, "tolist") else list(tokens)
 
 
 class TiktokenEncoding:
@@ -124,9 +141,21 @@ class TiktokenEncoding:
 
     def encode_to_numpy(self, text: str, *, allowed_special: Special = frozenset(),
                         disallowed_special: Special = "all") -> Any:
-        """:meth:`encode` as a numpy array of ``uint32``."""
+        """:meth:`encode` as a numpy array of ``uint32`` (numpy must be installed, as for
+        tiktoken), made without a Python int per id.
+
+        Example:
+            >>> enc.encode_to_numpy("hello world")                        # doctest: +SKIP
+            array([15339,  1917], dtype=uint32)
+        """
         import numpy as np
 
+        allowed, disallowed, others = self._rules(allowed_special, disallowed_special)
+        if others:
+            self._refuse_others(text, others)
+        if self._plain:
+            return np.asarray(self._tok.encode_ids(text, allowed_special=allowed, disallowed_special=disallowed,
+                                                   as_array=True))
         return np.array(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special),
                         dtype=np.uint32)
 
@@ -156,12 +185,13 @@ class TiktokenEncoding:
                 raise KeyError(f"Invalid token for decoding: {t}")
 
     def decode_bytes(self, tokens: Sequence[int]) -> bytes:
-        """The bytes of the tokens, joined."""
-        tokens = list(tokens)
+        """The bytes of the tokens, joined; ``tokens`` may also be an integer array (numpy,
+        ``array.array``), read without a Python int per id."""
+        tokens = _sequence(tokens)
         try:
             return self._tok.decode_bytes(tokens)
-        except (UnknownIdError, TypeError, OverflowError):
-            self._check_ids(tokens)
+        except (UnknownIdError, TypeError, OverflowError, InvalidInputError):
+            self._check_ids(_int_list(tokens))
             raise
 
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
@@ -199,12 +229,18 @@ class TiktokenEncoding:
 
     def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace",
                      num_threads: int = 8) -> List[str]:
-        """:meth:`decode` for each list of ids."""
-        return [self.decode(tokens, errors=errors) for tokens in batch]
+        """:meth:`decode` for each list (or array) of ids, on ``num_threads`` threads."""
+        return [b.decode("utf-8", errors=errors) for b in self.decode_bytes_batch(batch, num_threads=num_threads)]
 
     def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> List[bytes]:
-        """:meth:`decode_bytes` for each list of ids."""
-        return [self.decode_bytes(tokens) for tokens in batch]
+        """:meth:`decode_bytes` for each list (or array) of ids, on ``num_threads`` threads."""
+        batch = [_sequence(tokens) for tokens in batch]
+        try:
+            return self._tok.decode_bytes_batch(batch, threads=num_threads)
+        except (UnknownIdError, TypeError, OverflowError, InvalidInputError):
+            for tokens in batch:
+                self._check_ids(_int_list(tokens))
+            raise
 
     # -- the vocabulary ----------------------------------------------------------------------
 
