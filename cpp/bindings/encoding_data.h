@@ -239,6 +239,9 @@ class SlotClass {
 
   nb::handle cls() const { return cls_; }
 
+  // Where slot `name` sits in an instance (TypeError when the class has no such object slot).
+  Py_ssize_t offset(const std::string& name) const { return find(name); }
+
  private:
   Py_ssize_t find(const std::string& name) const {
     for (PyTypeObject* t = type_; t; t = t->tp_base) {

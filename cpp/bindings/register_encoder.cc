@@ -142,16 +142,17 @@ nb::list wrapped_ids(const std::vector<uint32_t>& head, const std::vector<Token>
   return nb::steal<nb::list>(list);
 }
 
-// One Encoding per EncodingData of a batch, made by `maker` (the Encoding class and its slots):
-// slot 0 gets the data, 1 its text, 2 its ids (with `head` before and `tail` after them), 3
-// the token count; the other slots get `values[k]`. The ids are made here, with the object:
-// every caller reads them, and one pass costs less than a Python call per Encoding later.
-nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list datas, nb::list texts,
-                          const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
-  const size_t n = datas.size();
-  if (texts.size() != n) throw nb::value_error("native_encodings: datas and texts differ in length");
+// One Encoding per text of a batch, made by `maker` (the Encoding class and its slots): slot 0
+// gets the text's EncodingData (`data(i)`: the object and its C++ value), 1 its text, 2 its ids
+// (with `head` before and `tail` after them), 3 the token count; the other slots get
+// `values[k]`. The ids are made here, with the object: every caller reads them, and one pass
+// costs less than a Python call per Encoding later.
+template <class Data>
+nb::list make_encodings(const SlotClass& maker, nb::tuple values, nb::list texts, const std::vector<uint32_t>& head,
+                        const std::vector<uint32_t>& tail, Data&& data) {
+  const size_t n = texts.size();
   if (values.size() != maker.size() || maker.size() < 4)
-    throw nb::value_error("native_encodings: one value per slot (at least 4 slots)");
+    throw nb::value_error("one value per slot (at least 4 slots)");
   std::vector<PyObject*> slots(maker.size());
   for (size_t k = 4; k < slots.size(); ++k) slots[k] = values[k].ptr();
   GcPause pause;
@@ -159,14 +160,12 @@ nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list dat
   if (!out) throw nb::python_error();
   nb::list result = nb::steal<nb::list>(out);
   for (size_t i = 0; i < n; ++i) {
-    nb::handle item = datas[i];
-    const EncodingData& data = nb::cast<const EncodingData&>(item);
-    nb::list ids = wrapped_ids(head, data.tokens, tail);
-    nb::object length = nb::steal(PyLong_FromSize_t(head.size() + data.tokens.size() + tail.size()));
+    auto [object, value] = data(i);
+    nb::list ids = wrapped_ids(head, value->tokens, tail);
+    nb::object length = nb::steal(PyLong_FromSize_t(head.size() + value->tokens.size() + tail.size()));
     if (!length.ptr()) throw nb::python_error();
-    nb::handle text = PyList_GET_ITEM(texts.ptr(), static_cast<Py_ssize_t>(i));
-    slots[0] = item.ptr();
-    slots[1] = text.ptr();
+    slots[0] = object.ptr();
+    slots[1] = PyList_GET_ITEM(texts.ptr(), static_cast<Py_ssize_t>(i));
     slots[2] = ids.ptr();
     slots[3] = length.ptr();
     PyObject* enc = maker.make(slots.data());
@@ -176,7 +175,187 @@ nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list dat
   return result;
 }
 
+// The Encodings of a list of EncodingData (see make_encodings).
+nb::list native_encodings(const SlotClass& maker, nb::tuple values, nb::list datas, nb::list texts,
+                          const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
+  if (texts.size() != datas.size()) throw nb::value_error("native_encodings: datas and texts differ in length");
+  return make_encodings(maker, values, texts, head, tail, [&](size_t i) {
+    nb::handle h = datas[i];
+    nb::object item = nb::borrow(h);
+    const EncodingData* value = &nb::cast<const EncodingData&>(item);
+    return std::make_pair(std::move(item), value);
+  });
+}
+
+// Encodes a batch (GIL released) and makes its Encodings at once: each text's tokens move into
+// an EncodingData held inside its Python object (no second allocation, no list of them).
+nb::list encode_batch_encodings(const Encoder& self, nb::list texts, nb::bytes policy, int threads,
+                                const SlotClass& maker, nb::tuple values, const std::vector<uint32_t>& head,
+                                const std::vector<uint32_t>& tail) {
+  std::vector<std::vector<Token>> results = run_batch<Token>(texts, policy, [&](const auto& views, const auto& pol,
+                                                                                auto& r) {
+    self.encode_batch(views, pol, threads, r);
+  });
+  nb::handle type = nb::type<EncodingData>();
+  return make_encodings(maker, values, texts, head, tail, [&](size_t i) {
+    nb::object object = nb::inst_alloc(type);
+    EncodingData* value = new (nb::inst_ptr<EncodingData>(object)) EncodingData();
+    value->tokens = std::move(results[i]);
+    nb::inst_mark_ready(object);
+    return std::make_pair(std::move(object), static_cast<const EncodingData*>(value));
+  });
+}
+
+// A field getter of a class with __slots__ (Encoding's ids, offsets, tokens and masks), called
+// by CPython with no Python frame: it returns the slot's value when it holds one; for a mask
+// field of a native result (slot `_native` set) it makes the mask list here; otherwise it calls
+// `fallback` (the Python getter), which handles every other case. The Python getter stays the
+// one definition of the field: this only answers the common cases sooner.
+struct FieldGetter {
+  nb::object cls;
+  Py_ssize_t slot = 0, native = 0, wrap = 0, length = 0, text = 0;
+  int kind = 0;           // 0: any field, 1: a mask field, 2: offsets
+  int mask_default = 0;   // a mask's value for a model's own tokens when nothing wraps them
+  nb::object field;       // the field's name (the key of the wrap's `masks`)
+  nb::object fallback;
+  nb::object masks_name = nb::str("masks"), before_name = nb::str("before"), after_name = nb::str("after");
+};
+
+PyObject* slot_at(PyObject* obj, Py_ssize_t offset) {
+  return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + offset);
+}
+
+// head + [value] * (n - len(head) - len(tail)) + tail (all borrowed; head and tail are lists).
+PyObject* mask_list(PyObject* head, PyObject* value, PyObject* tail, Py_ssize_t n) {
+  const Py_ssize_t nh = PyList_GET_SIZE(head), nt = PyList_GET_SIZE(tail);
+  if (nh + nt > n) {
+    PyErr_SetString(PyExc_RuntimeError, "an Encoding shorter than the tokens around it");
+    return nullptr;
+  }
+  PyObject* list = PyList_New(n);
+  if (!list) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* v = i < nh ? PyList_GET_ITEM(head, i) : i >= n - nt ? PyList_GET_ITEM(tail, i - (n - nt)) : value;
+    Py_INCREF(v);
+    PyList_SET_ITEM(list, i, v);
+  }
+  return list;
+}
+
+// A mask of a native result, or nullptr with no error set when the Python getter must decide.
+PyObject* native_mask(const FieldGetter& g, PyObject* obj, PyObject* wrap, Py_ssize_t n) {
+  if (wrap == Py_None) {
+    PyObject* fill = ciyuan_bindings::id_object(static_cast<uint32_t>(g.mask_default));
+    if (!fill) return nullptr;
+    PyObject* empty = PyList_New(0);
+    PyObject* list = empty ? mask_list(empty, fill, empty, n) : nullptr;
+    Py_XDECREF(empty);
+    Py_DECREF(fill);
+    return list;
+  }
+  PyObject* masks = PyObject_GetAttr(wrap, g.masks_name.ptr());
+  if (!masks) return nullptr;
+  PyObject* list = nullptr;
+  PyObject* parts = PyDict_Check(masks) ? PyDict_GetItemWithError(masks, g.field.ptr()) : nullptr;
+  if (parts && PyTuple_Check(parts) && PyTuple_GET_SIZE(parts) == 3 && PyList_Check(PyTuple_GET_ITEM(parts, 0)) &&
+      PyList_Check(PyTuple_GET_ITEM(parts, 2)))
+    list = mask_list(PyTuple_GET_ITEM(parts, 0), PyTuple_GET_ITEM(parts, 1), PyTuple_GET_ITEM(parts, 2), n);
+  Py_DECREF(masks);
+  (void)obj;
+  return list;
+}
+
+// The character offsets of a native result (kept in the slot, as the Python getter does), or
+// nullptr with no error set when the Python getter must decide.
+PyObject* native_offsets(const FieldGetter& g, PyObject* obj, PyObject* native, PyObject* wrap) {
+  PyObject* text = slot_at(obj, g.text);
+  if (!text || !PyUnicode_Check(text) || !nb::isinstance<EncodingData>(native)) return nullptr;
+  size_t before = 0, after = 0;
+  if (wrap != Py_None) {
+    nb::object b = nb::steal(PyObject_GetAttr(wrap, g.before_name.ptr()));
+    nb::object a = b.ptr() ? nb::steal(PyObject_GetAttr(wrap, g.after_name.ptr())) : nb::object();
+    if (!a.ptr()) return nullptr;
+    before = PyLong_AsSize_t(b.ptr());
+    after = PyLong_AsSize_t(a.ptr());
+    if (PyErr_Occurred()) return nullptr;
+  }
+  try {
+    const EncodingData& data = *nb::inst_ptr<EncodingData>(native);
+    nb::list offsets = ciyuan_bindings::char_offsets(data.tokens, text, before, after);
+    PyObject*& slot = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + g.slot);
+    PyObject* old = slot;
+    slot = offsets.inc_ref().ptr();
+    Py_XDECREF(old);
+    return offsets.release().ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyObject* field_get(PyObject* self, PyObject* obj) {
+  const FieldGetter& g = *nb::inst_ptr<FieldGetter>(self);
+  if (!PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(g.cls.ptr())))
+    return PyObject_CallOneArg(g.fallback.ptr(), obj);
+  PyObject* value = slot_at(obj, g.slot);
+  if (value && value != Py_None) {
+    Py_INCREF(value);
+    return value;
+  }
+  if (g.kind != 0) {
+    PyObject* native = slot_at(obj, g.native);
+    PyObject* length = slot_at(obj, g.length);
+    PyObject* wrap = slot_at(obj, g.wrap);
+    if (native && native != Py_None && length && PyLong_CheckExact(length) && wrap) {
+      const Py_ssize_t n = PyLong_AsSsize_t(length);
+      if (n < 0 && PyErr_Occurred()) return nullptr;
+      PyObject* out = n < 0 ? nullptr : g.kind == 1 ? native_mask(g, obj, wrap, n) : native_offsets(g, obj, native, wrap);
+      if (out || PyErr_Occurred()) return out;
+    }
+  }
+  return PyObject_CallOneArg(g.fallback.ptr(), obj);
+}
+
+PyMethodDef field_get_def = {"field_get", field_get, METH_O, "A field of an object (see _core.field_getter)."};
+
+// The getter (a builtin function of one argument) of field `slot` of maker's class.
+nb::object field_getter(const SlotClass& maker, const std::string& slot, nb::object fallback, int kind,
+                        int mask_default, const std::string& field) {
+  if (kind < 0 || kind > 2) throw nb::value_error("field_getter: kind is 0 (any), 1 (a mask) or 2 (offsets)");
+  auto* g = new FieldGetter();
+  g->cls = nb::borrow(maker.cls());
+  g->fallback = std::move(fallback);
+  g->kind = kind;
+  g->mask_default = mask_default;
+  g->field = nb::str(field.c_str());
+  try {
+    g->slot = maker.offset(slot);
+    if (kind != 0) {
+      g->native = maker.offset("_native");
+      g->wrap = maker.offset("_wrap");
+      g->length = maker.offset("_length");
+      g->text = maker.offset("_text");
+    }
+  } catch (...) {
+    delete g;
+    throw;
+  }
+  nb::object owner = nb::cast(g, nb::rv_policy::take_ownership);
+  PyObject* fn = PyCFunction_NewEx(&field_get_def, owner.ptr(), nullptr);
+  if (!fn) throw nb::python_error();
+  return nb::steal(fn);
+}
+
 void register_encoding_data(nb::module_& m) {
+  nb::class_<FieldGetter>(m, "FieldGetter", "What a getter made by field_getter holds.");
+  m.def("field_getter", &field_getter, nb::arg("maker"), nb::arg("slot"), nb::arg("fallback"), nb::arg("kind") = 0,
+        nb::arg("mask_default") = 0, nb::arg("field") = "",
+        "A getter of one argument for a field of maker's class: the slot's value when set (not None); over a "
+        "native result (slot _native set), with kind 1 a mask (wrap.masks[field]: head + [value] * ... + tail, "
+        "or [mask_default] * _length with no wrap), with kind 2 the character offsets (kept in the slot); "
+        "else fallback(obj).");
   nb::class_<SlotClass>(m, "SlotClass",
                         "Makes instances of a class with __slots__ from native code (a batch's Encodings).")
       .def(nb::init<nb::handle, const std::vector<std::string>&>(), nb::arg("cls"), nb::arg("slots"),
@@ -467,6 +646,9 @@ void register_encoder(nb::module_& m) {
             }));
           },
           nb::arg("texts"), nb::arg("policy"), nb::arg("threads"))
+      .def("encode_batch_encodings", &encode_batch_encodings, nb::arg("texts"), nb::arg("policy"), nb::arg("threads"),
+           nb::arg("maker"), nb::arg("values"), nb::arg("head"), nb::arg("tail"),
+           "encode_batch, each text's result made into an object of maker's class at once (see native_encodings).")
       .def(
           "encode_batch_ids",
           [](const Encoder& self, nb::handle texts, nb::bytes policy, int threads, const std::vector<uint32_t>& head,

@@ -46,7 +46,6 @@ _NONE: List["Encoding"] = []  # the shared "no overflowing windows" (never mutat
 _NATIVE_SLOTS = ("_native", "_text", "_ids", "_length", "_tokenizer", "_wrap", "_overflowing",
                  "_offsets", "_tokens", "_type_ids", "_attention_mask", "_special_tokens_mask", "_make_ids",
                  "_make_offsets", "_parts", "_range_map")
-_native_maker: Any = None  # the _core.SlotClass of Encoding, made on first use
 
 
 class TokenLookup(Protocol):
@@ -84,7 +83,7 @@ class NativeWrap:
     """How a single-sequence template wraps every text of a batch (e.g. BERT's ``[CLS] $A
     [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings."""
 
-    __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids", "uniform")
+    __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids", "masks")
 
     def __init__(self, head_tokens: List[AddedTokens], type_id: Optional[int], tail_tokens: List[AddedTokens]) -> None:
         head = [a.part for a in head_tokens]
@@ -98,13 +97,9 @@ class NativeWrap:
             for field in _FIELDS
         }
         self.head_ids, self.tail_ids = self.fields["ids"]
-        # The mask fields whose value is the same for the added tokens and the text's (BERT's
-        # type ids and attention mask): such a field is one list repetition.
+        # Each mask field as (values before, value of each of the text's tokens, values after).
         inner = {"type_ids": self.type_id, "attention_mask": 1, "special_tokens_mask": 0}
-        self.uniform: Dict[str, Optional[int]] = {
-            field: value if all(v == value for part in self.fields[field] for v in part) else None
-            for field, value in inner.items()
-        }
+        self.masks = {field: (self.fields[field][0], value, self.fields[field][1]) for field, value in inner.items()}
 
 
 def _part_len(part: Part) -> int:
@@ -272,14 +267,20 @@ class Encoding:
         """``[_from_native(tokenizer, d, t, wrap) for d, t in zip(datas, texts)]``, made natively:
         each object is allocated and its slots set in C++ (no Python call per text), and its ids
         list made at once (every caller reads them)."""
-        global _native_maker
-        if _native_maker is None:
-            _native_maker = _core.SlotClass(cls, _NATIVE_SLOTS)
         if _native_maker.cls is not cls:
             return [cls._from_native(tokenizer, d, t, wrap) for d, t in zip(datas, texts)]
         values = (None, None, None, None, tokenizer, wrap, _NONE) + (None,) * (len(_NATIVE_SLOTS) - 7)
         head, tail = (wrap.head_ids, wrap.tail_ids) if wrap is not None else ((), ())
         return _core.native_encodings(_native_maker, values, datas, texts, head, tail)
+
+    @classmethod
+    def _encode_native_batch(cls, tokenizer: TokenLookup, encoder: Any, texts: List[str], policy: bytes,
+                             threads: int, wrap: Optional["NativeWrap"] = None) -> List["Encoding"]:
+        """``_from_native_batch`` of ``encoder.encode_batch(texts, policy, threads)`` in one native
+        call (each text's result kept inside its EncodingData object, no list of them made)."""
+        values = (None, None, None, None, tokenizer, wrap, _NONE) + (None,) * (len(_NATIVE_SLOTS) - 7)
+        head, tail = (wrap.head_ids, wrap.tail_ids) if wrap is not None else ((), ())
+        return encoder.encode_batch_encodings(texts, policy, threads, _native_maker, values, head, tail)
 
     @property
     def _ranges(self) -> Ranges:
@@ -304,9 +305,6 @@ class Encoding:
             return self._native_tokens()
         if wrap is None:
             return [0 if field != "attention_mask" else 1] * len(data)
-        value = wrap.uniform[field]
-        if value is not None:
-            return [value] * (len(data) + wrap.added)
         head, tail = wrap.fields[field]
         inner = [wrap.type_id if field == "type_ids" else 0 if field == "special_tokens_mask" else 1] * len(data)
         return head + inner + tail if head or tail else inner
@@ -455,10 +453,8 @@ class Encoding:
         wrap = self._wrap
         if wrap is None:
             return [default] * self._length  # type: ignore[operator]
-        value = wrap.uniform[field]
-        if value is not None:
-            return [value] * self._length  # type: ignore[operator]
-        return self._native_field(field)
+        head, value, tail = wrap.masks[field]
+        return head + [value] * (self._length - len(head) - len(tail)) + tail  # type: ignore[operator]
 
     @property
     def overflowing(self) -> List["Encoding"]:
@@ -665,6 +661,10 @@ class Encoding:
         n = len(self)
         if max_length >= n:
             return
+        if self._parts is None:
+            # A flat Encoding becomes a part of its own first (a snapshot of its fields): the
+            # windows cut below then point at that, not at this Encoding, which changes.
+            self._set_parts(self._as_parts(), n)
         if max_length == 0:
             whole = Encoding._composed(self._tokenizer, self._as_parts(), n, self._ranges, self._overflowing)
             self._set_parts([], 0)
@@ -711,3 +711,21 @@ class Encoding:
             self._set_parts([pad] + self._as_parts(), length)
         else:
             self._set_parts(self._as_parts() + [pad], length)
+
+
+# Encoding's class and slots for native code: batches make their Encodings with it.
+_native_maker: Any = _core.SlotClass(Encoding, _NATIVE_SLOTS)
+
+
+def _native_getters() -> None:
+    """Put native getters in front of the fields' Python getters: reading a field that is set
+    (ids of a batch, a kept list) or a mask of a native result then costs no Python frame; the
+    Python getter (the fallback) still decides every other case, and the setters are unchanged."""
+    for field, kind, default in (("ids", 0, 0), ("tokens", 0, 0), ("offsets", 2, 0), ("type_ids", 1, 0),
+                                 ("attention_mask", 1, 1), ("special_tokens_mask", 1, 0)):
+        prop = Encoding.__dict__[field]
+        getter: Any = _core.field_getter(_native_maker, "_" + field, prop.fget, kind, default, field)
+        setattr(Encoding, field, property(getter, prop.fset, None, prop.__doc__))
+
+
+_native_getters()

@@ -284,10 +284,12 @@ bool BertFrontEnd::for_each_word(std::string_view text, size_t start, size_t end
           if (identity && at == base + w.size()) {
             const unsigned char* r = q + 1;
             while (r < pend && *r < 0x80 && ascii_action_[*r] == kKeep) ++r;
+            // Appended as they are, then mapped in place (resize would first fill with zeros).
             size_t old = w.size();
-            w.resize(old + static_cast<size_t>(r - q));
-            char* dst = &w[old];
-            for (; q < r; ++q) *dst++ = ascii_out_[*q];
+            w.append(reinterpret_cast<const char*>(q), static_cast<size_t>(r - q));
+            for (char* dst = &w[old], *stop = dst + (r - q); dst < stop; ++dst)
+              *dst = ascii_out_[static_cast<unsigned char>(*dst)];
+            q = r;
           } else {
             char c = ascii_out_[b];
             push(&c, 1, at, at + 1);

@@ -1,0 +1,76 @@
+"""Encodings made natively (a batch's, through _core.SlotClass and the native field getters) are
+the Encodings the Python path makes: every field equal, settable, composable."""
+
+from __future__ import annotations
+
+import pytest
+
+from ciyuan import Tokenizer, _core
+from ciyuan.encoding import _NATIVE_SLOTS, Encoding
+from ciyuan.models import WordPiece
+from ciyuan.normalizers import BertNormalizer
+from ciyuan.pre_tokenizers import BertPreTokenizer
+from ciyuan.processors import BertProcessing
+
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "##s", ",", "!", "naive", "你", "好", "un", "##aff",
+         "##able"]
+FIELDS = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask", "sequence_ids")
+TEXTS = ["Hello, worlds!", "", "naïve 你好 unaffable", "hello " * 40, "x y", "\u00e9" * 3]
+
+
+def bert(processor: bool = True) -> Tokenizer:
+    model = WordPiece({t: i for i, t in enumerate(VOCAB)}, unk_token="[UNK]")
+    return Tokenizer(model, normalizer=BertNormalizer(), pre_tokenizer=BertPreTokenizer(),
+                     post_processor=BertProcessing(("[SEP]", 3), ("[CLS]", 2)) if processor else None,
+                     special_tokens={"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3})
+
+
+def fields(e: Encoding) -> tuple:
+    return tuple(getattr(e, f) for f in FIELDS) + (len(e), e.n_sequences, repr(e))
+
+
+@pytest.mark.parametrize("processor", [True, False])
+def test_batch_equals_single_encodes(processor: bool) -> None:
+    tok = bert(processor)
+    batch = tok.encode_batch(TEXTS, threads=2)
+    assert [fields(e) for e in batch] == [fields(tok.encode(t)) for t in TEXTS]
+    # Read twice: the second read gives the same values (kept lists, or masks made again).
+    assert [fields(e) for e in batch] == [fields(tok.encode(t)) for t in TEXTS]
+
+
+def test_pairs_and_non_str_inputs_take_the_general_path() -> None:
+    tok = bert()
+    out = tok.encode_batch(["hello", ("hello", "world")])
+    assert out[1].tokens == ["[CLS]", "hello", "[SEP]", "world", "[SEP]"]
+    assert out[1].type_ids == [0, 0, 0, 1, 1]
+    with pytest.raises(Exception, match="input 0"):
+        tok.encode_batch([3])  # type: ignore[list-item]
+
+
+def test_fields_of_a_batch_encoding_can_be_set_and_composed() -> None:
+    tok = bert()
+    e = tok.encode_batch(["hello world"])[0]
+    assert e.special_tokens_mask == [1, 0, 0, 1]
+    e.type_ids = [1, 1, 1, 1]
+    assert e.type_ids == [1, 1, 1, 1]
+    e.attention_mask[0] = 0  # a mask of a native result is made per read, as Hugging Face's
+    assert e.attention_mask == [1, 1, 1, 1]
+    assert e.offsets is e.offsets  # offsets are kept once made
+    e.truncate(2)
+    assert e.ids == [2, 4] and e.overflowing[0].ids == [5, 3]
+    e.pad(4)
+    assert e.attention_mask == [1, 1, 0, 0] and e.tokens == ["[CLS]", "hello", "[PAD]", "[PAD]"]
+
+
+def test_native_slots_are_all_of_encodings_slots() -> None:
+    assert sorted(_NATIVE_SLOTS) == sorted(Encoding.__slots__)
+
+
+def test_slot_class_refuses_what_is_not_an_object_slot() -> None:
+    class Plain:
+        __slots__ = ("a",)
+
+    with pytest.raises(TypeError, match="no slot 'b'"):
+        _core.SlotClass(Plain, ["a", "b"])
+    with pytest.raises(TypeError):
+        _core.SlotClass(3, ["a"])
