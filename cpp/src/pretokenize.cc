@@ -748,6 +748,18 @@ CIYUAN_ALWAYS_INLINE int block_step(const Win& m, unsigned& start, const u8* w, 
 // * digits: runs (gpt2), groups of three from the run's start (cl100k, o200k) or single (qwen2).
 // Only starts whose every input is known are used: those at least three bytes before the first
 // non-ASCII byte, the window's or the text's end, and not inside a whitespace run that reaches it.
+// How many of the (up to) 32 bytes at p are ASCII before the first that is not; 0 when fewer
+// than 32 bytes are left.
+CIYUAN_ALWAYS_INLINE unsigned ascii_ahead(const u8* p, const u8* e) {
+    if (e - p < 32) return 0;
+    const uint32_t hi = static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))) |
+                        (static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))) << 16);
+    return hi ? static_cast<unsigned>(__builtin_ctz(hi)) : 32;
+}
+#ifndef CIYUAN_MIN_ASCII
+#define CIYUAN_MIN_ASCII 32
+#endif
+
 template <PreTokPattern P>
 constexpr bool kMaskBlocks = P == PreTokPattern::GPT2 || P == PreTokPattern::CL100K || P == PreTokPattern::LLAMA3 ||
                              P == PreTokPattern::QWEN2 || P == PreTokPattern::O200K;
@@ -863,16 +875,28 @@ CIYUAN_ALWAYS_INLINE unsigned window_pieces(const Win& m, const u8* w, const u8*
     starts &= below(static_cast<unsigned>(lim) + 1);
     starts &= ~uint64_t{1};
     if (!starts) return 0;
-    unsigned prev = 0;
+    if (room < 64) {  // keep the first `room` starts
+        for (int extra = __builtin_popcountll(starts) - static_cast<int>(room); extra > 0; --extra)
+            starts &= ~(uint64_t{1} << (63 - __builtin_clzll(starts)));
+    }
+    const unsigned end = 63u - static_cast<unsigned>(__builtin_clzll(starts));
+    const size_t count = static_cast<size_t>(__builtin_popcountll(starts));
+    // Each piece ends where the next starts: one store for both. The store into out[count] (a
+    // start that the next piece overwrites) is skipped when out has no room for it.
+    const uint64_t last = uint64_t{1} << end;
+    if (count == room) starts &= ~last;
+    out[0].first = base;
     size_t k = 0;
-    do {
-        const unsigned b = static_cast<unsigned>(__builtin_ctzll(starts));
-        out[k++] = {base + prev, base + b};
-        prev = b;
+    while (starts) {
+        const uint32_t b = base + static_cast<uint32_t>(__builtin_ctzll(starts));
+        out[k].second = b;
+        out[k + 1].first = b;
+        ++k;
         starts &= starts - 1;
-    } while (starts && k < room);
-    *n += k;
-    return prev;
+    }
+    if (k < count) out[k].second = base + end;
+    *n += count;
+    return end;
 }
 #endif  // CIYUAN_X86_SIMD
 
