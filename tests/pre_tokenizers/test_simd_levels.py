@@ -154,6 +154,34 @@ def test_any_text_matches_regex_at_every_level(name: str, text: str) -> None:
     check_text(name, text)
 
 
+# The whole-window path (all piece starts of an ASCII window from its masks at once) decides
+# each boundary by a local rule; these bits meet each rule's corner: contractions (chained, in
+# any case, after a space or punctuation, ending a window), a lone punctuation or space before
+# letters, camel case (o200k), newline runs after punctuation (eaten by [\r\n]* / [\r\n/]*),
+# whitespace runs with and without newlines before each class, digit runs of every length mod 3,
+# and non-ASCII characters right after ASCII runs (where the window must stop three bytes early).
+WINDOW_BITS = [
+    "a", "s", "t", "l", "e", "r", "v", "d", "m", "S", "LL", "Ve", "fooBar", "HTMLParser", "x" * 9,
+    "'", "'s", "'S", "'t", "'ll", "'lL", "'re", "'ve", "'d", "'m", "'x", "'s's", "n't", "'sa",
+    " ", "  ", "\t", " \t", "\n", "\r\n", "\n\n", " \n ", "\n  ", "\x0b", "\x0c", " " * 5,
+    ".", ",", "/", ".\n/", "\n/", "(", "\"", "--", "1", "12", "123", "1234", "12345", "1" * 7,
+]
+WINDOW_NON_ASCII = ["é", "中", "ſ", "\u00a0", "\u2019", "\u201c", "—", "\u0663"]
+window_text = st.tuples(
+    st.integers(0, 70),
+    st.lists(st.sampled_from(WINDOW_BITS), min_size=20, max_size=160),
+    st.lists(st.tuples(st.integers(0, 159), st.sampled_from(WINDOW_NON_ASCII)), max_size=2),
+).map(lambda t: " " * (t[0] % 5) + "ab " * (t[0] // 5)
+      + "".join(b + "".join(c for k, c in t[2] if k == i) for i, b in enumerate(t[1])))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=window_text)
+def test_window_rules_match_regex_at_every_level(name: str, text: str) -> None:
+    check_text(name, text)
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("run", [" ", "a", "A", "1", "!", "\n", "\r\n", " \n", "é", "'s"])
 def test_long_runs_at_every_offset(name: str, run: str) -> None:
