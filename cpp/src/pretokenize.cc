@@ -881,20 +881,27 @@ CIYUAN_ALWAYS_INLINE unsigned window_pieces(const Win& m, const u8* w, const u8*
     }
     const unsigned end = 63u - static_cast<unsigned>(__builtin_clzll(starts));
     const size_t count = static_cast<size_t>(__builtin_popcountll(starts));
-    // Each piece ends where the next starts: one store for both. The store into out[count] (a
-    // start that the next piece overwrites) is skipped when out has no room for it.
-    const uint64_t last = uint64_t{1} << end;
-    if (count == room) starts &= ~last;
+    // Each piece ends where the next starts: out[k].second and out[k + 1].first are one value.
+    static_assert(sizeof(Span) == 8, "Span is two uint32_t");
     out[0].first = base;
-    size_t k = 0;
-    while (starts) {
-        const uint32_t b = base + static_cast<uint32_t>(__builtin_ctzll(starts));
-        out[k].second = b;
-        out[k + 1].first = b;
-        ++k;
+    char* o = reinterpret_cast<char*>(out) + 4;
+    auto put = [&](size_t k) {
+        const uint32_t b = base + static_cast<uint32_t>(__builtin_ctzll(starts));  // tzcnt: 64 once empty
+        std::memcpy(o + 8 * k, &b, 4);
+        std::memcpy(o + 8 * k + 4, &b, 4);
         starts &= starts - 1;
+    };
+    if (room >= count + 4) {  // four at a time, branch-free; stores past the last land in unused room
+        for (size_t k = 0; k < count; k += 4) {
+            put(k);
+            put(k + 1);
+            put(k + 2);
+            put(k + 3);
+        }
+    } else {  // out[count] may not exist: the last piece's end alone
+        for (size_t k = 0; k + 1 < count; ++k) put(k);
+        out[count - 1].second = base + end;
     }
-    if (k < count) out[k].second = base + end;
     *n += count;
     return end;
 }
