@@ -747,24 +747,38 @@ CIYUAN_ALWAYS_INLINE int block_step(const Win& m, unsigned& start, const u8* w, 
 //   apostrophe that starts a piece;
 // * digits: runs (gpt2), groups of three from the run's start (cl100k, o200k) or single (qwen2).
 // Only starts whose every input is known are used: those at least three bytes before the first
-// non-ASCII byte, the window's or the text's end, and not inside a whitespace run that reaches it.
-// How many of the (up to) 32 bytes at p are ASCII before the first that is not; 0 when fewer
-// than 32 bytes are left.
-CIYUAN_ALWAYS_INLINE unsigned ascii_ahead(const u8* p, const u8* e) {
-    if (e - p < 32) return 0;
-    const uint32_t hi = static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))) |
-                        (static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))) << 16);
-    return hi ? static_cast<unsigned>(__builtin_ctz(hi)) : 32;
-}
-#ifndef CIYUAN_MIN_ASCII
-#define CIYUAN_MIN_ASCII 32
-#endif
-
+// non-ASCII byte (other than the common punctuation of common_punct3), the window's or the text's
+// end, and not inside a whitespace run that reaches it.
 template <PreTokPattern P>
 constexpr bool kMaskBlocks = P == PreTokPattern::GPT2 || P == PreTokPattern::CL100K || P == PreTokPattern::LLAMA3 ||
                              P == PreTokPattern::QWEN2 || P == PreTokPattern::O200K;
 
 CIYUAN_ALWAYS_INLINE uint64_t below(unsigned k) { return k >= 64 ? ~uint64_t{0} : (uint64_t{1} << k) - 1; }
+
+// U+2013 U+2014 U+2018 U+2019 U+201C U+201D U+2026 (- - ' ' " " ..., bytes E2 80 xx): the
+// punctuation English text is full of. The whole-window path takes each as an O character
+// three bytes long instead of stopping there. p has three readable bytes.
+CIYUAN_ALWAYS_INLINE bool common_punct3(const u8* p) {
+    const unsigned x = static_cast<unsigned>(p[2]) - 0x93u;
+    return p[0] == 0xE2 && p[1] == 0x80 && x < 20 && ((0x80663u >> x) & 1);
+}
+
+// How many of the (up to) 32 bytes at p come before the first non-ASCII character other than
+// those; 0 when fewer than 32 bytes are left.
+CIYUAN_ALWAYS_INLINE unsigned ascii_ahead(const u8* p, const u8* e) {
+    if (e - p < 32) return 0;
+    uint32_t hi = static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))) |
+                  (static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))) << 16);
+    while (hi) {
+        const unsigned i = static_cast<unsigned>(__builtin_ctz(hi));
+        if (i > 29 || !common_punct3(p + i)) return i;
+        hi &= ~(7u << i);
+    }
+    return 32;
+}
+#ifndef CIYUAN_MIN_ASCII
+#define CIYUAN_MIN_ASCII 32
+#endif
 
 // The mask of piece starts of the window (bit 0, a piece start, included) and in *lim the last
 // bit up to which they are exact (< 1 when none is).
@@ -772,7 +786,14 @@ template <PreTokPattern P>
 CIYUAN_ALWAYS_INLINE uint64_t window_starts(const Win& m, const u8* w, const u8* e, int* lim) {
     constexpr bool kGpt2 = P == PreTokPattern::GPT2;
     constexpr bool kO200k = P == PreTokPattern::O200K;
-    uint64_t unknown = m.N;
+    uint64_t unknown = m.N, O = m.O, lead3 = 0;
+    while (unknown) {  // the common three-byte punctuation is O (see common_punct3)
+        const unsigned i = static_cast<unsigned>(__builtin_ctzll(unknown));
+        if (i > 61 || i + 3 > m.end_bit || !common_punct3(w + i)) break;
+        lead3 |= uint64_t{1} << i;
+        O |= uint64_t{7} << i;
+        unknown &= ~(uint64_t{7} << i);
+    }
     if (m.end_bit < 64) unknown |= ~uint64_t{0} << m.end_bit;
     const unsigned u = unknown ? static_cast<unsigned>(__builtin_ctzll(unknown)) : 64;
     int l = static_cast<int>(u < 63 ? u : 63) - 3;  // at most 60: a contraction there ends by bit 63
@@ -784,7 +805,8 @@ CIYUAN_ALWAYS_INLINE uint64_t window_starts(const Win& m, const u8* w, const u8*
     }
     *lim = l;
     if (l < 1) return 0;
-    const uint64_t L = m.L, D = m.D, O = m.O, SP = m.SP, Q = m.Q;
+    const uint64_t L = m.L, D = m.D, SP = m.SP, Q = m.Q;
+    const uint64_t one_char_before_letter = (L >> 1) | (lead3 & (L >> 3));  // O of one character, then L
     uint64_t starts = 1;
     if (kGpt2) {
         const uint64_t os = O & ~(O << 1) & ~(SP << 1);
@@ -845,8 +867,9 @@ CIYUAN_ALWAYS_INLINE uint64_t window_starts(const Win& m, const u8* w, const u8*
             }
         }
         const uint64_t osx = os & ~suf;
-        const uint64_t wpo = osx & (L >> 1);
-        const uint64_t lst = (L & ~(L << 1) & ~((wpo | wpw | suf) << 1)) | (m.U & (m.Lo << 1) & ~inside);
+        const uint64_t wpo = osx & one_char_before_letter;
+        const uint64_t lst = (L & ~(L << 1) & ~(((wpo & ~lead3) | wpw | suf) << 1) & ~((wpo & lead3) << 3)) |
+                             (m.U & (m.Lo << 1) & ~inside);
         starts |= lst | wpo | wpw | osx | ct_end;
     } else {
         uint64_t ct = 0, ct_end = 0;
@@ -857,8 +880,8 @@ CIYUAN_ALWAYS_INLINE uint64_t window_starts(const Win& m, const u8* w, const u8*
                 ct_end |= uint64_t{1} << (i + len);
             }
         }
-        const uint64_t wpo = os & (L >> 1) & ~ct;
-        const uint64_t lst = L & ~(L << 1) & ~((wpo | wpw | ct) << 1);
+        const uint64_t wpo = os & one_char_before_letter & ~ct;
+        const uint64_t lst = L & ~(L << 1) & ~(((wpo & ~lead3) | wpw | ct) << 1) & ~((wpo & lead3) << 3);
         starts |= lst | wpw | os | ct_end;
     }
     return starts;

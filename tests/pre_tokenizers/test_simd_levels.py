@@ -159,18 +159,23 @@ def test_any_text_matches_regex_at_every_level(name: str, text: str) -> None:
 # any case, after a space or punctuation, ending a window), a lone punctuation or space before
 # letters, camel case (o200k), newline runs after punctuation (eaten by [\r\n]* / [\r\n/]*),
 # whitespace runs with and without newlines before each class, digit runs of every length mod 3,
-# and non-ASCII characters right after ASCII runs (where the window must stop three bytes early).
+# curly quotes and dashes inside ASCII text, and other non-ASCII characters right after ASCII runs
+# (where the window must stop three bytes early).
 WINDOW_BITS = [
     "a", "s", "t", "l", "e", "r", "v", "d", "m", "S", "LL", "Ve", "fooBar", "HTMLParser", "x" * 9,
     "'", "'s", "'S", "'t", "'ll", "'lL", "'re", "'ve", "'d", "'m", "'x", "'s's", "n't", "'sa",
     " ", "  ", "\t", " \t", "\n", "\r\n", "\n\n", " \n ", "\n  ", "\x0b", "\x0c", " " * 5,
     ".", ",", "/", ".\n/", "\n/", "(", "\"", "--", "1", "12", "123", "1234", "12345", "1" * 7,
 ]
-WINDOW_NON_ASCII = ["é", "中", "ſ", "\u00a0", "\u2019", "\u201c", "—", "\u0663"]
+# The common punctuation the window takes as O characters (curly quotes, dashes, the ellipsis) and
+# its neighbours in the E2 80 xx block that are not (U+2028 is whitespace, U+201A and U+2020 are
+# other punctuation), plus characters that stop the window.
+WINDOW_NON_ASCII = ["\u201c", "\u201d", "\u2018", "\u2019", "\u2013", "\u2014", "\u2026", "\u2028", "\u201a",
+                    "\u2020", "é", "中", "ſ", "\u00a0", "\u0663"]
 window_text = st.tuples(
     st.integers(0, 70),
     st.lists(st.sampled_from(WINDOW_BITS), min_size=20, max_size=160),
-    st.lists(st.tuples(st.integers(0, 159), st.sampled_from(WINDOW_NON_ASCII)), max_size=2),
+    st.lists(st.tuples(st.integers(0, 159), st.sampled_from(WINDOW_NON_ASCII)), max_size=4),
 ).map(lambda t: " " * (t[0] % 5) + "ab " * (t[0] // 5)
       + "".join(b + "".join(c for k, c in t[2] if k == i) for i, b in enumerate(t[1])))
 
