@@ -747,8 +747,8 @@ CIYUAN_ALWAYS_INLINE int block_step(const Win& m, unsigned& start, const u8* w, 
 //   apostrophe that starts a piece;
 // * digits: runs (gpt2), groups of three from the run's start (cl100k, o200k) or single (qwen2).
 // Only starts whose every input is known are used: those at least three bytes before the first
-// non-ASCII byte (other than the common punctuation of common_punct3), the window's or the text's
-// end, and not inside a whitespace run that reaches it.
+// non-ASCII byte (other than the Latin-1 letters and common punctuation of latin1_letter and
+// common_punct3), the window's or the text's end, and not inside a whitespace run that reaches it.
 template <PreTokPattern P>
 constexpr bool kMaskBlocks = P == PreTokPattern::GPT2 || P == PreTokPattern::CL100K || P == PreTokPattern::LLAMA3 ||
                              P == PreTokPattern::QWEN2 || P == PreTokPattern::O200K;
@@ -763,6 +763,11 @@ CIYUAN_ALWAYS_INLINE bool common_punct3(const u8* p) {
     return p[0] == 0xE2 && p[1] == 0x80 && x < 20 && ((0x80663u >> x) & 1);
 }
 
+// U+00C0..U+00FF but U+00D7 and U+00F7 (bytes C3 80..BF): the letters of Western European
+// languages, Lu below U+00DF and Ll from it (o200k's [Up] and [Lo] apart, none in both). The
+// whole-window path takes them as letters two bytes long. b is the byte after C3.
+CIYUAN_ALWAYS_INLINE bool latin1_letter(u8 b) { return (b & 0xC0) == 0x80 && b != 0x97 && b != 0xB7; }
+
 // How many of the (up to) 32 bytes at p come before the first non-ASCII character other than
 // those; 0 when fewer than 32 bytes are left.
 CIYUAN_ALWAYS_INLINE unsigned ascii_ahead(const u8* p, const u8* e) {
@@ -771,8 +776,10 @@ CIYUAN_ALWAYS_INLINE unsigned ascii_ahead(const u8* p, const u8* e) {
                   (static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))) << 16);
     while (hi) {
         const unsigned i = static_cast<unsigned>(__builtin_ctz(hi));
-        if (i > 29 || !common_punct3(p + i)) return i;
-        hi &= ~(7u << i);
+        if (i > 29) return i;
+        if (p[i] == 0xC3 && latin1_letter(p[i + 1])) hi &= ~(3u << i);
+        else if (common_punct3(p + i)) hi &= ~(7u << i);
+        else return i;
     }
     return 32;
 }
@@ -786,13 +793,25 @@ template <PreTokPattern P>
 CIYUAN_ALWAYS_INLINE uint64_t window_starts(const Win& m, const u8* w, const u8* e, int* lim) {
     constexpr bool kGpt2 = P == PreTokPattern::GPT2;
     constexpr bool kO200k = P == PreTokPattern::O200K;
-    uint64_t unknown = m.N, O = m.O, lead3 = 0;
-    while (unknown) {  // the common three-byte punctuation is O (see common_punct3)
+    // The non-ASCII characters the window takes (see latin1_letter, common_punct3), up to the
+    // first it does not.
+    uint64_t unknown = m.N, O = m.O, L = m.L, Up = m.U, Lw = m.Lo, lead3 = 0;
+    while (unknown) {
         const unsigned i = static_cast<unsigned>(__builtin_ctzll(unknown));
-        if (i > 61 || i + 3 > m.end_bit || !common_punct3(w + i)) break;
-        lead3 |= uint64_t{1} << i;
-        O |= uint64_t{7} << i;
-        unknown &= ~(uint64_t{7} << i);
+        if (i > 61) break;
+        if (w[i] == 0xC3 && i + 2 <= m.end_bit && latin1_letter(w[i + 1])) {
+            const uint64_t two = uint64_t{3} << i;
+            L |= two;
+            if (w[i + 1] < 0x9F) Up |= two;
+            else Lw |= two;
+            unknown &= ~two;
+        } else if (i + 3 <= m.end_bit && common_punct3(w + i)) {
+            lead3 |= uint64_t{1} << i;
+            O |= uint64_t{7} << i;
+            unknown &= ~(uint64_t{7} << i);
+        } else {
+            break;
+        }
     }
     if (m.end_bit < 64) unknown |= ~uint64_t{0} << m.end_bit;
     const unsigned u = unknown ? static_cast<unsigned>(__builtin_ctzll(unknown)) : 64;
@@ -805,7 +824,7 @@ CIYUAN_ALWAYS_INLINE uint64_t window_starts(const Win& m, const u8* w, const u8*
     }
     *lim = l;
     if (l < 1) return 0;
-    const uint64_t L = m.L, D = m.D, SP = m.SP, Q = m.Q;
+    const uint64_t D = m.D, SP = m.SP, Q = m.Q;
     const uint64_t one_char_before_letter = (L >> 1) | (lead3 & (L >> 3));  // O of one character, then L
     uint64_t starts = 1;
     if (kGpt2) {
@@ -869,7 +888,7 @@ CIYUAN_ALWAYS_INLINE uint64_t window_starts(const Win& m, const u8* w, const u8*
         const uint64_t osx = os & ~suf;
         const uint64_t wpo = osx & one_char_before_letter;
         const uint64_t lst = (L & ~(L << 1) & ~(((wpo & ~lead3) | wpw | suf) << 1) & ~((wpo & lead3) << 3)) |
-                             (m.U & (m.Lo << 1) & ~inside);
+                             (Up & (Lw << 1) & ~inside);
         starts |= lst | wpo | wpw | osx | ct_end;
     } else {
         uint64_t ct = 0, ct_end = 0;

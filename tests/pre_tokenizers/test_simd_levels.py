@@ -167,15 +167,17 @@ WINDOW_BITS = [
     " ", "  ", "\t", " \t", "\n", "\r\n", "\n\n", " \n ", "\n  ", "\x0b", "\x0c", " " * 5,
     ".", ",", "/", ".\n/", "\n/", "(", "\"", "--", "1", "12", "123", "1234", "12345", "1" * 7,
 ]
-# The common punctuation the window takes as O characters (curly quotes, dashes, the ellipsis) and
-# its neighbours in the E2 80 xx block that are not (U+2028 is whitespace, U+201A and U+2020 are
-# other punctuation), plus characters that stop the window.
-WINDOW_NON_ASCII = ["\u201c", "\u201d", "\u2018", "\u2019", "\u2013", "\u2014", "\u2026", "\u2028", "\u201a",
-                    "\u2020", "é", "中", "ſ", "\u00a0", "\u0663"]
+# The characters the window takes in: Latin-1 letters (capital and small: o200k's classes) and
+# common punctuation (curly quotes, dashes, the ellipsis); their neighbours that it must not take
+# (the signs U+00D7 U+00F7, U+00AA (Lo), U+00B5, U+00B2 (No), no-break space, U+2028 (a space),
+# U+201A, U+2020); and characters that stop the window.
+WINDOW_NON_ASCII = ["é", "É", "ß", "ÿ", "À", "\u00d7", "\u00f7", "\u00aa", "\u00b5", "\u00b2", "\u00a0",
+                    "\u201c", "\u201d", "\u2018", "\u2019", "\u2013", "\u2014", "\u2026", "\u2028", "\u201a",
+                    "\u2020", "中", "ſ", "\u0663", "\u0301"]
 window_text = st.tuples(
     st.integers(0, 70),
     st.lists(st.sampled_from(WINDOW_BITS), min_size=20, max_size=160),
-    st.lists(st.tuples(st.integers(0, 159), st.sampled_from(WINDOW_NON_ASCII)), max_size=4),
+    st.lists(st.tuples(st.integers(0, 159), st.sampled_from(WINDOW_NON_ASCII)), max_size=6),
 ).map(lambda t: " " * (t[0] % 5) + "ab " * (t[0] // 5)
       + "".join(b + "".join(c for k, c in t[2] if k == i) for i, b in enumerate(t[1])))
 
