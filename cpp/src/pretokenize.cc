@@ -928,12 +928,13 @@ CIYUAN_ALWAYS_INLINE unsigned window_pieces(const Win& m, const u8* w, const u8*
     out[0].first = base;
     char* o = reinterpret_cast<char*>(out) + 4;
     auto put = [&](size_t k) {
-        const uint32_t b = base + static_cast<uint32_t>(__builtin_ctzll(starts));  // tzcnt: 64 once empty
+        const uint32_t b = base + static_cast<uint32_t>(__builtin_ctzll(starts));
         std::memcpy(o + 8 * k, &b, 4);
         std::memcpy(o + 8 * k + 4, &b, 4);
         starts &= starts - 1;
     };
     if (room >= count + 4) {  // four at a time, branch-free; stores past the last land in unused room
+        starts |= uint64_t{7} << 61;  // what those read (bits 61..63 are never starts: lim <= 60)
         for (size_t k = 0; k < count; k += 4) {
             put(k);
             put(k + 1);
