@@ -479,6 +479,10 @@ size_t pieces_impl(const u8* s, const u8* p, const u8* e, std::pair<uint32_t, ui
 // could change the decision (it might be a letter, a digit, a space...), or a run reaches the
 // window's last byte while the text goes on, block_step gives up (kFallback) and the exact
 // scanner above decides that one piece; pieces that start at non-ASCII bytes go there directly.
+// For the gpt2 / cl100k / llama3 / qwen2 / o200k patterns a faster path comes first where the
+// next 32 bytes are ASCII (or Latin-1 letters and common punctuation): the whole-window path
+// (window_starts below) computes the starts of all the window's pieces at once and reads them off
+// with count-trailing-zeros; the per-piece path takes over where it cannot decide.
 #if CIYUAN_X86_SIMD
 #define CIYUAN_ALWAYS_INLINE inline __attribute__((always_inline))
 
