@@ -326,3 +326,15 @@ def test_ids_match_tiktoken_at_every_level_fast(name: str, ciyuan_tokenizers, ti
     for level in LEVELS:
         _core._set_simd_level(level)
         assert ours.encode_ids(text) == want, level
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_count_pieces_counts_the_split(name: str) -> None:
+    # The benchmark entry point (benchmarks/pretokenize_levels.py): the encoder's batches of 256.
+    text = read_prefix(shared("corpora", "en", "taylorswift.txt"), 60_000) + "  x = 12345 \u201cdon't\u201d\n"
+    data = text.encode("utf-8")
+    for level in LEVELS:
+        _core._set_simd_level(level)
+        assert _core._count_pieces(name, data, 2) == len(split_pieces(name, text)), level
+    with pytest.raises(ValueError, match="invalid UTF-8 at byte offset 1"):
+        _core._count_pieces(name, b"a\xff")
