@@ -77,6 +77,29 @@ void register_pre_tokenizers(nb::module_& m) {
         nb::arg("pattern"), nb::arg("text"),
         "The same over UTF-8 bytes; raises ValueError naming the offset of the first invalid byte.");
     m.def(
+        "_count_pieces",
+        [](std::string_view pattern, nb::bytes text, int repeats) {
+            const ciyuan::PreTokPattern p = ciyuan::parse_pattern(pattern);
+            const std::string_view sv(text.c_str(), text.size());
+            const size_t bad = ciyuan::utf8::validate(sv.data(), sv.size());
+            if (bad != sv.size())
+                throw nb::value_error(("invalid UTF-8 at byte offset " + std::to_string(bad)).c_str());
+            nb::gil_scoped_release release;
+            size_t count = 0;
+            std::pair<uint32_t, uint32_t> spans[256];  // the encoder's batches
+            for (int r = 0; r < repeats; ++r) {
+                count = 0;
+                for (size_t pos = 0, n; pos < sv.size() && (n = ciyuan::next_pieces(p, sv, pos, spans, 256)) > 0;) {
+                    count += n;
+                    pos = spans[n - 1].second;
+                }
+            }
+            return count;
+        },
+        nb::arg("pattern"), nb::arg("text"), nb::arg("repeats") = 1,
+        "For benchmarks: how many pieces the scanner finds in text (UTF-8 bytes), scanning it\n"
+        "`repeats` times in batches of 256 as the encoder does, without building Python objects.");
+    m.def(
         "simd_level", [] { return std::string(ciyuan::simd_level_name(ciyuan::simd_level())); },
         "The SIMD level the pre-tokenizer scanners use: 'scalar', 'sse2', 'sse42', 'avx2' or 'avx512'\n"
         "(the best the CPU supports, capped by the environment variable CIYUAN_SIMD at first use).");

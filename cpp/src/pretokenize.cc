@@ -479,6 +479,10 @@ size_t pieces_impl(const u8* s, const u8* p, const u8* e, std::pair<uint32_t, ui
 // could change the decision (it might be a letter, a digit, a space...), or a run reaches the
 // window's last byte while the text goes on, block_step gives up (kFallback) and the exact
 // scanner above decides that one piece; pieces that start at non-ASCII bytes go there directly.
+// For the gpt2 / cl100k / llama3 / qwen2 / o200k patterns a faster path comes first where the
+// next 32 bytes are ASCII (or Latin-1 letters and common punctuation): the whole-window path
+// (window_starts below) computes the starts of all the window's pieces at once and reads them off
+// with count-trailing-zeros; the per-piece path takes over where it cannot decide.
 #if CIYUAN_X86_SIMD
 #define CIYUAN_ALWAYS_INLINE inline __attribute__((always_inline))
 
@@ -724,6 +728,229 @@ CIYUAN_ALWAYS_INLINE int block_step(const Win& m, unsigned& start, const u8* w, 
         case PreTokPattern::WHITESPACE: return whitespace_step(m, &start);
     }
     return kFallback;
+}
+
+// ---- whole-window boundary masks (gpt2, cl100k, llama3, qwen2, o200k) ----------------------------
+// The per-piece steps above cost some 60 instructions a piece. For a window of ASCII text the
+// boundaries of all its pieces follow from its class masks at once: the segmentation of the text
+// from a piece start p is the segmentation of text[p:] (the patterns never look behind), so with
+// p at bit 0 every rule below is a local one, except the two that count or look far ahead (digit
+// groups, a whitespace run's last newline), which loop over their few runs. The pieces are then
+// read off the mask of starts with count-trailing-zeros.
+//
+// The rules (ASCII; W whitespace, NL \r \n, SP ' ', O the rest of [^\s\p{L}\p{N}], Q '\''):
+// * a run of O starts a piece unless a space before it takes it (` ?[^\s\p{L}\p{N}]+`); the last
+//   character of a whitespace run is always a piece start (`\s+(?!\S)` gives it back) unless it
+//   is a newline (`\s*[\r\n]` ends at the run's last newline; the rest of the run is one piece);
+// * cl100k/o200k: a newline run right after O is eaten by the punctuation piece's [\r\n]* (o200k:
+//   [\r\n/]*); a letter run takes one character before it when that is a non-newline space, or an
+//   O that starts a piece alone (a run of one), except a contraction (cl100k) whose letters are
+//   its own; o200k also starts a piece where a capital follows a small letter, and a contraction
+//   after letters belongs to the word;
+// * gpt2: a space before a run of letters, digits or O belongs to it; contractions start at an
+//   apostrophe that starts a piece;
+// * digits: runs (gpt2), groups of three from the run's start (cl100k, o200k) or single (qwen2).
+// Only starts whose every input is known are used: those at least three bytes before the first
+// non-ASCII byte (other than the Latin-1 letters and common punctuation of latin1_letter and
+// common_punct3), the window's or the text's end, and not inside a whitespace run that reaches it.
+template <PreTokPattern P>
+constexpr bool kMaskBlocks = P == PreTokPattern::GPT2 || P == PreTokPattern::CL100K || P == PreTokPattern::LLAMA3 ||
+                             P == PreTokPattern::QWEN2 || P == PreTokPattern::O200K;
+
+CIYUAN_ALWAYS_INLINE uint64_t below(unsigned k) { return k >= 64 ? ~uint64_t{0} : (uint64_t{1} << k) - 1; }
+
+// U+2013 U+2014 U+2018 U+2019 U+201C U+201D U+2026 (- - ' ' " " ..., bytes E2 80 xx): the
+// punctuation English text is full of. The whole-window path takes each as an O character
+// three bytes long instead of stopping there. p has three readable bytes.
+CIYUAN_ALWAYS_INLINE bool common_punct3(const u8* p) {
+    const unsigned x = static_cast<unsigned>(p[2]) - 0x93u;
+    return p[0] == 0xE2 && p[1] == 0x80 && x < 20 && ((0x80663u >> x) & 1);
+}
+
+// U+00C0..U+00FF but U+00D7 and U+00F7 (bytes C3 80..BF): the letters of Western European
+// languages, Lu below U+00DF and Ll from it (o200k's [Up] and [Lo] apart, none in both). The
+// whole-window path takes them as letters two bytes long. b is the byte after C3.
+CIYUAN_ALWAYS_INLINE bool latin1_letter(u8 b) { return (b & 0xC0) == 0x80 && b != 0x97 && b != 0xB7; }
+
+// How many of the (up to) 32 bytes at p come before the first non-ASCII character other than
+// those; 0 when fewer than 32 bytes are left.
+CIYUAN_ALWAYS_INLINE unsigned ascii_ahead(const u8* p, const u8* e) {
+    if (e - p < 32) return 0;
+    uint32_t hi = static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))) |
+                  (static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))) << 16);
+    while (hi) {
+        const unsigned i = static_cast<unsigned>(__builtin_ctz(hi));
+        if (i > 29) return i;
+        if (p[i] == 0xC3 && latin1_letter(p[i + 1])) hi &= ~(3u << i);
+        else if (common_punct3(p + i)) hi &= ~(7u << i);
+        else return i;
+    }
+    return 32;
+}
+#ifndef CIYUAN_MIN_ASCII
+#define CIYUAN_MIN_ASCII 32
+#endif
+
+// The mask of piece starts of the window (bit 0, a piece start, included) and in *lim the last
+// bit up to which they are exact (< 1 when none is).
+template <PreTokPattern P>
+CIYUAN_ALWAYS_INLINE uint64_t window_starts(const Win& m, const u8* w, const u8* e, int* lim) {
+    constexpr bool kGpt2 = P == PreTokPattern::GPT2;
+    constexpr bool kO200k = P == PreTokPattern::O200K;
+    // The non-ASCII characters the window takes (see latin1_letter, common_punct3), up to the
+    // first it does not.
+    uint64_t unknown = m.N, O = m.O, L = m.L, Up = m.U, Lw = m.Lo, lead3 = 0;
+    while (unknown) {
+        const unsigned i = static_cast<unsigned>(__builtin_ctzll(unknown));
+        if (i > 61) break;
+        if (w[i] == 0xC3 && i + 2 <= m.end_bit && latin1_letter(w[i + 1])) {
+            const uint64_t two = uint64_t{3} << i;
+            L |= two;
+            if (w[i + 1] < 0x9F) Up |= two;
+            else Lw |= two;
+            unknown &= ~two;
+        } else if (i + 3 <= m.end_bit && common_punct3(w + i)) {
+            lead3 |= uint64_t{1} << i;
+            O |= uint64_t{7} << i;
+            unknown &= ~(uint64_t{7} << i);
+        } else {
+            break;
+        }
+    }
+    if (m.end_bit < 64) unknown |= ~uint64_t{0} << m.end_bit;
+    const unsigned u = unknown ? static_cast<unsigned>(__builtin_ctzll(unknown)) : 64;
+    int l = static_cast<int>(u < 63 ? u : 63) - 3;  // at most 60: a contraction there ends by bit 63
+    const uint64_t W = m.S;
+    if (u > 0 && ((W >> (u - 1)) & 1)) {  // a whitespace run reaches the unknown: its end is unknown
+        const uint64_t nonw = ~W & below(u);
+        const int r = nonw ? 64 - __builtin_clzll(nonw) : 0;
+        if (r < l) l = r;
+    }
+    *lim = l;
+    if (l < 1) return 0;
+    const uint64_t D = m.D, SP = m.SP, Q = m.Q;
+    const uint64_t one_char_before_letter = (L >> 1) | (lead3 & (L >> 3));  // O of one character, then L
+    uint64_t starts = 1;
+    if (kGpt2) {
+        const uint64_t os = O & ~(O << 1) & ~(SP << 1);
+        uint64_t ct = 0, ct_end = 0;
+        for (uint64_t c = Q & os & (L >> 1) & below(61); c; c &= c - 1) {
+            const unsigned i = static_cast<unsigned>(__builtin_ctzll(c));
+            if (const size_t len = contraction<false>(w + i, e)) {
+                ct |= uint64_t{1} << i;
+                ct_end |= uint64_t{1} << (i + len);  // i <= 60 (later ones are past *lim anyway)
+            }
+        }
+        const uint64_t lst = L & ~(L << 1) & ~((SP | ct) << 1);
+        const uint64_t dst = D & ~(D << 1) & ~(SP << 1);
+        starts |= lst | dst | os | ct_end | (W & ~(W << 1)) | (W & (~W >> 1));
+        return starts;
+    }
+    const uint64_t NL = m.NL;
+    const uint64_t tail = kO200k ? NL | m.SL : NL;
+    const uint64_t eaten = ((tail + (NL & (O << 1))) ^ tail) & tail;  // the [\r\n]* after punctuation
+    if (kO200k && (eaten & m.SL)) {  // a '/' eaten after a newline splits an O run: not handled here
+        const int k = __builtin_ctzll(eaten & m.SL);
+        if (k < *lim) *lim = k;
+        if (k < 1) return 0;
+    }
+    const uint64_t wn = W & ~NL;
+    const uint64_t os = O & ~(O << 1) & ~(SP << 1) & ~eaten;
+    const uint64_t wpw = wn & (L >> 1);
+    const uint64_t wp = W & ~eaten;
+    starts |= (wp & ~(wp << 1)) | (wn & (~W >> 1));
+    // After a whitespace run's last newline, when more of the run follows.
+    for (uint64_t x = NL & wp; x;) {
+        const unsigned i = static_cast<unsigned>(__builtin_ctzll(x));
+        const uint64_t after = ~W & (~uint64_t{0} << i);
+        if (!after) break;
+        const unsigned k = static_cast<unsigned>(__builtin_ctzll(after));
+        const uint64_t seg = x & below(k);
+        const unsigned n = 63u - static_cast<unsigned>(__builtin_clzll(seg));
+        if (n + 1 < k) starts |= uint64_t{1} << (n + 1);
+        x &= ~below(k);
+    }
+    if (P == PreTokPattern::QWEN2) {
+        starts |= D;
+    } else {
+        uint64_t g = D & ~(D << 1);
+        const uint64_t d3 = D & (D << 1) & (D << 2);
+        starts |= g;
+        while ((g = (g << 3) & d3)) starts |= g;
+    }
+    if (kO200k) {
+        uint64_t suf = 0, ct_end = 0, inside = 0;
+        for (uint64_t c = Q & (L << 1) & (L >> 1) & below(61); c; c &= c - 1) {
+            const unsigned i = static_cast<unsigned>(__builtin_ctzll(c));
+            if ((ct_end >> i) & 1) continue;  // right after a contraction: a new piece (a prefix)
+            if (const size_t len = contraction<true>(w + i, e)) {
+                suf |= uint64_t{1} << i;
+                ct_end |= uint64_t{1} << (i + len);
+                inside |= (uint64_t{1} << (i + len)) - (uint64_t{2} << i);
+            }
+        }
+        const uint64_t osx = os & ~suf;
+        const uint64_t wpo = osx & one_char_before_letter;
+        const uint64_t lst = (L & ~(L << 1) & ~(((wpo & ~lead3) | wpw | suf) << 1) & ~((wpo & lead3) << 3)) |
+                             (Up & (Lw << 1) & ~inside);
+        starts |= lst | wpo | wpw | osx | ct_end;
+    } else {
+        uint64_t ct = 0, ct_end = 0;
+        for (uint64_t c = Q & os & (L >> 1) & below(61); c; c &= c - 1) {
+            const unsigned i = static_cast<unsigned>(__builtin_ctzll(c));
+            if (const size_t len = contraction<true>(w + i, e)) {
+                ct |= uint64_t{1} << i;
+                ct_end |= uint64_t{1} << (i + len);
+            }
+        }
+        const uint64_t wpo = os & one_char_before_letter & ~ct;
+        const uint64_t lst = L & ~(L << 1) & ~(((wpo & ~lead3) | wpw | ct) << 1) & ~((wpo & lead3) << 3);
+        starts |= lst | wpw | os | ct_end;
+    }
+    return starts;
+}
+
+// Emits the pieces of the window whose ends are exact, up to `room` of them; returns the bit
+// where the last one ends (0 when there is none: the caller takes the per-piece path).
+template <PreTokPattern P>
+CIYUAN_ALWAYS_INLINE unsigned window_pieces(const Win& m, const u8* w, const u8* e, uint32_t base, Span* out,
+                                            size_t room, size_t* n) {
+    int lim;
+    uint64_t starts = window_starts<P>(m, w, e, &lim);
+    if (lim < 1) return 0;
+    starts &= below(static_cast<unsigned>(lim) + 1);
+    starts &= ~uint64_t{1};
+    if (!starts) return 0;
+    if (room < 64) {  // keep the first `room` starts
+        for (int extra = __builtin_popcountll(starts) - static_cast<int>(room); extra > 0; --extra)
+            starts &= ~(uint64_t{1} << (63 - __builtin_clzll(starts)));
+    }
+    const unsigned end = 63u - static_cast<unsigned>(__builtin_clzll(starts));
+    const size_t count = static_cast<size_t>(__builtin_popcountll(starts));
+    // Each piece ends where the next starts: out[k].second and out[k + 1].first are one value.
+    static_assert(sizeof(Span) == 8, "Span is two uint32_t");
+    out[0].first = base;
+    char* o = reinterpret_cast<char*>(out) + 4;
+    auto put = [&](size_t k) {
+        const uint32_t b = base + static_cast<uint32_t>(__builtin_ctzll(starts));
+        std::memcpy(o + 8 * k, &b, 4);
+        std::memcpy(o + 8 * k + 4, &b, 4);
+        starts &= starts - 1;
+    };
+    if (room >= count + 4) {  // four at a time, branch-free; stores past the last land in unused room
+        starts |= uint64_t{7} << 61;  // what those read (bits 61..63 are never starts: lim <= 60)
+        for (size_t k = 0; k < count; k += 4) {
+            put(k);
+            put(k + 1);
+            put(k + 2);
+            put(k + 3);
+        }
+    } else {  // out[count] may not exist: the last piece's end alone
+        for (size_t k = 0; k + 1 < count; ++k) put(k);
+        out[count - 1].second = base + end;
+    }
+    *n += count;
+    return end;
 }
 #endif  // CIYUAN_X86_SIMD
 

@@ -154,6 +154,41 @@ def test_any_text_matches_regex_at_every_level(name: str, text: str) -> None:
     check_text(name, text)
 
 
+# The whole-window path (all piece starts of an ASCII window from its masks at once) decides
+# each boundary by a local rule; these bits meet each rule's corner: contractions (chained, in
+# any case, after a space or punctuation, ending a window), a lone punctuation or space before
+# letters, camel case (o200k), newline runs after punctuation (eaten by [\r\n]* / [\r\n/]*),
+# whitespace runs with and without newlines before each class, digit runs of every length mod 3,
+# curly quotes and dashes inside ASCII text, and other non-ASCII characters right after ASCII runs
+# (where the window must stop three bytes early).
+WINDOW_BITS = [
+    "a", "s", "t", "l", "e", "r", "v", "d", "m", "S", "LL", "Ve", "fooBar", "HTMLParser", "x" * 9,
+    "'", "'s", "'S", "'t", "'ll", "'lL", "'re", "'ve", "'d", "'m", "'x", "'s's", "n't", "'sa",
+    " ", "  ", "\t", " \t", "\n", "\r\n", "\n\n", " \n ", "\n  ", "\x0b", "\x0c", " " * 5,
+    ".", ",", "/", ".\n/", "\n/", "(", "\"", "--", "1", "12", "123", "1234", "12345", "1" * 7,
+]
+# The characters the window takes in: Latin-1 letters (capital and small: o200k's classes) and
+# common punctuation (curly quotes, dashes, the ellipsis); their neighbours that it must not take
+# (the signs U+00D7 U+00F7, U+00AA (Lo), U+00B5, U+00B2 (No), no-break space, U+2028 (a space),
+# U+201A, U+2020); and characters that stop the window.
+WINDOW_NON_ASCII = ["é", "É", "ß", "ÿ", "À", "\u00d7", "\u00f7", "\u00aa", "\u00b5", "\u00b2", "\u00a0",
+                    "\u201c", "\u201d", "\u2018", "\u2019", "\u2013", "\u2014", "\u2026", "\u2028", "\u201a",
+                    "\u2020", "中", "ſ", "\u0663", "\u0301"]
+window_text = st.tuples(
+    st.integers(0, 70),
+    st.lists(st.sampled_from(WINDOW_BITS), min_size=20, max_size=160),
+    st.lists(st.tuples(st.integers(0, 159), st.sampled_from(WINDOW_NON_ASCII)), max_size=6),
+).map(lambda t: " " * (t[0] % 5) + "ab " * (t[0] // 5)
+      + "".join(b + "".join(c for k, c in t[2] if k == i) for i, b in enumerate(t[1])))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=window_text)
+def test_window_rules_match_regex_at_every_level(name: str, text: str) -> None:
+    check_text(name, text)
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("run", [" ", "a", "A", "1", "!", "\n", "\r\n", " \n", "é", "'s"])
 def test_long_runs_at_every_offset(name: str, run: str) -> None:
@@ -291,3 +326,15 @@ def test_ids_match_tiktoken_at_every_level_fast(name: str, ciyuan_tokenizers, ti
     for level in LEVELS:
         _core._set_simd_level(level)
         assert ours.encode_ids(text) == want, level
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_count_pieces_counts_the_split(name: str) -> None:
+    # The benchmark entry point (benchmarks/pretokenize_levels.py): the encoder's batches of 256.
+    text = read_prefix(shared("corpora", "en", "taylorswift.txt"), 60_000) + "  x = 12345 \u201cdon't\u201d\n"
+    data = text.encode("utf-8")
+    for level in LEVELS:
+        _core._set_simd_level(level)
+        assert _core._count_pieces(name, data, 2) == len(split_pieces(name, text)), level
+    with pytest.raises(ValueError, match="invalid UTF-8 at byte offset 1"):
+        _core._count_pieces(name, b"a\xff")
