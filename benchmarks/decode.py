@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import SHARED_DATA, machine, read_prefix  # noqa: E402
+from _common import SHARED_DATA, machine, peak_rss_mb, read_prefix  # noqa: E402
 
 CORPORA = {
     "English": SHARED_DATA / "corpora" / "en" / "gutenberg_100mb.txt",
@@ -47,18 +47,6 @@ DOC_IDS = 16_000  # ids per document of the batch rows: ~64 KB of English text
 
 
 # -- memory --------------------------------------------------------------------------------------
-
-def vm_hwm_mb() -> float:
-    """This process's peak resident memory so far, in MB (Linux's VmHWM; nan elsewhere)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
 
 def worker_peak(script: Path, args: List[str]) -> float:
     """The peak RSS (MB) a fresh `script --worker args` prints: one library, one call."""
@@ -282,7 +270,7 @@ def worker(spec: Dict[str, Any]) -> None:
     else:
         calls = single_calls(tok, libs, ids, arr, mode == "str")
     calls[name]()
-    print(vm_hwm_mb())
+    print(peak_rss_mb())
 
 
 def main() -> None:
