@@ -283,11 +283,8 @@ struct BpeModel::ThreadCache {
     } else {
       const size_t index = hash & (other_pieces.size() - 1);
       at.other_hash = &other_hashes[index];
-      if (*at.other_hash != (hash | 1)) {  // the usual outcome: settled without the entry
-        at.slot = &other_pieces[index];
-        return at;
-      }
       at.slot = &other_pieces[index];
+      if (*at.other_hash != (hash | 1)) return at;  // the usual outcome, settled without the entry
     }
     at.hit = at.slot->hash == (hash | 1) && at.slot->length == n && same_bytes(at.slot->bytes, p, n);
     return at;
