@@ -80,8 +80,8 @@ ENCODING_NAMES = ("gpt2", "cl100k_base", "o200k_base", "llama3")
 CORPUS_NAMES = ("en", "zh", "multi", "code")
 CORPUS_LABEL = {"en": "English (gutenberg)", "zh": "Chinese (jinyong)", "multi": "multilingual (udhr)",
                 "code": "code (Python stdlib)"}
-LIB_NAMES = ("ciyuan", "tiktoken", "gigatoken", "fastokens", "tokie", "riptoken", "rs-bpe", "splintr-rs",
-             "kitoken", "bpe-openai", "hf-tokenizers-1.0")
+LIB_NAMES = ("ciyuan", "ciyuan-array", "tiktoken", "gigatoken", "fastokens", "tokie", "riptoken", "rs-bpe",
+             "splintr-rs", "kitoken", "bpe-openai", "hf-tokenizers-1.0")
 MULTI_CORE = 1.15  # median cores above which a "single" call counts as multi-core
 
 
@@ -254,6 +254,15 @@ def documents(text: str) -> List[str]:
     return docs
 
 
+def documents_of(out: Any) -> Any:
+    """A batch's ids per document: ciyuan's flat (ids, offsets) arrays cut at the offsets (views,
+    no copy); any other batch output as it is."""
+    if isinstance(out, tuple) and len(out) == 2:
+        ids, offsets = out
+        return [ids[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+    return out
+
+
 def digest(out: Any, batch: bool) -> Tuple[str, int]:
     """SHA-1 of the ids (and of the document lengths for a batch), and the number of ids."""
     import numpy as np
@@ -264,6 +273,7 @@ def digest(out: Any, batch: bool) -> Tuple[str, int]:
         return array("I", ids).tobytes()
 
     h = hashlib.sha1()
+    out = documents_of(out) if batch else out
     if not batch:
         data = flat(out)
         h.update(data)
@@ -392,6 +402,11 @@ LIBS: Dict[str, Lib] = {lib.name: lib for lib in [
         lambda t, s: t.encode_ids(s, disallowed_special=()),
         lambda t, d, n: t.encode_batch_ids(d, threads=n, disallowed_special=()),
         "Tokenizer.from_tiktoken; encode_ids(text, disallowed_special=()) / encode_batch_ids(docs, threads=n)"),
+    Lib("ciyuan-array", _load_ciyuan,
+        lambda t, s: t.encode_ids(s, disallowed_special=(), as_array=True),
+        lambda t, d, n: t.encode_batch_ids(d, threads=n, disallowed_special=(), as_array=True),
+        "the same tokenizer; encode_ids(text, as_array=True) -> numpy uint32 / encode_batch_ids(docs, "
+        "threads=n, as_array=True) -> (flat ids, offsets): the output gigatoken's encode gives"),
     Lib("tiktoken", _load_tiktoken,
         lambda t, s: t.encode_ordinary(s),
         lambda t, d, n: t.encode_ordinary_batch(d, num_threads=n),
@@ -642,7 +657,7 @@ def first_difference(out: Any, expected: Any, batch: bool, enc: Any) -> str:
     def show(ids: Sequence[int]) -> str:
         return "|".join(enc.decode([int(t)]) for t in ids).replace("\n", "\\n")
 
-    docs_out = [list(map(int, ids)) for ids in out] if batch else [list(map(int, out))]
+    docs_out = [list(map(int, ids)) for ids in documents_of(out)] if batch else [list(map(int, out))]
     docs_exp = [list(ids) for ids in expected] if batch else [list(expected)]
     if len(docs_out) != len(docs_exp):
         return f"{len(docs_out)} documents, tiktoken {len(docs_exp)}"
@@ -675,7 +690,8 @@ def ratios(results: Dict[str, Result], threads: int) -> Dict[str, Tuple[Optional
     for n, s in sp.items():
         tt = (statistics.median(a / b for a, b in zip(s, sp["tiktoken"]))
               if "tiktoken" in sp and n != "tiktoken" else None)
-        others = [m for m in sp if m != n]
+        # ciyuan's two output kinds are one library: neither is the other's "fastest other".
+        others = [m for m in sp if m != n and not (m.startswith("ciyuan") and n.startswith("ciyuan"))]
         if not others:
             out[n] = (tt, None, "")
             continue
@@ -1010,19 +1026,23 @@ def print_markdown(rows: List[Tuple[Enc, str, int, Dict[str, Result], float]], w
     print(f"`{command.strip()}`; {machine()}; {args.rounds} rounds + 1 warm-up, "
           f"MB/s medians, peak RSS of a fresh process running the library alone on one slice; "
           f"HF tokenizers {hf_version or '1.0'} timed in its own process.\n")
-    libs = [n for n in wanted if n != "ciyuan"]
+    libs = [n for n in wanted if n not in ("ciyuan", "ciyuan-array")]
     print("| encoding | corpus | threads | ciyuan MB/s · RSS | ciyuan × tiktoken | ciyuan × fastest other (who) | "
-          + " | ".join(libs) + " |")
-    print("|---|---|---|---:|---:|---:|" + "---:|" * len(libs))
+          "ciyuan as_array MB/s | as_array × fastest other (who) | " + " | ".join(libs) + " |")
+    print("|---|---|---|---:|---:|---:|---:|---:|" + "---:|" * len(libs))
     for enc, corpus, threads, results, _ in rows:
         _, per_core = speeds(results, threads)
         rat = ratios(results, threads)
         c = results.get("ciyuan")
         tt, fo, who = rat.get("ciyuan", (None, None, ""))
         cy = md_cell(c, per_core.get("ciyuan", False)) if c else "-"
+        a = results.get("ciyuan-array")
+        _, afo, awho = rat.get("ciyuan-array", (None, None, ""))
+        ca = md_cell(a, per_core.get("ciyuan-array", False)) if a else "-"
         cells = [md_cell(results[n], per_core.get(n, False)) if n in results else "-" for n in libs]
         print(f"| {enc.name} | {corpus} | {threads} | {cy} | {f'{tt:.2f}×' if tt else '-'} | "
-              f"{f'{fo:.2f}× ({who})' if fo else '-'} | " + " | ".join(cells) + " |")
+              f"{f'{fo:.2f}× ({who})' if fo else '-'} | {ca} | {f'{afo:.2f}× ({awho})' if afo else '-'} | "
+              + " | ".join(cells) + " |")
     notes = sorted({f"{n}: n/a ({r.na})" for _, _, _, res, _ in rows for n, r in res.items() if r.na})
     if notes:
         print("\nNot measured:\n" + "\n".join(f"- {n}" for n in notes))
