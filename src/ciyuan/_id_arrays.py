@@ -36,38 +36,40 @@ def numpy_module() -> Optional[Any]:
     return _numpy or None
 
 
-def uint32_array(buffer: Any) -> Any:
-    """A uint32 buffer (the native encoder's, which owns its ids) as a numpy array that shares
-    its memory, or as an ``array.array`` (one copy of the bytes, still no int per id)."""
+def _array(buffer: Any, dtype: str, code: str) -> Any:
+    """A buffer of `dtype` items as a numpy array sharing its memory, or as an ``array.array``
+    of type `code` (one copy of the bytes, still no Python int per item)."""
     np = numpy_module()
     if np is not None:
-        return np.frombuffer(buffer, dtype=np.uint32)
-    out = array.array(UINT32_CODE)
+        return np.frombuffer(buffer, dtype=dtype)
+    out = array.array(code)
     out.frombytes(memoryview(buffer).cast("B"))
     return out
 
 
-def int64_array(buffer: Any) -> Any:
-    """An int64 buffer as a numpy array (shared memory) or an ``array.array``."""
-    np = numpy_module()
-    if np is not None:
-        return np.frombuffer(buffer, dtype=np.int64)
-    out = array.array(INT64_CODE)
-    out.frombytes(memoryview(buffer).cast("B"))
-    return out
-
-
-def uint32_from_ints(ids: Iterable[int]) -> Any:
+def _array_from_ints(values: Iterable[int], dtype: str, code: str) -> Any:
     """Python ints (a path that had to build them anyway) as the same kind of array."""
     np = numpy_module()
     if np is not None:
-        return np.fromiter(ids, dtype=np.uint32)
-    return array.array(UINT32_CODE, ids)
+        return np.fromiter(values, dtype=dtype)
+    return array.array(code, values)
+
+
+def uint32_array(buffer: Any) -> Any:
+    """A uint32 buffer (the native encoder's, which owns its ids) as an array: see _array."""
+    return _array(buffer, "uint32", UINT32_CODE)
+
+
+def int64_array(buffer: Any) -> Any:
+    """An int64 buffer as an array: see _array."""
+    return _array(buffer, "int64", INT64_CODE)
+
+
+def uint32_from_ints(ids: Iterable[int]) -> Any:
+    """Python ints as a uint32 array of the kind uint32_array gives."""
+    return _array_from_ints(ids, "uint32", UINT32_CODE)
 
 
 def int64_from_ints(values: Iterable[int]) -> Any:
-    """Python ints as an int64 array of the same kind."""
-    np = numpy_module()
-    if np is not None:
-        return np.fromiter(values, dtype=np.int64)
-    return array.array(INT64_CODE, values)
+    """Python ints as an int64 array of the kind int64_array gives."""
+    return _array_from_ints(values, "int64", INT64_CODE)
