@@ -808,8 +808,7 @@ void BpeModel::encode_pieces(std::string_view text, const Span* pieces, size_t n
   for (size_t k = 0; k < n; ++k) {
     const size_t start = pieces[k].first, end = pieces[k].second, len = end - start;
     if (short_whole_ && len - 1 < kShortPiece) {
-      const uint64_t key = load_short(text.data() + start, len, limit);
-      const uint32_t id = short_tokens_.find(key, len, short_tokens_.index(key, len));
+      const uint32_t id = short_token_id(text.data() + start, len, limit);
       if (id != ShortKeyMap::kMissing) {
         out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
         continue;

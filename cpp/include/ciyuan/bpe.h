@@ -60,14 +60,19 @@ class BpeModel final : public TokenModel {
     // lookup, without the call and the set-up the merging path needs.
     const size_t n = end - start;
     if (short_whole_ && n - 1 < kShortPiece) {  // 1 <= n <= kShortPiece
-      const uint64_t key = load_short(text.data() + start, n, text.data() + text.size());
-      const uint32_t id = short_tokens_.find(key, n, short_tokens_.index(key, n));
+      const uint32_t id = short_token_id(text.data() + start, n, text.data() + text.size());
       if (id != ShortKeyMap::kMissing) {
         out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
         return;
       }
     }
     encode_piece_merging(text, start, end, out);
+  }
+  // The id of the piece p[0, len) (1 <= len <= kShortPiece, short_whole_) when it is a token,
+  // else ShortKeyMap::kMissing; `limit` is how far the buffer at p may be read.
+  uint32_t short_token_id(const char* p, size_t len, const char* limit) const {
+    const uint64_t key = load_short(p, len, limit);
+    return short_tokens_.find(key, len, short_tokens_.index(key, len));
   }
   // Starts loading what encode_piece will read first for each of n pieces [first, second):
   // called for a batch of pieces before they are encoded, so that their memory misses overlap

@@ -289,7 +289,6 @@ class ShortKeyMap {
       if (s.value == kMissing) return kMissing;
     }
   }
-  size_t memory() const { return slots_.size() * sizeof(Slot); }
 
  private:
   struct Slot {
