@@ -35,7 +35,7 @@ def _expected(tok, docs, bos: List[int], eos: List[int]) -> List[List[int]]:  # 
 @pytest.mark.parametrize("corpus", ["en", "zh", "multi"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_round_trip_every_format(tmp_path: Path, cl100k, corpus: str, kind: str) -> None:  # noqa: ANN001
-    docs = list(_docs(corpus, 40_000))
+    docs = list(_docs(corpus, 15_000))
     src = write_input(docs, tmp_path / "in", kind)
     eot = cl100k.token_to_id("<|endoftext|>")
     want = _expected(cl100k, docs, [], [eot])
@@ -67,13 +67,13 @@ def test_against_tiktoken(tmp_path: Path, cl100k, tiktoken_encodings) -> None:  
 
 
 def test_same_bytes_whatever_threads_and_batches(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
-    docs = list(_docs("zh", 60_000))
+    docs = list(_docs("zh", 25_000))
     src = write_input(docs, tmp_path / "in", "txt")
     for fmt in FORMATS:
         runs = []
         for i, (threads, batch_chars) in enumerate([(1, 1 << 20), (2, 997), (3, 1)]):
             out = tmp_path / f"{fmt}{i}"
-            encode_dataset(src, out, cl100k, format=fmt, threads=threads, batch_chars=batch_chars, shard_tokens=5000,
+            encode_dataset(src, out, cl100k, format=fmt, threads=threads, batch_chars=batch_chars, shard_tokens=2000,
                            bos="<|endoftext|>")
             runs.append(tree_bytes(out))
         assert runs[0] == runs[1] == runs[2], fmt
@@ -100,15 +100,14 @@ def test_parquet_row_groups_do_not_depend_on_batches(tmp_path: Path, cl100k, mon
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=40), min_size=1, max_size=12),
-       st.integers(1, 30))
-def test_hypothesis_documents(tmp_path_factory, cl100k, docs: List[str], shard_tokens: int) -> None:  # noqa: ANN001
+       st.integers(1, 30), st.sampled_from(FORMATS))
+def test_hypothesis_documents(tmp_path_factory, cl100k, docs: List[str], shard_tokens: int,  # noqa: ANN001
+                              fmt: str) -> None:
     """Any texts (JSON Lines keeps them whole, newlines included): the ids read back are encode_ids."""
     tmp = tmp_path_factory.mktemp("h")
     src = write_input(docs, tmp / "in", "jsonl")
-    for fmt in FORMATS:
-        encode_dataset(src, tmp / fmt, cl100k, format=fmt, eos=100257, shard_tokens=shard_tokens,
-                       disallowed_special=())
-        assert read_back(tmp / fmt, fmt) == [cl100k.encode_ids(d, disallowed_special=()) + [100257] for d in docs]
+    encode_dataset(src, tmp / fmt, cl100k, format=fmt, eos=100257, shard_tokens=shard_tokens, disallowed_special=())
+    assert read_back(tmp / fmt, fmt) == [cl100k.encode_ids(d, disallowed_special=()) + [100257] for d in docs]
 
 
 def test_shards_hold_whole_documents(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
