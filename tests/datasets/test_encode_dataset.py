@@ -172,6 +172,13 @@ def test_folder_and_glob_inputs_in_sorted_order(tmp_path: Path, gpt2) -> None:  
     assert read_back(tmp_path / "out", "parquet") == [gpt2.encode_ids(t) for t in ("one", "ten", "two")]
 
 
+def test_output_inside_an_input_folder(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
+    write_input(["one", "two"], tmp_path, "jsonl")
+    first = encode_dataset(tmp_path, tmp_path / "out", gpt2, format="flat")
+    again = encode_dataset(tmp_path, tmp_path / "out", gpt2, format="flat")  # its own shards are not inputs
+    assert first.documents == again.documents == 2 and again.resumed_shards == 1
+
+
 def test_arguments_checked(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
     src = write_input(["x"], tmp_path / "in", "txt")
     with pytest.raises(InvalidInputError, match="no token '<nope>'"):

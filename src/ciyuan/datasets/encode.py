@@ -135,7 +135,11 @@ def encode_dataset(
     eos_ids = special_ids(tok, eos, "eos", id_limit)
     if isinstance(batch_chars, bool) or not isinstance(batch_chars, int) or batch_chars < 1:
         raise InvalidInputError(f"batch_chars must be a positive integer, not {batch_chars!r}")
-    files = expand_sources(inputs)
+    out = Path(output)
+    # A folder given as input may hold the output folder: its shards are not inputs.
+    files = [f for f in expand_sources(inputs) if not _inside(f, out)]
+    if not files:
+        raise InvalidInputError(f"no input files outside the output folder {out}")
     stream = DocumentStream(files, input_format=input_format, doc_per=doc_per, field=field, column=column,
                             errors=errors, skip_bad=skip_bad)
     job = {
@@ -146,7 +150,6 @@ def encode_dataset(
         "disallowed_special": _special_setting(disallowed_special),
         "tokenizer": tokenizer_fingerprint(tok),
     }
-    out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     manifest = _prepare(out, job, describe_inputs(files), prefix, overwrite)
     if manifest.complete:
@@ -386,6 +389,14 @@ def _result(out: Path, manifest: Manifest, resumed: int) -> EncodeResult:
                         int(totals.get("documents", sum(s.documents for s in shards))),
                         int(totals.get("tokens", sum(s.tokens for s in shards))), int(totals.get("skipped", 0)),
                         resumed)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
 
 
 def _id_limit(tok: "Tokenizer") -> int:
