@@ -205,3 +205,33 @@ def test_megatron_index_layout(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
     rest = np.frombuffer(idx[34:34 + 12], "<i4").tolist(), np.frombuffer(idx[46:46 + 24], "<i8").tolist()
     assert rest == (lengths, [0, 2 * lengths[0], 2 * (lengths[0] + lengths[1])])
     assert np.frombuffer(idx[70:], "<i8").tolist() == [0, 1, 2, 3]
+
+
+def test_an_engine_gives_the_same_bytes(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
+    """Another engine (here: batches encoded one by one, each document alone, and every third
+    batch refused as a failing remote worker would) changes nothing in the output."""
+    from ciyuan.errors import CiyuanError
+
+    docs = list(_docs("multi", 20_000)) + ["bad <|endoftext|> text"] + list(_docs("en", 5_000))
+    src = write_input(docs, tmp_path / "in", "jsonl")
+    seen = []
+
+    def engine(batches, tok, args):  # noqa: ANN001, ANN202
+        for i, texts in enumerate(batches):
+            seen.append(len(texts))
+            if i % 3 == 2:
+                yield None
+                continue
+            try:
+                lists = [tok.encode_ids(t, disallowed_special=args["disallowed_special"]) for t in texts]
+            except CiyuanError:
+                yield None
+                continue
+            yield (np.array([i for ids in lists for i in ids], dtype=np.uint32),
+                   np.cumsum([0] + [len(ids) for ids in lists]))
+
+    options = dict(format="megatron", eos=100257, shard_tokens=3000, batch_chars=2000, skip_bad=True)
+    encode_dataset(src, tmp_path / "local", cl100k, **options)
+    result = encode_dataset(src, tmp_path / "engine", cl100k, engine=engine, **options)
+    assert len(seen) > 6 and result.skipped == 1
+    assert tree_bytes(tmp_path / "engine") == tree_bytes(tmp_path / "local")
