@@ -273,6 +273,15 @@ struct BpeModel::ThreadCache {
   std::vector<uint64_t> other_hashes;
   std::vector<Symbol> symbols;  // encode_piece_merging's work space
 
+  // The slot an ASCII piece with hash_bytes `hash` would take (the others' table is small).
+  void prefetch(uint64_t hash) const {
+#if defined(__GNUC__)
+    if (!pieces.empty()) __builtin_prefetch(&pieces[hash & (pieces.size() - 1)]);
+#else
+    (void)hash;
+#endif
+  }
+
   // Where the piece p[0, n) with hash_bytes `hash` lives in the piece cache, and whether it
   // is there now.
   PiecePlace place(const char* p, size_t n, uint64_t hash) {
@@ -819,54 +828,75 @@ void BpeModel::encode_pieces(std::string_view text, const Span* pieces, size_t n
   }
 }
 
+// Two passes over each batch of pieces: the first reads every piece's key (a short piece's
+// bytes, a longer one's hash) and prefetches the slot it will look up, the second looks them
+// up. The tables are megabytes, out of cache whenever other work ran in between, so a lookup
+// is a miss to L3 or memory; issued together, the misses overlap instead of waiting in turn.
 void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
                                  std::vector<Token>& scratch) const {
   if (!short_whole_ || config_.longest_match) return TokenModel::encode_pieces_ids(text, pieces, n, ids, scratch);
-  if (n == 0) return;
   ThreadCache* cache = nullptr;  // asked for once, by the first piece that needs it
   const char* base = text.data();
   // Every piece but the last few can be read as 8 bytes at once: one check for the batch.
   const size_t safe_end = text.size() >= 8 ? text.size() - 8 : 0;
-  size_t w = ids.size();
-  ids.resize(w + n);
-  uint32_t* out = ids.data();
-  for (size_t k = 0; k < n; ++k) {
-    const size_t start = pieces[k].first, end = pieces[k].second, len = end - start;
-    if (len - 1 < kShortPiece) {
-      uint64_t key;
-      if (start <= safe_end) {
-        std::memcpy(&key, base + start, 8);
-        key &= ~uint64_t{0} >> (64 - 8 * len);
+  uint64_t keys[kLookupBatch];   // a short piece's bytes, a cached one's hash_bytes
+  uint32_t where[kLookupBatch];  // a short piece's slot in short_tokens_
+  for (size_t done = 0; done < n; done += kLookupBatch) {
+    const Span* batch = pieces + done;
+    const size_t m = std::min(kLookupBatch, n - done);
+    for (size_t k = 0; k < m; ++k) {
+      const size_t start = batch[k].first, len = batch[k].second - start;
+      if (len - 1 < kShortPiece) {
+        uint64_t key;
+        if (start <= safe_end) {
+          std::memcpy(&key, base + start, 8);
+          key &= ~uint64_t{0} >> (64 - 8 * len);
+        } else {
+          key = load_upto8(base + start, len);
+        }
+        keys[k] = key;
+        where[k] = static_cast<uint32_t>(short_tokens_.index(key, len));
+        short_tokens_.prefetch(where[k]);
+      } else if (len <= kMaxCachedBytes) {
+        if (!cache) cache = &thread_cache();
+        keys[k] = hash_bytes(base + start, len);
+        cache->prefetch(keys[k]);
+      }
+    }
+    size_t w = ids.size();
+    ids.resize(w + m);
+    uint32_t* out = ids.data();
+    for (size_t k = 0; k < m; ++k) {
+      const size_t start = batch[k].first, end = batch[k].second, len = end - start;
+      if (len - 1 < kShortPiece) {
+        const uint32_t id = short_tokens_.find(keys[k], len, where[k]);
+        if (id != ShortKeyMap::kMissing) {
+          out[w++] = id;
+          continue;
+        }
+      }
+      if (!cache) cache = &thread_cache();
+      // A piece seen before: its ids from the piece cache, without making Tokens.
+      const uint64_t hash = len - 1 >= kShortPiece && len <= kMaxCachedBytes ? keys[k] : hash_bytes(base + start, len);
+      const PiecePlace place = cache->place(base + start, len, hash);
+      if (!place.hit) {
+        scratch.clear();
+        encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
+      }
+      const size_t count = place.hit ? place.slot->count : scratch.size();
+      const size_t room = w + count + (m - k - 1);
+      if (room > ids.size()) {
+        ids.resize(room);
+        out = ids.data();
+      }
+      if (place.hit) {
+        for (size_t t = 0; t < count; ++t) out[w++] = place.slot->ids[t];
       } else {
-        key = load_upto8(base + start, len);
-      }
-      const uint32_t id = short_tokens_.find(key, len, short_tokens_.index(key, len));
-      if (id != ShortKeyMap::kMissing) {
-        out[w++] = id;
-        continue;
+        for (const Token& t : scratch) out[w++] = t.id;
       }
     }
-    if (!cache) cache = &thread_cache();
-    // A piece seen before: its ids from the piece cache, without making Tokens.
-    const uint64_t hash = hash_bytes(base + start, len);
-    const PiecePlace place = cache->place(base + start, len, hash);
-    if (!place.hit) {
-      scratch.clear();
-      encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
-    }
-    const size_t count = place.hit ? place.slot->count : scratch.size();
-    const size_t room = w + count + (n - k - 1);
-    if (room > ids.size()) {
-      ids.resize(room);
-      out = ids.data();
-    }
-    if (place.hit) {
-      for (size_t t = 0; t < count; ++t) out[w++] = place.slot->ids[t];
-    } else {
-      for (const Token& t : scratch) out[w++] = t.id;
-    }
+    ids.resize(w);
   }
-  ids.resize(w);
   scratch.clear();
 }
 

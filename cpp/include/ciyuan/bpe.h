@@ -113,6 +113,8 @@ class BpeModel final : public TokenModel {
   using Symbol = Token;  // a symbol while merging: its id and byte span of the input
   // Pieces up to this many bytes are looked up whole before anything else (ignore_merges).
   static constexpr size_t kShortPiece = 8;
+  // Pieces whose lookups encode_pieces_ids prefetches together.
+  static constexpr size_t kLookupBatch = 64;
   // The rest of encode_piece: a piece that short_whole_ did not settle.
   void encode_piece_merging(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
   // The same with the calling thread's caches at hand (a batch asks for them once).
