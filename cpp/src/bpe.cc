@@ -197,6 +197,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
         short_tokens_.insert(load_upto8(t.data(), t.size()), t.size(), static_cast<uint32_t>(id));
     }
   }
+  rank_by_bytes_ = config_.rank_by_token && short_whole_;
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys);
 }
@@ -458,15 +459,46 @@ void BpeModel::initial_symbols_hf(std::string_view text, size_t start, size_t en
   flush();
 }
 
+void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const {
+  merge_small_by(syms, [&](const Symbol& a, const Symbol& b, uint32_t* merged) {
+    return pair_rank(cache, a, b, merged, filter_first);
+  });
+}
+
+// tiktoken's rule read directly: the pair's rank is the id of its joined bytes, which are
+// text[a.start, b.end). A joined pair of at most 8 bytes is one short_tokens_ lookup, in the
+// lines the whole-piece lookups keep in cache; a longer one is first asked of the long-token
+// filter. pairs_ (every cut of every token: 8-32 MB) and its per-thread cache are not read.
+void BpeModel::merge_small_joined(std::string_view text, std::vector<Symbol>& syms) const {
+  const char* base = text.data();
+  const char* limit = base + text.size();
+  merge_small_by(syms, [&](const Symbol& a, const Symbol& b, uint32_t* merged) {
+    const char* p = base + a.start;
+    const size_t n = b.end - a.start;
+    uint32_t id;
+    if (n <= kShortPiece) {
+      id = short_token_id(p, n, limit);
+    } else {
+      const uint64_t hash = hash_bytes(p, n);
+      id = maybe_long_token(hash) ? vocab_.find_hashed(p, n, hash) : BytesMap::kMissing;
+    }
+    *merged = id;
+    return id;  // kNone when missing (both are 2^32 - 1)
+  });
+}
+
 // O(n^2) but with tiny constants: find the best pair, merge it, rescore its two neighbours.
 // Arrays stay compact (memmove) so the min-scan is a short vectorizable loop.
-void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const {
+// rank(a, b, &merged) is the rank of merging a and b (kNone: they cannot), merged its id.
+template <class Rank>
+void BpeModel::merge_small_by(std::vector<Symbol>& syms, const Rank& rank) const {
+  static_assert(kNone == BytesMap::kMissing && kNone == ShortKeyMap::kMissing, "one 'none' for every lookup");
   size_t n = syms.size();
   if (n < 2) return;
   uint32_t ranks[kSmallPiece];
   uint32_t merged_ids[kSmallPiece];
   Symbol* sym = syms.data();
-  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(cache, sym[i], sym[i + 1], &merged_ids[i], filter_first);
+  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = rank(sym[i], sym[i + 1], &merged_ids[i]);
   while (n > 1) {
     uint32_t best = kNone;
     size_t at = 0;
@@ -494,8 +526,8 @@ void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool f
       std::memmove(merged_ids + at + 1, merged_ids + at + 2, tail * sizeof(uint32_t));
     }
     --n;
-    if (at + 1 < n) ranks[at] = pair_rank(cache, sym[at], sym[at + 1], &merged_ids[at], filter_first);
-    if (at > 0) ranks[at - 1] = pair_rank(cache, sym[at - 1], sym[at], &merged_ids[at - 1], filter_first);
+    if (at + 1 < n) ranks[at] = rank(sym[at], sym[at + 1], &merged_ids[at]);
+    if (at > 0) ranks[at - 1] = rank(sym[at - 1], sym[at], &merged_ids[at - 1]);
   }
   syms.resize(n);
 }
@@ -990,7 +1022,9 @@ void BpeModel::encode_piece_uncached(ThreadCache& cache, std::string_view text, 
   } else {
     initial_symbols(text, start, end, syms, &has_unk);
   }
-  if (syms.size() <= kSmallPiece) {
+  if (syms.size() <= kSmallPiece && rank_by_bytes_) {
+    merge_small_joined(text, syms);
+  } else if (syms.size() <= kSmallPiece) {
     merge_small(cache, syms, filter_first);
   } else {
     merge_large(cache, syms, filter_first);
