@@ -155,6 +155,11 @@ def encode_dataset(
     eos_ids = special_ids(tok, eos, "eos", id_limit)
     if isinstance(batch_chars, bool) or not isinstance(batch_chars, int) or batch_chars < 1:
         raise InvalidInputError(f"batch_chars must be a positive integer, not {batch_chars!r}")
+    if shard_tokens is not None and (isinstance(shard_tokens, bool) or not isinstance(shard_tokens, int)
+                                     or shard_tokens < 1):
+        raise InvalidInputError(f"shard_tokens must be a positive integer or None, not {shard_tokens!r}")
+    if not prefix or "/" in prefix or "\\" in prefix or prefix.startswith("."):
+        raise InvalidInputError(f"prefix must be a plain file name start, not {prefix!r}")
     out = Path(output)
     # A folder given as input may hold the output folder: its shards are not inputs.
     files = [f for f in expand_sources(inputs) if not _inside(f, out)]
@@ -385,6 +390,9 @@ def _prepare(out: Path, job: Dict[str, Any], inputs: List[Dict[str, Any]], prefi
     existing = Manifest.load(out)
     shard_name = re.compile(re.escape(prefix) + r"_(\d{5,})\.")
     ours = [p for p in out.iterdir() if shard_name.match(p.name)]
+    if existing is not None and not existing.shards and not existing.complete:
+        existing = None  # nothing finished: nothing to keep, whatever the settings were
+        overwrite = True
     if existing is not None and not overwrite:
         existing.check_same_run(job, inputs, out)
         manifest = existing
