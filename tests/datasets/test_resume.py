@@ -28,7 +28,7 @@ def _command(src: Path, out: Path, fmt: str) -> List[str]:
             "--format", fmt, "--shard-tokens", "4000", "--threads", "1", "--no-progress"]
 
 
-def _bert() -> Path:  # noqa: N802
+def _bert() -> Path:
     return shared("tokenizers", "bert", "bert-base-uncased-vocab.txt")
 
 
