@@ -8,7 +8,8 @@ A writer takes documents' ids in order (:meth:`ShardWriter.add` for one,
 would take it past ``shard_tokens``, and a document longer than ``shard_tokens`` alone makes a
 shard of its own (longer than the limit). Where the shards are cut depends only on the
 documents' lengths, never on how they were batched, so the files are the same bytes whatever
-the batch sizes or thread counts.
+the batch sizes or thread counts. (:mod:`ciyuan.reference.shard_cut` is the rule written one
+document at a time; the tests hold the writers to it.)
 
 Shard ``i`` is named ``{prefix}_{i:05d}`` plus the format's endings:
 
