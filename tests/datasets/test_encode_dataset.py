@@ -191,6 +191,13 @@ def test_arguments_checked(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
         encode_dataset(src, tmp_path / "o", gpt2, format="megatron", dtype="uint32")
     with pytest.raises(InvalidInputError, match="shard_tokens must be a positive integer"):
         encode_dataset(src, tmp_path / "o2", gpt2, shard_tokens=0)
+    from ciyuan import Tokenizer
+
+    saved = gpt2.to_dict()
+    saved["model"]["dropout"] = 0.1
+    dropout = Tokenizer.from_dict(saved)
+    with pytest.raises(InvalidInputError, match="BPE dropout"):
+        encode_dataset(src, tmp_path / "o3", dropout)
 
 
 def test_megatron_index_layout(tmp_path: Path, gpt2) -> None:  # noqa: ANN001

@@ -149,6 +149,10 @@ def encode_dataset(
     from ciyuan.tokenizer import Tokenizer
 
     tok = tokenizer if isinstance(tokenizer, Tokenizer) else Tokenizer.load(tokenizer, pattern)
+    if tok.model.default_sampling() is not None:
+        raise InvalidInputError("the tokenizer samples its segmentation on every encode (BPE dropout): its ids would "
+                                "differ from run to run and a resumed run would not match; set the model's dropout "
+                                "to None for encode_dataset")
     id_limit = _id_limit(tok)
     out_dtype = token_dtype(format, id_limit, dtype)
     bos_ids = special_ids(tok, bos, "bos", id_limit)
