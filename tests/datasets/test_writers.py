@@ -82,6 +82,8 @@ def test_an_id_too_large_for_the_dtype_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="id 70000 does not fit the output dtype uint16"), \
             open_writer("flat", tmp_path, dtype="uint16") as w:
         w.add(np.array([1, 70000], dtype=np.uint32))
+    with pytest.raises(ModelError, match="id -1 does not fit"), open_writer("megatron", tmp_path, dtype="int32") as w:
+        w.add([5, -1])
     assert list(tmp_path.iterdir()) == []
 
 

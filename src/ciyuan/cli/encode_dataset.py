@@ -139,10 +139,9 @@ def run(args: argparse.Namespace) -> None:
         raise InvalidInputError(f"--threads must be at least 1, not {args.threads}")
     tok = Tokenizer.load(args.tokenizer, args.pattern, lowercase=args.lowercase)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
-    shard_tokens = _token_count(args.shard_tokens) if isinstance(args.shard_tokens, str) else args.shard_tokens
     result = encode_dataset(
         args.inputs, args.output, tok, format=args.format, bos=_tokens(args.bos), eos=_tokens(args.eos),
-        shard_tokens=shard_tokens, dtype=args.dtype, threads=args.threads, skip_bad=args.skip_bad,
+        shard_tokens=args.shard_tokens, dtype=args.dtype, threads=args.threads, skip_bad=args.skip_bad,
         input_format=args.input_format, doc_per=args.doc_per, field=args.field, column=args.column,
         errors=args.errors, add_special_tokens=args.add_special_tokens,
         allowed_special=_special(args.allowed_special), disallowed_special=_special(args.disallowed_special),

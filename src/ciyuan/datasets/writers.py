@@ -260,8 +260,11 @@ class ShardWriter(ABC):
         """``ids`` as the shard's dtype, refusing ids it cannot hold (they would wrap around)."""
         if ids.dtype == self.dtype:
             return ids
-        if len(ids) and int(ids.max()) > self._np.iinfo(self.dtype).max:
-            raise ModelError(f"id {int(ids.max())} does not fit the output dtype {self.dtype.name}")
+        if len(ids):
+            low, high = int(ids.min()), int(ids.max())
+            if low < 0 or high > self._np.iinfo(self.dtype).max:
+                bad = low if low < 0 else high
+                raise ModelError(f"id {bad} does not fit the output dtype {self.dtype.name}")
         return ids.astype(self.dtype)
 
     def _names(self) -> List[str]:
