@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import textwrap
 from typing import Any, Dict, List, Optional, Union
 
 from ciyuan.cli.options import Command
@@ -28,14 +29,15 @@ _EXAMPLES = """examples:
 COMMANDS: Dict[str, Command] = {
     "encode-dataset": Command(
         "corpus -> token shards (Megatron .bin/.idx, flat tokens + .npy offsets, Parquet); resumable",
-        "Encode every document of a corpus into token shards for training: text files (a document per "
-        "line, per blank-line block or per file), JSON Lines (--field; also .gz and .zst) or Parquet "
-        "(--column), given as files, folders or glob patterns. Documents are encoded on all cores; the "
-        "ids are exactly those of `ciyuan encode` / Tokenizer.encode_ids, with --bos/--eos around each "
-        "document, and the output is the same bytes whatever --threads. Shards hold at most "
-        "--shard-tokens tokens and whole documents (a longer document is a shard of its own). "
-        "Running the same command again resumes a killed run; a bad document stops the run naming "
-        "file:line unless --skip-bad.",
+        textwrap.fill(
+            "Encode every document of a corpus into token shards for training: text files (a document per "
+            "line, per blank-line block or per file), JSON Lines (--field; also .gz and .zst) or Parquet "
+            "(--column), given as files, folders or glob patterns. Documents are encoded on all cores; the "
+            "ids are exactly those of `ciyuan encode` / Tokenizer.encode_ids, with --bos/--eos around each "
+            "document, and the output is the same bytes whatever --threads. Shards hold at most "
+            "--shard-tokens tokens and whole documents (a longer document is a shard of its own). "
+            "Running the same command again resumes a killed run; a bad document stops the run naming "
+            "file:line unless --skip-bad. Layouts and details: docs/datasets.md.", width=100),
         _EXAMPLES),
 }
 
