@@ -110,14 +110,15 @@ def _peak_rss_kb(args) -> int:  # noqa: ANN001
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
 def test_memory_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
-    """Peak RSS on the whole 105 MB corpus is within 64 MB of that on its first 5 MB."""
+    """Peak RSS on the whole 105 MB corpus is within 32 MB of that on its first 20 MB (which
+    already fills the pipeline: batches read ahead, encoded, written)."""
     books = shared("corpora", "en", "gutenberg_100mb.txt")
     small = tmp_path / "small.txt"
     with books.open("rb") as f:
-        small.write_bytes(f.read(5 << 20))
+        small.write_bytes(f.read(20 << 20))
     tiktoken_file = shared("tokenizers", "tiktoken", "o200k_base.tiktoken")
     peaks = [_peak_rss_kb(["encode-dataset", "-t", tiktoken_file, src, "-o", tmp_path / name, "--doc-per", "block",
                            "--disallowed-special", "", "--shard-tokens", "5M"])
              for name, src in (("small", small), ("whole", books))]
-    print("peak RSS (KB) 5 MB vs 105 MB:", peaks)
-    assert peaks[1] - peaks[0] < 64 << 10, peaks
+    print("peak RSS (KB) 20 MB vs 105 MB:", peaks)
+    assert peaks[1] - peaks[0] < 32 << 10, peaks
