@@ -66,6 +66,7 @@ __all__ = ["encode_dataset", "EncodeResult", "Engine", "DEFAULT_SHARD_TOKENS", "
 #: Shard size when none is given: 100 million tokens (200 MB of uint16, 400 MB of 32-bit ids).
 DEFAULT_SHARD_TOKENS = 100_000_000
 _BATCH_CHARS = 4 << 20  # characters per encode call: enough to keep every core busy
+_REFUSED_GROUP = 256  # a refused batch is encoded again in groups of this many documents
 
 TokenSpec = Union[None, int, str, Sequence[Union[int, str]]]
 T = TypeVar("T")
@@ -331,22 +332,37 @@ class _Run:
             yield _Batch(position, texts, parts)
 
     def _encode(self, batch: "_Batch") -> tuple:
-        """(ids, offsets, kept) of a batch the engine refused: each document encoded alone to
-        find those the tokenizer refuses, which raise naming their file:line, or under
-        skip_bad are left out (``kept``: the indices of the others)."""
-        kept = []
-        for i, text in enumerate(batch.texts):
+        """(ids, offsets, kept) of a batch the engine refused: encoded again in groups, and the
+        documents of a failing group one by one, to find those the tokenizer refuses - which
+        raise naming their file:line, or under skip_bad are left out (``kept``: the indices of
+        the others)."""
+        np = self.np
+        texts = batch.texts
+        kept: List[int] = []
+        pieces: List[Tuple[Any, Any]] = []
+        for group in range(0, len(texts), _REFUSED_GROUP):
+            members = range(group, min(group + _REFUSED_GROUP, len(texts)))
             try:
-                self.tok.encode_batch_ids([text], as_array=True, **self.encode_args)
-            except CiyuanError as e:
-                if not self.skip_bad:
-                    source, line = batch.where(i)
-                    raise type(e)(f"{source}:{line}: {e}") from None
-                self.rejected.append(batch.first + i)
+                pieces.append(self.tok.encode_batch_ids(texts[group:members.stop], as_array=True, **self.encode_args))
+                kept.extend(members)
                 continue
-            kept.append(i)
-        ids, offsets = self.tok.encode_batch_ids([batch.texts[i] for i in kept], as_array=True, **self.encode_args)
-        return ids, offsets, self.np.array(kept, dtype=self.np.int64)
+            except CiyuanError:
+                pass
+            for i in members:
+                try:
+                    pieces.append(self.tok.encode_batch_ids([texts[i]], as_array=True, **self.encode_args))
+                except CiyuanError as e:
+                    if not self.skip_bad:
+                        source, line = batch.where(i)
+                        raise type(e)(f"{source}:{line}: {e}") from None
+                    self.rejected.append(batch.first + i)
+                    continue
+                kept.append(i)
+        ids = np.concatenate([np.asarray(p[0], dtype=np.uint32) for p in pieces] or [np.zeros(0, np.uint32)])
+        lengths = np.concatenate([np.diff(np.asarray(p[1], dtype=np.int64)) for p in pieces] or [np.zeros(0, np.int64)])
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return ids, offsets, np.array(kept, dtype=np.int64)
 
     def _on_shard(self, info: ShardInfo) -> None:
         """Record a finished shard: where the stream of documents continues after it."""
