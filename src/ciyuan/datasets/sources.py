@@ -32,6 +32,7 @@ import glob
 import io
 import json
 import os
+import re
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
@@ -60,7 +61,6 @@ _JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 _COMPRESSED = (".gz", ".zst")
 _PARQUET_BATCH_ROWS = 4096  # rows per Parquet read: bounded memory whatever the row group size
 _CHUNK_BYTES = 1 << 22  # text and JSON Lines are read in chunks of whole lines of about this size
-_BATCH_DOCS = 4096  # documents per batch where they come one by one (blocks)
 
 
 class Document(NamedTuple):
@@ -222,28 +222,29 @@ class DocumentStream:
                         elif self.doc_per == "line":
                             yield from self._chunked(name, stream, self._lines_block)
                         elif self.doc_per == "block":
-                            yield from _batched(name, self._blocks(name, stream))
+                            yield from self._chunked(name, stream, self._blocks_block, _after_last_blank_line)
                         else:
-                            yield from _batched(name, self._whole(name, stream))
+                            yield _as_batch(name, self._whole(name, stream))
                 self._raw = None
             self._done_before += self._current_size
             self._fraction = None
 
-    def _chunked(self, name: str, stream: IO[bytes],
-                 block_batch: Callable[[str, bytes, int, int], DocumentBatch]) -> Iterator[DocumentBatch]:
+    def _chunked(self, name: str, stream: IO[bytes], block_batch: Callable[[str, bytes, int, int], DocumentBatch],
+                 cut: Callable[[bytes, int], int] = lambda data, _: data.rfind(b"\n") + 1) -> Iterator[DocumentBatch]:
         """``block_batch(name, block, lines before it, bytes before it)`` of each block of whole
-        lines (the last may lack its newline) read in chunks of about ``_CHUNK_BYTES``."""
+        lines (the last may lack its newline) read in chunks of about ``_CHUNK_BYTES``; a block
+        ends where ``cut(data, bytes carried over)`` says (0: read on)."""
         number = offset = 0
         rest = b""
         while True:
             chunk = stream.read(_CHUNK_BYTES)
             if chunk:
                 data = rest + chunk if rest else chunk
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:  # a line longer than a chunk: read on
+                end = cut(data, len(rest))
+                if end == 0:  # no place to cut yet (a line, or a block, longer than a chunk): read on
                     rest = data
                     continue
-                block, rest = data[:cut], data[cut:]
+                block, rest = data[:end], data[end:]
             elif rest:
                 block, rest = rest, b""
             else:
@@ -253,6 +254,30 @@ class DocumentStream:
                 yield batch
             number += block.count(b"\n")
             offset += len(block)
+
+    def _blocks_block(self, name: str, block: bytes, number: int, offset: int) -> DocumentBatch:
+        """A document per block of non-blank lines of ``block`` (which ends after a blank line or
+        at the end of the file): found by one regular expression over the decoded text; line by
+        line when it holds invalid UTF-8."""
+        try:
+            text = block.decode("utf-8", self.errors)
+        except UnicodeDecodeError:
+            return _as_batch(name, self._blocks(name, io.BytesIO(block), number, offset))
+        crlf = "\r" in text
+        texts: List[str] = []
+        numbers: List[int] = []
+        line, at = number + 1, 0
+        for m in _TEXT_BLOCK.finditer(text):
+            line += text.count("\n", at, m.start())
+            at = m.start()
+            found = m.group()
+            if crlf:  # \r\n line ends: the \r goes with the newline (not on a last line without one)
+                found = found.replace("\r\n", "\n")
+                if found.endswith("\r") and m.end() < len(text):
+                    found = found[:-1]
+            texts.append(found)
+            numbers.append(line)
+        return DocumentBatch(name, texts, numbers)
 
     def _lines_block(self, name: str, block: bytes, number: int, offset: int) -> DocumentBatch:
         """A document per non-empty line of ``block`` (decoded at once; line by line when it
@@ -323,15 +348,15 @@ class DocumentStream:
             if text:
                 yield Document(text, name, number)
 
-    def _blocks(self, name: str, stream: IO[bytes]) -> Iterator[Document]:
-        """A document per block of lines between blank (empty or whitespace-only) lines; the
-        block's lines joined by ``\\n``, without the last one's newline. A block with an
-        invalid line is one bad document."""
-        offset = 0
+    def _blocks(self, name: str, stream: IO[bytes], first: int = 0, offset: int = 0) -> Iterator[Document]:
+        """A document per block of lines between blank (empty or ASCII-whitespace-only) lines;
+        the block's lines joined by ``\\n``, without the last one's newline, line by line. A
+        block with an invalid line is one bad document. ``first`` lines and ``offset`` bytes
+        come before ``stream`` in the file."""
         block: List[str] = []
         start = 0
         bad = False
-        for number, raw in enumerate(stream, 1):
+        for number, raw in enumerate(stream, first + 1):
             if not raw.strip():
                 if block or bad:
                     if not bad:
@@ -472,22 +497,26 @@ def iter_documents(
 # -- helpers ------------------------------------------------------------------------------------
 
 
+# Blank lines hold ASCII whitespace only (as bytes.strip() sees it); a block is a run of the others.
+_WS = " \t\r\x0b\x0c"
+_BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")  # reads the same backwards
+_TEXT_BLOCK = re.compile(f"(?m)^[{_WS}]*[^{_WS}\n][^\n]*(?:\n[{_WS}]*[^{_WS}\n][^\n]*)*")
+
+
+def _after_last_blank_line(data: bytes, carried: int) -> int:
+    """Where ``data`` can be cut between blocks: just after its last blank line (0: none). The
+    ``carried`` bytes before the new chunk hold none, so the search starts at their last newline
+    (searched backwards: the pattern is its own reverse)."""
+    start = data.rfind(b"\n", 0, carried)
+    tail = data[start if start >= 0 else carried:]
+    m = _BLANK_LINE.search(tail[::-1])
+    return len(data) - m.start() if m else 0
+
+
 def _as_batch(name: str, documents: Iterable[Document]) -> DocumentBatch:
     """Documents of one file as a batch."""
     docs = list(documents)
     return DocumentBatch(name, [d.text for d in docs], [d.line for d in docs])
-
-
-def _batched(name: str, documents: Iterable[Document]) -> Iterator[DocumentBatch]:
-    """Documents of one file in batches of ``_BATCH_DOCS``."""
-    batch: List[Document] = []
-    for doc in documents:
-        batch.append(doc)
-        if len(batch) >= _BATCH_DOCS:
-            yield _as_batch(name, batch)
-            batch = []
-    if batch:
-        yield _as_batch(name, batch)
 
 
 def _utf8_error_start(raw: bytes) -> int:
