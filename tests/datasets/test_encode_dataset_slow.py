@@ -95,3 +95,29 @@ class _Plain:
 
     def encode_ids(self, text: str, as_array: bool = False):  # noqa: ANN201
         return self.tok.encode_ids(text, disallowed_special=(), as_array=as_array)
+
+
+def _peak_rss_kb(args) -> int:  # noqa: ANN001
+    """VmHWM of a fresh process running ``ciyuan`` with ``args``."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom ciyuan.cli import main\nassert main(sys.argv[1:]) == 0\n"
+            "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])")
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=True, capture_output=True, text=True)
+    return int(done.stdout.split()[-1])
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
+def test_memory_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
+    """Peak RSS on the whole 105 MB corpus is within 64 MB of that on its first 5 MB."""
+    books = shared("corpora", "en", "gutenberg_100mb.txt")
+    small = tmp_path / "small.txt"
+    with books.open("rb") as f:
+        small.write_bytes(f.read(5 << 20))
+    tiktoken_file = shared("tokenizers", "tiktoken", "o200k_base.tiktoken")
+    peaks = [_peak_rss_kb(["encode-dataset", "-t", tiktoken_file, src, "-o", tmp_path / name, "--doc-per", "block",
+                           "--disallowed-special", "", "--shard-tokens", "5M"])
+             for name, src in (("small", small), ("whole", books))]
+    print("peak RSS (KB) 5 MB vs 105 MB:", peaks)
+    assert peaks[1] - peaks[0] < 64 << 10, peaks
