@@ -160,6 +160,15 @@ def test_cli_memory_limit(shakespeare, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["merges0.txt", "merges4.txt", "tok0.json", "tok4.json"]
 
 
+def test_cli_bad_memory_limit_in_the_flags_words(shakespeare, tmp_path, capsys):
+    assert main(["train", "--vocab-size", "300", "--memory-limit", "lots", "--output", str(tmp_path / "t.json"),
+                 str(shakespeare)]) == 1
+    assert "--memory-limit must be bytes or a size such as '64MB'" in capsys.readouterr().err
+    assert main(["train", "--vocab-size", "300", "--memory-limit", "1MB", "--spill-dir", str(tmp_path / "no"),
+                 "--output", str(tmp_path / "t.json"), str(shakespeare)]) == 1
+    assert "is not a directory" in capsys.readouterr().err
+
+
 # -- the exact merge of partial counts ---------------------------------------------------------
 
 words = st.text(alphabet="ab c\n.é中", max_size=12)
