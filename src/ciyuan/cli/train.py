@@ -172,7 +172,6 @@ def _pre_tokenizer(name: str):  # noqa: ANN202
 
 def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
     from ciyuan.trainers import BpeTrainer, CharLevelTrainer, WordLevelTrainer, WordPieceTrainer
-
     from ciyuan.trainers.spill import parse_memory_limit
 
     try:
