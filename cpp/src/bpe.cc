@@ -264,7 +264,8 @@ struct BpeModel::ThreadCache {
   static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
   // 64K pairs of 16 bytes (1 MB): the merges of 10 MB of English ask for tens of thousands of
   // different pairs; with 8K entries three lookups in four went on to the full table, which
-  // for o200k_base is 32 MB (a miss all the way to memory).
+  // for o200k_base's cuts would be 32 MB (a miss all the way to memory; tiktoken-ranked
+  // models now look a pair up as its joined bytes instead, see JoinedRank).
   static constexpr int kPairBits = 16;
   struct PairEntry {
     uint64_t key;
