@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 from ciyuan.cli.options import Command, add_alias, add_errors_argument
 from ciyuan.errors import InvalidInputError
@@ -28,7 +28,9 @@ examples:
       --vocab-size 0 --max-merges 10000 --min-frequency 2 --output tok.json --merges codes.txt corpus.txt
   ciyuan train --model wordpiece --vocab-size 30000 --lowercase --output bert.json --vocab vocab.txt corpus.txt
   ciyuan train --model wordlevel --vocab-size 20000 --min-frequency 2 --output words.json corpus.txt
-  ciyuan train --model charlevel --vocab-size 6000 --output chars.json novels.txt"""
+  ciyuan train --model charlevel --vocab-size 6000 --output chars.json novels.txt
+  ciyuan train --model bpe --byte-level --vocab-size 32000 --memory-limit 64MB --output tok.json big/*.txt
+  ciyuan train --model unigram --vocab-size 8000 --field content --output spm.model 'shards/*.jsonl.zst'"""
 
 COMMANDS: Dict[str, Command] = {
     "train": Command(
@@ -41,7 +43,19 @@ COMMANDS: Dict[str, Command] = {
 
 def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     """The options of ``train``."""
-    p.add_argument("inputs", nargs="+", metavar="FILE", help="training text files")
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="training corpora: text files (each line pre-tokenized on its own), JSON Lines "
+                        "(.jsonl, also .gz/.zst: --field) and Parquet (--column) files, folders, glob patterns")
+    s = p.add_argument_group("sources (as ciyuan encode-dataset reads them)")
+    s.add_argument("--field", default="text", metavar="NAME",
+                   help="JSON Lines: the field holding the text (default text)")
+    s.add_argument("--column", default=None, metavar="NAME",
+                   help="Parquet: the column holding the text (default: --field)")
+    s.add_argument("--input-format", choices=("auto", "text", "jsonl", "parquet"), default="auto",
+                   help="how to read the inputs (default auto: from each file's name)")
+    s.add_argument("--doc-per", choices=("line", "block", "file"), default=None,
+                   help="text files as documents: one per line (its newline left out), per blank-line block or "
+                        "per file (default: text files are read line by line, newlines included, as before)")
     p.add_argument("--model", choices=_MODELS, default="bpe",
                    help="bpe (default); wordpiece (BERT: '##' continuation pieces, [CLS]/[SEP] added "
                         "when encoding); wordlevel (whole words); charlevel (single characters)")
@@ -108,6 +122,11 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("--vocab", metavar="FILE", help="also write vocab.txt (one token per line; ids are line numbers)")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads for word counting (default: all cores)")
+    p.add_argument("--memory-limit", default=None, metavar="SIZE",
+                   help="word counting holds at most SIZE (e.g. 64MB, 2GiB; K/M/G are powers of 1024) and "
+                        "spills sorted runs to disk beyond it; the model is the same as without a limit")
+    p.add_argument("--spill-dir", default=None, metavar="DIR",
+                   help="where --memory-limit's runs go (default: the system's temporary directory)")
     add_errors_argument(p, help="invalid UTF-8: stop with an error naming file and byte (strict) or read it as U+FFFD")
     p.add_argument("--show-progress", action=argparse.BooleanOptionalAction, default=True,
                    help="draw a progress bar on standard error (default: yes)")
@@ -117,6 +136,21 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> None:
     """Run ``train`` (errors are ciyuan errors, reported by the caller)."""
     _train(args)
+
+
+def _source(args: argparse.Namespace) -> Any:
+    """What the trainer reads: the text files themselves when every input is one (read natively,
+    line by line), else the documents of :func:`ciyuan.datasets.sources.iter_documents`."""
+    from ciyuan.datasets.sources import expand_sources, file_kind, iter_documents
+
+    files = expand_sources(args.inputs)
+    if args.doc_per is None and all(file_kind(f, args.input_format) == "text" for f in files):
+        for f in files:
+            if f.suffix in (".gz", ".zst"):
+                raise InvalidInputError(f"{f}: compressed text is read as documents: give --doc-per line")
+        return files
+    return iter_documents(files, input_format=args.input_format, doc_per=args.doc_per or "line", field=args.field,
+                          column=args.column, errors=args.errors)
 
 
 def _pre_tokenizer(name: str):  # noqa: ANN202
@@ -138,9 +172,14 @@ def _pre_tokenizer(name: str):  # noqa: ANN202
 
 def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
     from ciyuan.trainers import BpeTrainer, CharLevelTrainer, WordLevelTrainer, WordPieceTrainer
+    from ciyuan.trainers.spill import parse_memory_limit
 
+    try:
+        parse_memory_limit(args.memory_limit)
+    except InvalidInputError as e:  # the same message, in the command line's words
+        raise InvalidInputError(str(e).replace("memory_limit", "--memory-limit")) from None
     common = dict(min_frequency=args.min_frequency, lowercase=args.lowercase, show_progress=args.show_progress,
-                  threads=args.threads)
+                  threads=args.threads, memory_limit=args.memory_limit, spill_dir=args.spill_dir)
     if args.special_tokens is not None:
         common["special_tokens"] = [s for s in args.special_tokens.split(",") if s]
     if args.model != "bpe":
@@ -164,7 +203,7 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
             num_sub_iterations=args.num_sub_iterations,
             user_defined_symbols=[s for s in args.user_defined_symbols.split(",") if s],
             input_sentence_size=args.input_sentence_size, seed=args.seed, show_progress=args.show_progress,
-            threads=args.threads)
+            threads=args.threads, memory_limit=args.memory_limit, spill_dir=args.spill_dir)
     if args.model in ("wordlevel", "charlevel"):
         if args.vocab_size is None:
             raise InvalidInputError("give --vocab-size N")
@@ -184,8 +223,6 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
 
 
 def _train(args: argparse.Namespace) -> None:
-    from pathlib import Path
-
     from ciyuan._io import atomic_write_text
     from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
     from ciyuan.models import BPE
@@ -194,10 +231,7 @@ def _train(args: argparse.Namespace) -> None:
 
     byte_level = args.byte_level or args.pre_tokenizer == "bytelevel"
     trainer = _trainer(args, byte_level)
-    for path in args.inputs:
-        if not Path(path).is_file():
-            raise InvalidInputError(f"cannot read {path}: no such file")
-    paths = [Path(p) for p in args.inputs]
+    paths = _source(args)
     if args.pre_tokenizer is None:  # the trainer's own stages (ciyuan.training.default_pipeline)
         tok = Tokenizer.train(paths, trainer, errors=args.errors)
     else:
