@@ -208,7 +208,7 @@ def _train(args: argparse.Namespace) -> None:
 
         from ciyuan.datasets import ray_engine
 
-        train = partial(ray_engine.train, address=None if args.ray == "local" else args.ray)  # type: ignore[assignment]
+        train = partial(ray_engine.train, address=None if args.ray == "local" else args.ray)
     if args.pre_tokenizer is None:  # the trainer's own stages (ciyuan.training.default_pipeline)
         tok = train(paths, trainer, errors=args.errors)
     else:
