@@ -149,6 +149,36 @@ void register_trainers(nb::module_& m) {
           nb::arg("path"), nb::arg("threads"),
           "Count a UTF-8 file line by line; returns (ok, offset, line) of the first invalid byte.")
       .def("clear", &WordCounter::clear)
+      .def("set_memory_limit", &WordCounter::set_memory_limit, nb::arg("bytes"), nb::arg("directory"),
+           "Spill sorted runs into `directory` (it must exist) to keep the tables within `bytes` (0: no limit).")
+      .def(
+          "finish",
+          [](WordCounter& self) {
+            nb::gil_scoped_release release;
+            self.finish();
+          },
+          "Merge the spilled runs back into the table (exactly: counts add, first-seen positions the smallest).")
+      .def(
+          "merge",
+          [](WordCounter& self, const WordCounter& other) {
+            nb::gil_scoped_release release;
+            self.merge(other);
+          },
+          nb::arg("other"), "Add `other`'s words as if counted after this counter's (positions shifted by clock).")
+      .def(
+          "dump",
+          [](const WordCounter& self) {
+            std::string data = self.dump();
+            return nb::bytes(data.data(), data.size());
+          },
+          "Words, counts, first-seen positions, clock and total as bytes (load() reads them).")
+      .def(
+          "load", [](WordCounter& self, nb::bytes data) { self.load(bytes_view(data)); }, nb::arg("data"),
+          "Fill an empty counter from dump()'s bytes.")
+      .def_prop_ro("memory", &WordCounter::memory, "Bytes the main word table holds now.")
+      .def_prop_ro("peak_memory", &WordCounter::peak_memory, "The most bytes the main word table held.")
+      .def_prop_ro("runs", &WordCounter::runs, "Sorted runs spilled to disk so far.")
+      .def_prop_ro("clock", &WordCounter::clock, "The first-seen clock: bytes (or words) consumed so far.")
       .def("__len__", &WordCounter::size)
       .def_prop_ro("total", &WordCounter::total)
       .def("words", [](const WordCounter& self) {

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "ciyuan/bert.h"
 #include "ciyuan/errors.h"
@@ -14,12 +16,39 @@
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/spm_normalizer.h"
 #include "ciyuan/utf8.h"
+#include "ciyuan/word_runs.h"
 
 namespace ciyuan {
 
+// Where runs go and how the memory limit is shared (set_memory_limit).
+struct WordCounter::Spill {
+  std::string directory;
+  uint64_t table_budget = 0;  // the main table's share
+  uint64_t local_budget = 0;  // a batch's thread tables together
+  std::mutex mu;              // the threads' tables spill concurrently
+  std::vector<std::string> runs;  // written, not merged yet
+  uint64_t written = 0;           // run files written in all (their names)
+  size_t spilled = 0;             // runs the tables spilled
+
+  std::string next_path() {
+    std::lock_guard<std::mutex> lock(mu);
+    return directory + "/run-" + std::to_string(written++) + ".bin";
+  }
+  void add_run(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu);
+    runs.push_back(path);
+    ++spilled;
+  }
+  ~Spill() {
+    for (const std::string& p : runs) std::remove(p.c_str());
+  }
+};
+
 // word bytes -> (count, first seen). Entries sit in one dense array (no empty slots) and the
 // open-addressing index holds 8-byte slots (32-bit hash fingerprint, entry number + 1), so a
-// million distinct words cost about 40 MB, key bytes included.
+// million distinct words cost about 40 MB, key bytes included. Growth is explicit (doubling)
+// so that the bytes a growth would add are known before it happens: under a budget the table
+// spills a run instead of growing past it.
 struct WordCounter::Table {
   struct Entry {
     uint64_t offset;  // of the key in `arena`
@@ -28,39 +57,67 @@ struct WordCounter::Table {
     uint32_t length;
     uint32_t hash;
   };
-  std::vector<uint64_t> slots;
+  std::vector<uint64_t> slots;  // empty once frozen (after a merge of runs): rebuilt on demand
   std::vector<Entry> entries;
   std::string arena;
   uint64_t total = 0;
+  uint64_t budget = 0;  // bytes (0: no limit)
+  Spill* spill = nullptr;
+  size_t peak = 0;
 
   Table() : slots(1024, 0) {}
 
   std::string_view key(const Entry& e) const { return std::string_view(arena.data() + e.offset, e.length); }
 
+  size_t memory() const {
+    return slots.capacity() * sizeof(uint64_t) + entries.capacity() * sizeof(Entry) + arena.capacity();
+  }
+
+  bool needs_grow() const { return (entries.size() + 1) * 10 > slots.size() * 7; }
+
+  // The bytes allocated on top of memory() while a new word of `n` bytes goes in (during a
+  // growth the old and the new arrays both exist).
+  size_t growth(size_t n) const {
+    size_t extra = 0;
+    if (needs_grow()) extra += slots.size() * 2 * sizeof(uint64_t);
+    if (entries.size() == entries.capacity()) extra += std::max<size_t>(64, entries.capacity() * 2) * sizeof(Entry);
+    if (arena.size() + n > arena.capacity()) extra += std::max({arena.capacity() * 2, arena.size() + n, size_t(4096)});
+    return extra;
+  }
+
+  void place(size_t k) {
+    const size_t mask = slots.size() - 1;
+    size_t i = hash_u64(entries[k].hash) & mask;
+    while (slots[i]) i = (i + 1) & mask;
+    slots[i] = (static_cast<uint64_t>(entries[k].hash) << 32) | (k + 1);
+  }
+
   void grow() {
-    std::vector<uint64_t> bigger(slots.size() * 2, 0);
-    size_t mask = bigger.size() - 1;
-    for (size_t k = 0; k < entries.size(); ++k) {
-      size_t i = hash_u64(entries[k].hash) & mask;
-      while (bigger[i]) i = (i + 1) & mask;
-      bigger[i] = (static_cast<uint64_t>(entries[k].hash) << 32) | (k + 1);
-    }
-    slots.swap(bigger);
+    std::vector<uint64_t>(std::max<size_t>(1024, slots.size() * 2), 0).swap(slots);
+    for (size_t k = 0; k < entries.size(); ++k) place(k);
+  }
+
+  // The index of a frozen table, rebuilt.
+  void reindex() {
+    size_t n = 1024;
+    while ((entries.size() + 1) * 10 > n * 7) n *= 2;
+    std::vector<uint64_t>(n, 0).swap(slots);
+    for (size_t k = 0; k < entries.size(); ++k) place(k);
   }
 
   void add(const char* p, size_t n, uint64_t count, uint64_t first) {
-    if ((entries.size() + 1) * 10 > slots.size() * 7) grow();
     total += count;
+    add_entry(p, n, count, first);
+  }
+
+  // Adds to a word's count (and its first-seen position); `total` is the caller's.
+  void add_entry(const char* p, size_t n, uint64_t count, uint64_t first) {
+    if (slots.empty()) reindex();
     const uint32_t h = static_cast<uint32_t>(hash_bytes(p, n) >> 32);
-    size_t mask = slots.size() - 1;
+    const size_t mask = slots.size() - 1;
     for (size_t i = hash_u64(h) & mask;; i = (i + 1) & mask) {
       uint64_t s = slots[i];
-      if (!s) {
-        slots[i] = (static_cast<uint64_t>(h) << 32) | (entries.size() + 1);
-        entries.push_back(Entry{arena.size(), count, first, static_cast<uint32_t>(n), h});
-        arena.append(p, n);
-        return;
-      }
+      if (!s) break;
       if (static_cast<uint32_t>(s >> 32) != h) continue;
       Entry& e = entries[static_cast<uint32_t>(s) - 1];
       if (e.length == n && std::memcmp(arena.data() + e.offset, p, n) == 0) {
@@ -69,10 +126,51 @@ struct WordCounter::Table {
         return;
       }
     }
+    // A new word.
+    if (budget && !entries.empty() && memory() + growth(n) > budget) spill_run();
+    if (needs_grow()) grow();
+    if (entries.size() == entries.capacity()) entries.reserve(std::max<size_t>(64, entries.capacity() * 2));
+    if (arena.size() + n > arena.capacity()) arena.reserve(std::max({arena.capacity() * 2, arena.size() + n, size_t(4096)}));
+    entries.push_back(Entry{arena.size(), count, first, static_cast<uint32_t>(n), h});
+    arena.append(p, n);
+    place(entries.size() - 1);
+    peak = std::max(peak, memory());
   }
 
   void absorb(const Table& other) {
-    for (const Entry& e : other.entries) add(other.arena.data() + e.offset, e.length, e.count, e.first);
+    total += other.total;
+    for (const Entry& e : other.entries) add_entry(other.arena.data() + e.offset, e.length, e.count, e.first);
+  }
+
+  // Writes the words as a run in byte order and empties the table, keeping its storage (it
+  // fills again to the same size without reallocating).
+  void spill_run() {
+    std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
+    const std::string path = spill->next_path();
+    RunWriter w(path);
+    for (const Entry& e : entries) w.add(key(e), e.count, e.first);
+    w.close();
+    spill->add_run(path);
+    entries.clear();
+    arena.clear();
+    std::fill(slots.begin(), slots.end(), 0);
+  }
+
+  // The words of one run, held exactly sized and without the index (which add_entry rebuilds
+  // if words are added later).
+  void load_run(const std::string& path) {
+    RunReader r(path);
+    std::vector<uint64_t>().swap(slots);
+    std::vector<Entry>().swap(entries);
+    std::string().swap(arena);
+    entries.reserve(r.records());
+    arena.reserve(r.word_bytes());
+    while (r.next()) {
+      std::string_view w = r.word();
+      const uint32_t h = static_cast<uint32_t>(hash_bytes(w.data(), w.size()) >> 32);
+      entries.push_back(Entry{arena.size(), r.count(), r.first(), static_cast<uint32_t>(w.size()), h});
+      arena.append(w.data(), w.size());
+    }
   }
 
   void clear() {
@@ -86,7 +184,7 @@ WordCounter::WordCounter(const FrontEnd& front_end)
     : front_end_(front_end),
       bert_(front_end.kind == FrontEndKind::kBert ? std::make_unique<BertFrontEnd>(front_end.bert) : nullptr),
       table_(new Table()) {}
-WordCounter::~WordCounter() { delete table_; }
+WordCounter::~WordCounter() { delete table_; }  // before spill_, whose destructor removes leftover runs
 
 size_t WordCounter::size() const { return table_->entries.size(); }
 uint64_t WordCounter::total() const { return table_->total; }
@@ -173,6 +271,10 @@ void count_in_parts(Table* table, int parts, const Fill& fill) {
   std::vector<std::unique_ptr<Table>> locals(parts);
   parallel_for(parts, parts, [&](size_t k) {
     locals[k].reset(new Table());
+    if (table->spill) {  // under a memory limit the threads' tables share its quarter
+      locals[k]->spill = table->spill;
+      locals[k]->budget = std::max<uint64_t>(1, table->spill->local_budget / parts);
+    }
     fill(k, locals[k].get());
   });
   for (auto& l : locals) table->absorb(*l);
@@ -180,11 +282,18 @@ void count_in_parts(Table* table, int parts, const Fill& fill) {
 
 }  // namespace
 
+int WordCounter::max_parts() const {
+  // Under a limit each thread's table gets at least 64 KiB of the quarter they share (a smaller
+  // table would spill runs of a few words); a small limit therefore counts on fewer threads.
+  if (!spill_) return 1 << 20;
+  return static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(1 << 20, spill_->local_budget / (64 << 10))));
+}
+
 void WordCounter::add_texts(const std::vector<std::string_view>& texts, int threads) {
   const size_t n = texts.size();
   std::vector<uint64_t> base(n + 1, seen_);
   for (size_t i = 0; i < n; ++i) base[i + 1] = base[i] + texts[i].size() + 1;
-  const int parts = std::max(1, std::min<int>(resolve_threads(threads), static_cast<int>(n / 64 + 1)));
+  const int parts = std::max(1, std::min({resolve_threads(threads), static_cast<int>(n / 64 + 1), max_parts()}));
   count_in_parts(table_, parts, [&](size_t k, Table* t) {
     const size_t lo = n * k / parts, hi = n * (k + 1) / parts;
     for (size_t i = lo; i < hi; ++i) count_text(front_end_, bert_.get(), texts[i], base[i], t);
@@ -194,7 +303,8 @@ void WordCounter::add_texts(const std::vector<std::string_view>& texts, int thre
 
 void WordCounter::add_lines(std::string_view buffer, int threads) {
   const size_t n = buffer.size();
-  const int parts = std::max(1, std::min<int>(resolve_threads(threads), static_cast<int>(n / (1 << 16) + 1)));
+  const int parts =
+      std::max(1, std::min({resolve_threads(threads), static_cast<int>(n / (1 << 16) + 1), max_parts()}));
   // Cut the buffer into `parts` ranges at line ends.
   std::vector<size_t> cut(parts + 1, n);
   cut[0] = 0;
@@ -247,13 +357,139 @@ void WordCounter::words(std::vector<std::string_view>* words, std::vector<uint64
   }
 }
 
-void WordCounter::clear() { table_->clear(); }
+void WordCounter::clear() {
+  table_->clear();
+  if (spill_) {
+    for (const std::string& p : spill_->runs) std::remove(p.c_str());
+    spill_->runs.clear();
+  }
+}
+
+void WordCounter::set_memory_limit(uint64_t bytes, const std::string& directory) {
+  if (spill_ && !spill_->runs.empty())
+    throw Error(ErrorKind::kInvalidInput, "set_memory_limit: runs are pending (call finish() first)");
+  if (spill_) runs_before_ += spill_->spilled;
+  if (bytes == 0) {
+    spill_.reset();
+    table_->spill = nullptr;
+    table_->budget = 0;
+    chunk_bytes_ = 8 << 20;
+    return;
+  }
+  spill_.reset(new Spill());
+  spill_->directory = directory;
+  spill_->table_budget = bytes / 2;
+  spill_->local_budget = bytes / 4;
+  table_->spill = spill_.get();
+  table_->budget = spill_->table_budget;
+  // A chunk and the partial line carried to the next one: at most bytes / 8 together.
+  chunk_bytes_ = std::min<size_t>(8 << 20, std::max<size_t>(bytes / 16, 4096));
+}
+
+void WordCounter::finish() {
+  if (!spill_ || spill_->runs.empty()) return;
+  Table& t = *table_;
+  if (!t.entries.empty()) t.spill_run();
+  // At most kFanIn runs are open at once (a buffer each): more are merged in groups first.
+  constexpr size_t kFanIn = 64;
+  std::vector<std::string>& runs = spill_->runs;
+  while (runs.size() > 1) {
+    const size_t take = std::min(kFanIn, runs.size());
+    std::vector<std::string> group(runs.begin(), runs.begin() + take);
+    const std::string out = spill_->next_path();
+    RunWriter w(out);
+    merge_runs(group, [&](const RunRecord& r) { w.add(r.word, r.count, r.first); });
+    w.close();
+    runs.erase(runs.begin(), runs.begin() + take);
+    runs.push_back(out);
+    for (const std::string& p : group) std::remove(p.c_str());
+  }
+  t.load_run(runs[0]);
+  std::remove(runs[0].c_str());
+  runs.clear();
+}
+
+void WordCounter::merge(const WordCounter& other) {
+  if (&other == this) throw Error(ErrorKind::kInvalidInput, "a word counter cannot be merged into itself");
+  if (other.spill_ && !other.spill_->runs.empty())
+    throw Error(ErrorKind::kInvalidInput, "merge: the other counter has spilled runs (call its finish() first)");
+  const Table& o = *other.table_;
+  const uint64_t shift = seen_;  // its words were seen after all of ours
+  for (const auto& e : o.entries) table_->add_entry(o.arena.data() + e.offset, e.length, e.count, e.first + shift);
+  table_->total += o.total;
+  seen_ += other.seen_;
+}
+
+namespace {
+
+constexpr char kDumpMagic[8] = {'C', 'Y', 'W', 'C', '1', 0, 0, 0};
+
+template <class T>
+void put(std::string* out, T v) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// Reads a T at `*at` of `data`, or fails with the dump's one message.
+template <class T>
+T take(std::string_view data, size_t* at) {
+  if (data.size() - *at < sizeof(T)) throw Error(ErrorKind::kInvalidInput, "not a ciyuan word-count dump (truncated)");
+  T v;
+  std::memcpy(&v, data.data() + *at, sizeof v);
+  *at += sizeof v;
+  return v;
+}
+
+}  // namespace
+
+std::string WordCounter::dump() const {
+  if (spill_ && !spill_->runs.empty())
+    throw Error(ErrorKind::kInvalidInput, "dump: runs are pending (call finish() first)");
+  const Table& t = *table_;
+  std::string out;
+  out.reserve(32 + t.entries.size() * 20 + t.arena.size());
+  out.append(kDumpMagic, sizeof kDumpMagic);
+  put<uint64_t>(&out, seen_);
+  put<uint64_t>(&out, t.total);
+  put<uint64_t>(&out, t.entries.size());
+  for (const auto& e : t.entries) {
+    put<uint32_t>(&out, e.length);
+    put<uint64_t>(&out, e.count);
+    put<uint64_t>(&out, e.first);
+    out.append(t.arena.data() + e.offset, e.length);
+  }
+  return out;
+}
+
+void WordCounter::load(std::string_view data) {
+  if (size() != 0 || seen_ != 0) throw Error(ErrorKind::kInvalidInput, "load: the counter is not empty");
+  if (data.size() < sizeof kDumpMagic || std::memcmp(data.data(), kDumpMagic, sizeof kDumpMagic) != 0)
+    throw Error(ErrorKind::kInvalidInput, "not a ciyuan word-count dump (bad magic)");
+  size_t at = sizeof kDumpMagic;
+  const uint64_t clock = take<uint64_t>(data, &at);
+  const uint64_t total = take<uint64_t>(data, &at);
+  const uint64_t n = take<uint64_t>(data, &at);
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint32_t len = take<uint32_t>(data, &at);
+    const uint64_t count = take<uint64_t>(data, &at);
+    const uint64_t first = take<uint64_t>(data, &at);
+    if (data.size() - at < len) throw Error(ErrorKind::kInvalidInput, "not a ciyuan word-count dump (truncated)");
+    table_->add_entry(data.data() + at, len, count, first);
+    at += len;
+  }
+  if (at != data.size()) throw Error(ErrorKind::kInvalidInput, "not a ciyuan word-count dump (trailing bytes)");
+  table_->total += total;
+  seen_ = clock;
+}
+
+size_t WordCounter::memory() const { return table_->memory(); }
+size_t WordCounter::peak_memory() const { return table_->peak; }
+size_t WordCounter::runs() const { return runs_before_ + (spill_ ? spill_->spilled : 0); }
 
 size_t WordCounter::add_file(const std::string& path, int threads, uint64_t* bad_offset, uint64_t* bad_line) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(ErrorKind::kInvalidInput, "cannot read " + path);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);
-  constexpr size_t kChunk = 8 << 20;
+  const size_t kChunk = chunk_bytes_;
   std::string buf;
   uint64_t offset = 0, line = 1;  // of buf[0] in the file
   for (;;) {

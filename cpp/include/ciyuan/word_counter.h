@@ -6,6 +6,14 @@
 // the end) and memory grows with the distinct words, not with the corpus. Counts are exact and
 // 64-bit; each word also keeps the position where it was first seen, so the words come out in
 // an order that does not depend on the thread count or on hash order.
+//
+// Under a memory limit (set_memory_limit) every table checks, before it grows, that the bytes
+// it holds plus the growth stay within its share of the limit; if not, it writes its words as a
+// sorted run to the spill directory and starts empty (word_runs.h). finish() merges the runs
+// back: counts add and the first-seen position is the smallest, so the words, counts and order
+// are exactly those of counting in memory. Positions are global (the counter's clock), which
+// is why a run may be written by any table at any time. The merged words are held compactly:
+// the dense entries and key bytes, sized exactly, without the hash index.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +53,27 @@ class WordCounter {
   // Frees the words (after training has copied them).
   void clear();
 
+  // Spill sorted runs into `directory` (which must exist) so that the tables stay within
+  // `bytes` (0: no limit). Half goes to the main table, a quarter to the threads' tables of a
+  // batch (at least 64 KiB each: a small limit counts on fewer threads), and file chunks are
+  // read in pieces of at most bytes / 16.
+  void set_memory_limit(uint64_t bytes, const std::string& directory);
+  // Merges the spilled runs (if any) back into the table; the counter may be added to after.
+  void finish();
+  // Adds `other`'s words as if they had been counted after this counter's: its first-seen
+  // positions move past this counter's clock. Two counters over consecutive parts of a corpus,
+  // merged, equal one counter over the whole. `other` is left unchanged.
+  void merge(const WordCounter& other);
+  // The words (in first-seen order), counts, clock and total as one byte string, and back
+  // (into a counter with no runs pending; what it adds later is cut by its own front end).
+  std::string dump() const;
+  void load(std::string_view data);
+
+  size_t memory() const;       // bytes the main table holds now
+  size_t peak_memory() const;  // the most the main table held
+  size_t runs() const;         // runs spilled so far
+  uint64_t clock() const { return seen_; }
+
   size_t size() const;
   uint64_t total() const;  // sum of counts
   // The words in the order they were first seen, with their counts.
@@ -52,10 +81,15 @@ class WordCounter {
 
  private:
   struct Table;
+  struct Spill;
+  int max_parts() const;  // threads' tables a batch may use (fewer under a small limit)
   FrontEnd front_end_;
   std::unique_ptr<const BertFrontEnd> bert_;  // built from front_end_.bert for kBert only
   uint64_t seen_ = 0;  // bytes (or words) consumed so far: the "first seen" clock
   Table* table_;
+  std::unique_ptr<Spill> spill_;  // set by set_memory_limit
+  size_t chunk_bytes_ = 8 << 20;  // add_file's read size
+  size_t runs_before_ = 0;        // runs spilled under earlier limits
 };
 
 }  // namespace ciyuan

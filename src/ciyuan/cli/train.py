@@ -28,7 +28,8 @@ examples:
       --vocab-size 0 --max-merges 10000 --min-frequency 2 --output tok.json --merges codes.txt corpus.txt
   ciyuan train --model wordpiece --vocab-size 30000 --lowercase --output bert.json --vocab vocab.txt corpus.txt
   ciyuan train --model wordlevel --vocab-size 20000 --min-frequency 2 --output words.json corpus.txt
-  ciyuan train --model charlevel --vocab-size 6000 --output chars.json novels.txt"""
+  ciyuan train --model charlevel --vocab-size 6000 --output chars.json novels.txt
+  ciyuan train --model bpe --byte-level --vocab-size 32000 --memory-limit 64MB --output tok.json big/*.txt"""
 
 COMMANDS: Dict[str, Command] = {
     "train": Command(
@@ -108,6 +109,11 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("--vocab", metavar="FILE", help="also write vocab.txt (one token per line; ids are line numbers)")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads for word counting (default: all cores)")
+    p.add_argument("--memory-limit", default=None, metavar="SIZE",
+                   help="word counting holds at most SIZE (e.g. 64MB, 2GiB; K/M/G are powers of 1024) and "
+                        "spills sorted runs to disk beyond it; the model is the same as without a limit")
+    p.add_argument("--spill-dir", default=None, metavar="DIR",
+                   help="where --memory-limit's runs go (default: the system's temporary directory)")
     p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="count the words as Ray tasks (pip install 'ciyuan[ray]'), merged exactly: the same "
                         "tokenizer; alone: a local Ray, 'auto': the cluster `ray start` runs here, HOST:6379 or "
@@ -144,7 +150,7 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
     from ciyuan.trainers import BpeTrainer, CharLevelTrainer, WordLevelTrainer, WordPieceTrainer
 
     common = dict(min_frequency=args.min_frequency, lowercase=args.lowercase, show_progress=args.show_progress,
-                  threads=args.threads)
+                  threads=args.threads, memory_limit=args.memory_limit, spill_dir=args.spill_dir)
     if args.special_tokens is not None:
         common["special_tokens"] = [s for s in args.special_tokens.split(",") if s]
     if args.model != "bpe":
@@ -168,7 +174,7 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
             num_sub_iterations=args.num_sub_iterations,
             user_defined_symbols=[s for s in args.user_defined_symbols.split(",") if s],
             input_sentence_size=args.input_sentence_size, seed=args.seed, show_progress=args.show_progress,
-            threads=args.threads)
+            threads=args.threads, memory_limit=args.memory_limit, spill_dir=args.spill_dir)
     if args.model in ("wordlevel", "charlevel"):
         if args.vocab_size is None:
             raise InvalidInputError("give --vocab-size N")

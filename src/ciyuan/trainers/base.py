@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Mapping, Optional, 
 
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.registry import Registry
-from ciyuan.trainers.corpus import TrainingSource, WordCounts, count_words
+from ciyuan.trainers.corpus import PathLike, TrainingSource, WordCounts, count_words
+from ciyuan.trainers.spill import MemoryLimit, parse_memory_limit
 
 if TYPE_CHECKING:
     from ciyuan.models.base import Model
@@ -81,13 +82,18 @@ class Trainer(ABC):
         lowercase: lowercase the text before counting.
         show_progress: report progress on standard error.
         threads: threads for word counting (None: all cores); the result never depends on it.
+        memory_limit: bytes (or a size such as ``"64MB"``) word counting may hold; beyond it
+            the counter spills sorted runs to disk and merges them, so corpora larger than
+            memory train to the same model as without a limit (:mod:`ciyuan.trainers.spill`).
+        spill_dir: where the runs go (None: the system's temporary directory).
     """
 
     #: The ``"type"`` of :meth:`to_dict`, under which :data:`TRAINERS` knows the class.
     type_name: ClassVar[str] = ""
 
     def __init__(self, vocab_size: int, *, min_frequency: int, special_tokens: Sequence[str],
-                 unk_token: Optional[str], lowercase: bool, show_progress: bool, threads: Optional[int]) -> None:
+                 unk_token: Optional[str], lowercase: bool, show_progress: bool, threads: Optional[int],
+                 memory_limit: MemoryLimit = None, spill_dir: Optional[PathLike] = None) -> None:
         check_count(vocab_size, "vocab_size")
         check_count(min_frequency, "min_frequency")
         check_count(threads, "threads", least=1, allow_none=True)
@@ -104,6 +110,10 @@ class Trainer(ABC):
         self.lowercase = bool(lowercase)
         self.show_progress = bool(show_progress)
         self.threads = threads
+        parse_memory_limit(memory_limit)  # checked now, not after a long read
+        #: Counting's memory limit and the runs' directory (run options: not in :meth:`to_dict`).
+        self.memory_limit = memory_limit
+        self.spill_dir = spill_dir
         #: What the last run did (trainers with a merge loop), or None.
         self.report: Optional[TrainingReport] = None
 
@@ -114,7 +124,8 @@ class Trainer(ABC):
         """Count the distinct words of ``source`` with this trainer's ``lowercase`` and
         ``threads`` (see :func:`ciyuan.trainers.corpus.count_words`)."""
         return count_words(source, pre_tokenizer, normalizer, lowercase=self.lowercase, threads=self.threads,
-                           show_progress=self.show_progress, errors=errors)
+                           show_progress=self.show_progress, errors=errors, memory_limit=self.memory_limit,
+                           spill_dir=self.spill_dir)
 
     @abstractmethod
     def train_words(self, counts: WordCounts, *, consume: bool = False) -> "Model":

@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
 from ciyuan.trainers.base import TRAINERS, Pipeline
-from ciyuan.trainers.corpus import TrainingSource, WordCounts
+from ciyuan.trainers.corpus import PathLike, TrainingSource, WordCounts
 from ciyuan.trainers.merges import MergeTrainer
+from ciyuan.trainers.spill import MemoryLimit
 
 if TYPE_CHECKING:
     from ciyuan.models import BPE
@@ -79,6 +80,8 @@ class BpeTrainer(MergeTrainer):
             docstring).
         show_progress: draw a progress bar on standard error.
         threads: threads for word counting (None: all cores). The result does not depend on it.
+        memory_limit, spill_dir: word counting within this many bytes (``"64MB"``), spilling
+            sorted runs to ``spill_dir``; the result does not depend on it (see :class:`Trainer`).
         unk_token: the trained model's token for characters outside the alphabet (must be one
             of ``special_tokens``); None makes such characters an encoding error.
 
@@ -114,12 +117,14 @@ class BpeTrainer(MergeTrainer):
         live_vocab: bool = False,
         show_progress: bool = False,
         threads: Optional[int] = None,
+        memory_limit: MemoryLimit = None,
+        spill_dir: Optional[PathLike] = None,
         unk_token: Optional[str] = None,
     ) -> None:
         super().__init__(vocab_size, min_frequency=min_frequency, max_merges=max_merges, special_tokens=special_tokens,
                          lowercase=lowercase, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
                          max_token_length=max_token_length, show_progress=show_progress, threads=threads,
-                         unk_token=unk_token)
+                         unk_token=unk_token, memory_limit=memory_limit, spill_dir=spill_dir)
         if tie_break not in _TIE_BREAKS:
             raise InvalidInputError(f"tie_break must be one of {sorted(_TIE_BREAKS)}, not {tie_break!r}")
         if end_of_word_suffix and end_of_word_symbol:

@@ -6,7 +6,12 @@ line (with its newline) is pre-tokenized on its own, as Hugging Face and subword
 files; texts come in batches. When the normalizer and pre-tokenizer have a native form (a
 scanner pattern, or BertNormalizer + BertPreTokenizer) the core cuts and counts on all cores
 with the GIL released; otherwise the Python stages cut the text and the core counts the pieces.
-Memory grows with the distinct words, never with the corpus.
+Memory grows with the distinct words, never with the corpus; with ``memory_limit`` the counter
+spills sorted runs to disk and merges them, exactly (:mod:`ciyuan.trainers.spill`).
+
+Counts made separately over consecutive parts of a corpus (on other processes or machines)
+combine exactly with :meth:`WordCounts.merge` / :func:`merge_counts`; :meth:`WordCounts.to_bytes`
+(and pickling) carries them between processes.
 
 Example:
     >>> counts = count_words({"low": 5, "lower": 2})
@@ -43,12 +48,13 @@ from ciyuan.errors import InvalidInputError
 from ciyuan.front_end import FrontEnd, native_front_end
 from ciyuan.normalizers.base import NormalizedString, Normalizer
 from ciyuan.pre_tokenizers.base import PreTokenizer
+from ciyuan.trainers.spill import MemoryLimit, parse_memory_limit, spilling
 
 if TYPE_CHECKING:
     from ciyuan.trainers.progress import ProgressBar
 
-__all__ = ["PathLike", "TrainingSource", "WordCounts", "count_words", "iterate_source", "file_chunks",
-           "replace_surrogates", "check_errors"]
+__all__ = ["PathLike", "TrainingSource", "WordCounts", "count_words", "merge_counts", "iterate_source",
+           "file_chunks", "replace_surrogates", "check_errors"]
 
 #: A file, a list of files, an iterable of texts, or pre-counted words ``{word: count}``.
 TrainingSource = Union[PathLike, Sequence[PathLike], Iterable[str], Mapping[str, int]]
@@ -64,7 +70,15 @@ class WordCounts:
     """The distinct words of a corpus with their counts, held natively (made by :func:`count_words`).
 
     The only owner of the native word table: trainers read it through :meth:`words` or hand it
-    to a native trainer through :meth:`learn`.
+    to a native trainer through :meth:`learn`. Each word keeps the position where it was first
+    seen (the trainers break ties by it), so :meth:`words` comes out in first-seen order.
+
+    Example:
+        >>> from ciyuan.pre_tokenizers import WhitespaceSplit
+        >>> a, b = count_words(["low low lower"], WhitespaceSplit()), count_words(["newest low"], WhitespaceSplit())
+        >>> a.merge(b)
+        >>> a.words()
+        [(b'low', 3), (b'lower', 1), (b'newest', 1)]
     """
 
     def __init__(self, native: "_core.WordCounter") -> None:
@@ -79,9 +93,53 @@ class WordCounts:
         """The sum of the counts."""
         return self._native.total
 
+    @property
+    def runs(self) -> int:
+        """Sorted runs spilled to disk while counting (0 without a memory limit)."""
+        return self._native.runs
+
+    @property
+    def memory(self) -> int:
+        """Bytes the word table holds now (after a spilled count: exactly the words, no index)."""
+        return self._native.memory
+
+    @property
+    def peak_memory(self) -> int:
+        """The most bytes the main word table held while counting."""
+        return self._native.peak_memory
+
     def words(self) -> List[Tuple[bytes, int]]:
         """``(UTF-8 word, count)`` in the order the words were first seen."""
         return self._native.words()
+
+    def merge(self, other: "WordCounts") -> None:
+        """Add ``other``'s words to these as if they had been counted after them.
+
+        The exact merge of partial counts: for counts made by separate :func:`count_words` calls
+        (same pre-tokenizer, normalizer and options) over consecutive parts of a corpus, merged in
+        corpus order, the words, counts, total and first-seen order equal those of one call over
+        the whole corpus, so a trainer learns byte-identical merges from either. ``other`` is
+        left unchanged. :func:`merge_counts` merges a sequence.
+        """
+        if not isinstance(other, WordCounts):
+            raise InvalidInputError(f"merge takes WordCounts, not {type(other).__name__}")
+        self._native.merge(other._native)
+
+    def to_bytes(self) -> bytes:
+        """The words, counts, first-seen positions and clock as bytes (:meth:`from_bytes` reads
+        them back; pickling uses them), to carry counts between processes."""
+        return self._native.dump()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "WordCounts":
+        """Counts written by :meth:`to_bytes`. They can be merged and trained on; text added to
+        them later is not cut by any pre-tokenizer (each text would be one word)."""
+        native = _core.WordCounter(FrontEnd.none())
+        native.load(bytes(data))
+        return cls(native)
+
+    def __reduce__(self) -> Tuple[Any, Tuple[bytes]]:
+        return (WordCounts.from_bytes, (self.to_bytes(),))
 
     def learn(self, train: Callable[..., Result], config: Config, *,
               progress: Optional["ProgressBar"] = None, consume: bool = False) -> Result:
@@ -91,6 +149,23 @@ class WordCounts:
         With ``consume=True`` the words are freed as soon as the trainer has copied them.
         """
         return train(self._native, config, progress, consume)
+
+
+def merge_counts(parts: Iterable[WordCounts]) -> WordCounts:
+    """One :class:`WordCounts` of ``parts`` (counts over consecutive parts of a corpus, in corpus
+    order): exactly what counting the whole corpus in one pass gives (see :meth:`WordCounts.merge`).
+    The parts are left unchanged.
+
+    Example:
+        >>> from ciyuan.pre_tokenizers import WhitespaceSplit
+        >>> parts = [count_words(["b a"], WhitespaceSplit()), count_words(["a c"], WhitespaceSplit())]
+        >>> merge_counts(parts).words() == count_words(["b a", "a c"], WhitespaceSplit()).words()
+        True
+    """
+    merged = WordCounts(_core.WordCounter(FrontEnd.none()))
+    for part in parts:
+        merged.merge(part)
+    return merged
 
 
 def check_errors(errors: str) -> None:
@@ -118,7 +193,8 @@ def _native_counter(normalizer: Any, pre_tokenizer: Any, lowercase: bool) -> Tup
 
 def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: Optional["Normalizer"] = None, *,
                 lowercase: bool = False, threads: Optional[int] = None, show_progress: bool = False,
-                errors: str = "strict") -> WordCounts:
+                errors: str = "strict", memory_limit: MemoryLimit = None,
+                spill_dir: Optional[PathLike] = None) -> WordCounts:
     """Count the distinct words of ``source`` (see :data:`TrainingSource`).
 
     Args:
@@ -131,12 +207,36 @@ def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: O
         show_progress: report the counts on standard error.
         errors: invalid UTF-8 in files raises an error naming the file, byte offset and line
             (``"strict"``), or reads as U+FFFD (``"replace"``).
+        memory_limit: bytes (or ``"64MB"``) the word tables may hold; beyond it they spill
+            sorted runs to disk, merged when counting ends. The result is the same as without a
+            limit (see :mod:`ciyuan.trainers.spill`). None: no limit.
+        spill_dir: where the runs' temporary directory goes (None: the system's temporary
+            directory).
+
+    Example:
+        >>> words = ["low lower newest widest"] * 50
+        >>> limited = count_words(words, memory_limit="256KB")
+        >>> limited.words() == count_words(words).words()
+        True
     """
     check_errors(errors)
-    counter, fast, lower = _native_counter(normalizer, pre_tokenizer, lowercase)
-    counts = WordCounts(counter)
-    python_counts: Counter = Counter()
     start = time.perf_counter()
+    limit = parse_memory_limit(memory_limit)
+    counter, fast, lower = _native_counter(normalizer, pre_tokenizer, lowercase)
+    with spilling(counter, limit, spill_dir):
+        _count(counter, fast, lower, source, pre_tokenizer, normalizer, lowercase, threads, errors)
+    counts = WordCounts(counter)
+    if show_progress:
+        spilled = f", {counts.runs} runs spilled" if counts.runs else ""
+        sys.stderr.write(f"counted {len(counts):,} distinct words ({counts.total:,} in all{spilled}) "
+                         f"in {time.perf_counter() - start:.1f} s\n")
+    return counts
+
+
+def _count(counter: "_core.WordCounter", fast: bool, lower: bool, source: TrainingSource, pre_tokenizer: Any,
+           normalizer: Optional["Normalizer"], lowercase: bool, threads: Optional[int], errors: str) -> None:
+    """:func:`count_words`' counting into ``counter`` (``fast``, ``lower``: see :func:`_native_counter`)."""
+    python_counts: Counter = Counter()
 
     def prepare(text: str) -> str:
         if normalizer is not None:
@@ -160,6 +260,11 @@ def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: O
             for s, e in spans:
                 if e > s:
                     python_counts[text[s:e]] += 1
+        # Into the native table after each batch, so that Python holds one batch's words. The
+        # order is the same as one hand-over at the end: a word's position is that of the first
+        # batch it appears in, and within a batch the Counter keeps first-appearance order.
+        counter.add_words(list(python_counts), list(python_counts.values()))
+        python_counts.clear()
 
     if isinstance(source, Mapping):
         words: Dict[str, int] = {}
@@ -171,7 +276,7 @@ def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: O
             key = replace_surrogates(prepare(word))  # as texts are read: a lone surrogate is U+FFFD
             words[key] = words.get(key, 0) + n
         counter.add_words(list(words), list(words.values()))
-        return counts
+        return
 
     threads_ = threads or 0
     for kind, item in iterate_source(source):
@@ -202,12 +307,6 @@ def count_words(source: TrainingSource, pre_tokenizer: Any = None, normalizer: O
                 counter.add_texts([t.lower() for t in texts] if lower else texts, threads_)
             else:
                 add_python(texts)
-    if python_counts:
-        counter.add_words(list(python_counts), list(python_counts.values()))
-    if show_progress:
-        sys.stderr.write(f"counted {len(counts):,} distinct words ({counts.total:,} in all) "
-                         f"in {time.perf_counter() - start:.1f} s\n")
-    return counts
 
 
 def _lines(text: str) -> List[str]:

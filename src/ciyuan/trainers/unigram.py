@@ -48,8 +48,9 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.trainers.base import TRAINERS, Pipeline, Trainer, TrainingReport
-from ciyuan.trainers.corpus import TrainingSource, WordCounts, iterate_source
+from ciyuan.trainers.corpus import PathLike, TrainingSource, WordCounts, iterate_source
 from ciyuan.trainers.progress import progress_bar
+from ciyuan.trainers.spill import MemoryLimit
 
 if TYPE_CHECKING:
     from ciyuan.models.base import Model
@@ -106,6 +107,8 @@ class UnigramTrainer(Trainer):
         seed: the sampling seed.
         show_progress: draw a progress bar on standard error.
         threads: threads for counting and training (None: all cores); the result never depends on it.
+        memory_limit, spill_dir: word counting within this many bytes (``"64MB"``), spilling
+            sorted runs to ``spill_dir``; the result never depends on it (see :class:`Trainer`).
 
     Example:
         >>> trainer = UnigramTrainer(vocab_size=30, byte_fallback=False)
@@ -143,9 +146,12 @@ class UnigramTrainer(Trainer):
         seed: int = 0,
         show_progress: bool = False,
         threads: Optional[int] = None,
+        memory_limit: MemoryLimit = None,
+        spill_dir: Optional[PathLike] = None,
     ) -> None:
         super().__init__(vocab_size, min_frequency=0, special_tokens=(), unk_token=None, lowercase=False,
-                         show_progress=show_progress, threads=threads)
+                         show_progress=show_progress, threads=threads, memory_limit=memory_limit,
+                         spill_dir=spill_dir)
         if model_type not in _MODEL_TYPES:
             raise InvalidInputError(f"model_type must be 'unigram' or 'bpe', not {model_type!r}")
         if not 0.0 < float(character_coverage) <= 1.0:

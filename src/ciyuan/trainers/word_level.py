@@ -23,6 +23,7 @@ from ciyuan import _core
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer
 from ciyuan.trainers.corpus import (
+    PathLike,
     TrainingSource,
     WordCounts,
     check_errors,
@@ -30,6 +31,7 @@ from ciyuan.trainers.corpus import (
     iterate_source,
     replace_surrogates,
 )
+from ciyuan.trainers.spill import MemoryLimit
 
 if TYPE_CHECKING:
     from ciyuan.models import CharLevel, WordLevel
@@ -51,10 +53,13 @@ class _CountingTrainer(VocabTrainer):
         lowercase: bool = False,
         show_progress: bool = False,
         threads: Optional[int] = None,
+        memory_limit: MemoryLimit = None,
+        spill_dir: Optional[PathLike] = None,
     ) -> None:
         check_count(vocab_size, "vocab_size", least=1)
         super().__init__(vocab_size, min_frequency=min_frequency, special_tokens=special_tokens, unk_token=unk_token,
-                         lowercase=lowercase, show_progress=show_progress, threads=threads)
+                         lowercase=lowercase, show_progress=show_progress, threads=threads,
+                         memory_limit=memory_limit, spill_dir=spill_dir)
         if len(self.special_tokens) > vocab_size:
             raise InvalidInputError(f"vocab_size {vocab_size} is smaller than the {len(special_tokens)} special tokens")
 
@@ -88,7 +93,8 @@ class WordLevelTrainer(_CountingTrainer):
         unk_token: the trained model's token for unknown words (one of ``special_tokens``, or
             None: unknown words are an encoding error).
         lowercase: lowercase the text before counting.
-        show_progress, threads: as for :class:`BpeTrainer` (the result never depends on threads).
+        show_progress, threads, memory_limit, spill_dir: as for :class:`BpeTrainer` (the result
+            never depends on threads or the memory limit).
 
     A word equal to a special token is not listed twice.
     """

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.trainers.base import TRAINERS, Pipeline, VocabTrainer
-from ciyuan.trainers.corpus import WordCounts
+from ciyuan.trainers.corpus import PathLike, WordCounts
 from ciyuan.trainers.merges import MergeTrainer
+from ciyuan.trainers.spill import MemoryLimit
 
 if TYPE_CHECKING:
     from ciyuan.models import WordPiece
@@ -64,6 +65,8 @@ class WordPieceTrainer(MergeTrainer, VocabTrainer):
         lowercase: lowercase the text before counting.
         show_progress: draw a progress bar on standard error.
         threads: threads for word counting (None: all cores); the result never depends on it.
+        memory_limit, spill_dir: word counting within this many bytes (``"64MB"``), spilling
+            sorted runs to ``spill_dir``; the result never depends on it (see :class:`Trainer`).
         unk_token: the trained model's unknown token (one of ``special_tokens``, or None).
         max_input_chars_per_word: passed to the trained model (longer words become unk).
 
@@ -91,6 +94,8 @@ class WordPieceTrainer(MergeTrainer, VocabTrainer):
         lowercase: bool = False,
         show_progress: bool = False,
         threads: Optional[int] = None,
+        memory_limit: MemoryLimit = None,
+        spill_dir: Optional[PathLike] = None,
         unk_token: Optional[str] = "[UNK]",
         max_input_chars_per_word: int = 100,
     ) -> None:
@@ -104,7 +109,7 @@ class WordPieceTrainer(MergeTrainer, VocabTrainer):
         super().__init__(vocab_size, min_frequency=min_frequency, max_merges=max_merges, special_tokens=special_tokens,
                          lowercase=lowercase, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
                          max_token_length=max_token_length, show_progress=show_progress, threads=threads,
-                         unk_token=unk_token)
+                         unk_token=unk_token, memory_limit=memory_limit, spill_dir=spill_dir)
         self.continuing_subword_prefix = continuing_subword_prefix
         self.criterion = criterion
         self.max_input_chars_per_word = max_input_chars_per_word
