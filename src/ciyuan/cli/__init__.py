@@ -6,6 +6,7 @@
 - :mod:`ciyuan.cli.segment` - ``segment``, ``seg-eval``
 - :mod:`ciyuan.cli.convert` - ``convert``
 - :mod:`ciyuan.cli.subword_nmt` - ``apply-bpe``, ``learn-bpe`` (subword-nmt codes)
+- :mod:`ciyuan.cli.encode_dataset` - ``encode-dataset`` (a corpus into token shards)
 - :mod:`ciyuan.cli.files` - inputs, output and line batches, shared by them
 
 Flags are named after the keyword arguments they set (``--lowercase`` for ``lowercase=``,
@@ -21,13 +22,13 @@ from typing import Optional, Sequence
 
 # Only what every command needs is imported here; each command imports the rest when it runs,
 # so that a short job (`ciyuan segment` on one file, say) does not start by loading all of it.
-from ciyuan.cli import convert, encode, segment, subword_nmt, train, zh_bpe
+from ciyuan.cli import convert, encode, encode_dataset, segment, subword_nmt, train, zh_bpe
 from ciyuan.cli.options import add_command
 from ciyuan.errors import CiyuanError, DisallowedSpecialTokenError
 
 __all__ = ["main"]
 
-_GROUPS = (encode, train, zh_bpe, segment, convert, subword_nmt)
+_GROUPS = (encode, train, zh_bpe, segment, convert, subword_nmt, encode_dataset)
 
 _DESCRIPTION = """\
 ciyuan (词元): train, run and explain tokenizers.
@@ -41,6 +42,8 @@ ciyuan (词元): train, run and explain tokenizers.
   convert                      write a tokenizer in another format (tokenizer.json, .tiktoken,
                                GPT-2's files, .model, subword-nmt codes, vocab.txt)
   apply-bpe / learn-bpe        subword-nmt codes, applied and learned as subword-nmt does
+  encode-dataset               a corpus (text, JSON Lines, Parquet) into token shards for
+                               training (Megatron .bin/.idx, flat tokens, Parquet); resumable
 
 Line-oriented commands read files, or standard input when none (or -) is named, and write
 one output line per input line. `ciyuan COMMAND --help` explains each command."""
@@ -51,7 +54,8 @@ examples:
   ciyuan decode --tokenizer cl100k_base.tiktoken ids.txt
   echo "Hello world" | ciyuan tokenize --tokenizer o200k_base.tiktoken --pattern o200k_base
   ciyuan encode --tokenizer gpt2/encoder.json --allowed-special all --whole doc.txt
-  ciyuan encode --tokenizer bert-base-uncased-vocab.txt --pair --max-length 128 --padding max-length pairs.tsv"""
+  ciyuan encode --tokenizer bert-base-uncased-vocab.txt --pair --max-length 128 --padding max-length pairs.tsv
+  ciyuan encode-dataset --tokenizer o200k_base.tiktoken corpus.jsonl.zst -o shards/ --eos '<|endoftext|>'"""
 
 
 def _parser() -> argparse.ArgumentParser:

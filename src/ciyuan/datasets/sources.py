@@ -1,0 +1,430 @@
+"""Documents read from a corpus: text files, JSON Lines and Parquet, streamed with bounded memory.
+
+A *source* is a file, a directory (every file under it, recursively, in sorted order; hidden
+files skipped) or a glob pattern (``data/*.jsonl.zst``). Each file's kind comes from its name
+unless ``input_format`` says otherwise:
+
+* ``*.parquet`` - Parquet: the string column ``column``, read one batch of rows at a time;
+* ``*.jsonl``, ``*.ndjson``, ``*.json`` - JSON Lines: the string field ``field`` of each line's object;
+* anything else - text: a document per line, per blank-line block or per file (``doc_per``).
+
+Text and JSON Lines may be compressed: ``.gz`` (the standard library's gzip) and ``.zst``
+(the ``zstandard`` package) are read as streams.
+
+Every :class:`Document` knows the file it came from and its line there (the row, 1-based, for
+Parquet), so an error names the place. A bad document - invalid UTF-8, a line that is not a JSON
+object, a missing or non-string field, a null cell - raises :class:`~ciyuan.errors.InvalidInputError`
+naming ``file:line``, or with ``skip_bad=True`` is counted (:attr:`DocumentStream.skipped`) and
+left out.
+
+Example:
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.jsonl").write_text('{"text": "hello"}\\n{"text": "world"}\\n')
+    >>> [(doc.text, doc.line) for doc in iter_documents([d / "a.jsonl"])]
+    [('hello', 1), ('world', 2)]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import io
+import json
+import os
+from pathlib import Path
+from typing import IO, Any, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
+
+from ciyuan._text import utf8_error
+from ciyuan.errors import InvalidInputError
+
+__all__ = [
+    "Document",
+    "DocumentStream",
+    "iter_documents",
+    "expand_sources",
+    "file_kind",
+    "INPUT_FORMATS",
+    "DOC_PER",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: ``input_format=`` values: ``auto`` decides per file from its name.
+INPUT_FORMATS = ("auto", "text", "jsonl", "parquet")
+#: ``doc_per=`` values for text files: a document per line, per blank-line block, or per file.
+DOC_PER = ("line", "block", "file")
+
+_JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+_COMPRESSED = (".gz", ".zst")
+_PARQUET_BATCH_ROWS = 4096  # rows per Parquet read: bounded memory whatever the row group size
+
+
+class Document(NamedTuple):
+    """One document: its text, the file it came from and where in it (1-based line, or the row
+    of a Parquet file)."""
+
+    text: str
+    source: str
+    line: int
+
+
+def expand_sources(sources: Union[PathLike, Iterable[PathLike]]) -> List[Path]:
+    """The files ``sources`` name, in order: a file as is, a directory's files (recursively,
+    sorted by path, hidden files and folders left out), a glob pattern's matches (sorted).
+
+    Raises :class:`~ciyuan.errors.InvalidInputError` for a path that does not exist, a pattern
+    that matches nothing, or no source at all.
+
+    Example:
+        >>> expand_sources([])
+        Traceback (most recent call last):
+        ...
+        ciyuan.errors.InvalidInputError: no input files: name files, folders or glob patterns
+    """
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    files: List[Path] = []
+    for source in sources:
+        path = Path(source)
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*")
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            if not found:
+                raise InvalidInputError(f"{path}: the folder holds no files")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        elif glob.has_magic(str(source)):
+            matches = sorted(Path(p) for p in glob.glob(str(source), recursive=True) if Path(p).is_file())
+            if not matches:
+                raise InvalidInputError(f"{source}: the pattern matches no file")
+            files.extend(matches)
+        else:
+            raise InvalidInputError(f"{source}: no such file, folder or glob pattern")
+    if not files:
+        raise InvalidInputError("no input files: name files, folders or glob patterns")
+    return files
+
+
+def file_kind(path: PathLike, input_format: str = "auto") -> str:
+    """``"text"``, ``"jsonl"`` or ``"parquet"``: ``input_format`` unless it is ``"auto"``, else
+    from the file name (a ``.gz`` / ``.zst`` ending is looked through).
+
+    Example:
+        >>> file_kind("part-0.jsonl.zst"), file_kind("a.parquet"), file_kind("books.txt.gz")
+        ('jsonl', 'parquet', 'text')
+    """
+    if input_format not in INPUT_FORMATS:
+        raise InvalidInputError(f"input_format must be one of {', '.join(INPUT_FORMATS)}, not {input_format!r}")
+    if input_format != "auto":
+        return input_format
+    name = Path(path).name.lower()
+    for suffix in _COMPRESSED:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith(_JSONL_SUFFIXES):
+        return "jsonl"
+    return "text"
+
+
+class DocumentStream:
+    """The documents of ``files``, in order; iterate it once.
+
+    Besides the documents it keeps what a progress bar and a report need: :attr:`skipped` (bad
+    documents left out with ``skip_bad``), :attr:`first_bad` (the first one's message),
+    :attr:`total_bytes` (the files' sizes on disk) and :meth:`bytes_done` (how far into them
+    reading has gone, in bytes on disk, compressed bytes for compressed files).
+    """
+
+    def __init__(self, files: Sequence[Path], *, input_format: str = "auto", doc_per: str = "line",
+                 field: str = "text", column: Optional[str] = None, errors: str = "strict",
+                 skip_bad: bool = False) -> None:
+        if doc_per not in DOC_PER:
+            raise InvalidInputError(f"doc_per must be one of {', '.join(DOC_PER)}, not {doc_per!r}")
+        if errors not in ("strict", "replace"):
+            raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
+        self.files = list(files)
+        self.kinds = [file_kind(f, input_format) for f in self.files]
+        self.doc_per = doc_per
+        self.field = field
+        self.column = column if column is not None else field
+        self.errors = errors
+        self.skip_bad = skip_bad
+        self.skipped = 0
+        self.first_bad: Optional[str] = None
+        self.total_bytes = sum(f.stat().st_size for f in self.files)
+        self._done_before = 0  # sizes of the files finished
+        self._raw: Optional[IO[bytes]] = None  # the file being read, for its position
+        self._fraction: Optional[Tuple[int, int]] = None  # Parquet: (rows read, rows) of the file
+        self._iterator = self._documents()
+
+    def __iter__(self) -> Iterator[Document]:
+        return self._iterator
+
+    def __next__(self) -> Document:
+        return next(self._iterator)
+
+    def bytes_done(self) -> int:
+        """Bytes of the input files read so far (on disk: compressed bytes for compressed files)."""
+        done = self._done_before
+        raw = self._raw
+        if raw is not None:
+            with contextlib.suppress(ValueError):  # the reading thread may close the file meanwhile
+                done += raw.tell()
+        elif self._fraction is not None:
+            rows_read, rows = self._fraction
+            done += self._current_size * rows_read // max(rows, 1)
+        return done
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _documents(self) -> Iterator[Document]:
+        for path, kind in zip(self.files, self.kinds):
+            self._current_size = path.stat().st_size
+            if kind == "parquet":
+                yield from self._parquet(path)
+            else:
+                with open(path, "rb") as raw:
+                    self._raw = raw
+                    with _decompressed(path, raw) as stream:
+                        if kind == "jsonl":
+                            yield from self._jsonl(str(path), stream)
+                        elif self.doc_per == "line":
+                            yield from self._lines(str(path), stream)
+                        elif self.doc_per == "block":
+                            yield from self._blocks(str(path), stream)
+                        else:
+                            yield from self._whole(str(path), stream)
+                self._raw = None
+            self._done_before += self._current_size
+            self._fraction = None
+
+    def _bad(self, message: str) -> None:
+        """Raise the error of a bad document, or count it with ``skip_bad``."""
+        if not self.skip_bad:
+            fix = "or" if "; fix" in message else "fix the input or"  # a UTF-8 message names its own fixes
+            raise InvalidInputError(f"{message}; {fix} pass skip_bad=True (CLI: --skip-bad) to count and leave out "
+                                    "such documents")
+        self.skipped += 1
+        if self.first_bad is None:
+            self.first_bad = message
+
+    def _decode(self, name: str, raw: bytes, offset: int, number: int) -> Optional[str]:
+        """``raw`` as text, or None (skipped) for invalid UTF-8 under ``skip_bad``."""
+        try:
+            return raw.decode("utf-8", self.errors)
+        except UnicodeDecodeError as e:
+            self._bad(str(utf8_error(name, raw, e.start, offset=offset, first_line=number)))
+            return None
+
+    def _lines(self, name: str, stream: IO[bytes]) -> Iterator[Document]:
+        """A document per non-empty line (its newline, ``\\n`` or ``\\r\\n``, left out)."""
+        offset = 0
+        for number, raw in enumerate(stream, 1):
+            text = self._decode(name, raw, offset, number)
+            offset += len(raw)
+            if text is None:
+                continue
+            text = _strip_newline(text)
+            if text:
+                yield Document(text, name, number)
+
+    def _blocks(self, name: str, stream: IO[bytes]) -> Iterator[Document]:
+        """A document per block of lines between blank (empty or whitespace-only) lines; the
+        block's lines joined by ``\\n``, without the last one's newline. A block with an
+        invalid line is one bad document."""
+        offset = 0
+        block: List[str] = []
+        start = 0
+        bad = False
+        for number, raw in enumerate(stream, 1):
+            if not raw.strip():
+                if block or bad:
+                    if not bad:
+                        yield Document("\n".join(block), name, start)
+                    block, bad = [], False
+                offset += len(raw)
+                continue
+            if not block and not bad:
+                start = number
+            text = self._decode(name, raw, offset, number)
+            offset += len(raw)
+            if text is None:
+                bad, block = True, []
+            elif not bad:
+                block.append(_strip_newline(text))
+        if block and not bad:
+            yield Document("\n".join(block), name, start)
+
+    def _whole(self, name: str, stream: IO[bytes]) -> Iterator[Document]:
+        """The whole file as one document (line 1)."""
+        text = self._decode(name, stream.read(), 0, 1)
+        if text is not None:
+            yield Document(text, name, 1)
+
+    def _jsonl(self, name: str, stream: IO[bytes]) -> Iterator[Document]:
+        """A document per non-blank line: the string ``field`` of the line's JSON object."""
+        offset = 0
+        field = self.field
+        for number, raw in enumerate(stream, 1):
+            start = offset
+            offset += len(raw)
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except UnicodeDecodeError:
+                # json.loads guesses the encoding itself; the UTF-8 decoder names the bad byte
+                self._bad(str(utf8_error(name, raw, _utf8_error_start(raw), offset=start, first_line=number)))
+                continue
+            except ValueError as e:
+                self._bad(f"{name}:{number}: not a JSON line ({e})")
+                continue
+            if not isinstance(obj, dict):
+                self._bad(f"{name}:{number}: the line is JSON but not an object (a {type(obj).__name__})")
+                continue
+            text = obj.get(field)
+            if not isinstance(text, str):
+                what = "has no field" if field not in obj else f"has a {type(text).__name__}, not a string, in field"
+                self._bad(f"{name}:{number}: the object {what} {field!r}")
+                continue
+            yield Document(text, name, number)
+
+    def _parquet(self, path: Path) -> Iterator[Document]:
+        """A document per row: the string ``column`` (row numbers are 1-based ``line``s)."""
+        pq = _import_pyarrow_parquet()
+        name = str(path)
+        try:
+            pfile = pq.ParquetFile(path)
+        except Exception as e:  # pyarrow's own errors: not a Parquet file, damaged footer
+            raise InvalidInputError(f"{name}: cannot read as Parquet: {e}") from None
+        with pfile:
+            names = pfile.schema_arrow.names
+            if self.column not in names:
+                raise InvalidInputError(f"{name}: no column {self.column!r} (columns: {', '.join(names)}); "
+                                        "choose one with column= (CLI: --column)")
+            rows = pfile.metadata.num_rows
+            row = 0
+            self._fraction = (0, rows)
+            for batch in pfile.iter_batches(batch_size=_PARQUET_BATCH_ROWS, columns=[self.column]):
+                values = batch.column(0)
+                kind = str(values.type)
+                if kind not in ("string", "large_string", "string_view"):
+                    raise InvalidInputError(f"{name}: column {self.column!r} holds {kind}, not strings")
+                for text in values.to_pylist():
+                    row += 1
+                    if text is None:
+                        self._bad(f"{name}:{row}: row {row} has no value (null) in column {self.column!r}")
+                        continue
+                    yield Document(text, name, row)
+                self._fraction = (row, rows)
+
+
+def iter_documents(
+    sources: Union[PathLike, Iterable[PathLike]],
+    *,
+    input_format: str = "auto",
+    doc_per: str = "line",
+    field: str = "text",
+    column: Optional[str] = None,
+    errors: str = "strict",
+    skip_bad: bool = False,
+) -> DocumentStream:
+    """The documents of ``sources`` (files, folders, glob patterns; see :func:`expand_sources`),
+    streamed in order.
+
+    Args:
+        sources: one path or pattern, or several.
+        input_format: ``"auto"`` (from each file's name, see :func:`file_kind`), ``"text"``,
+            ``"jsonl"`` or ``"parquet"``.
+        doc_per: for text files: ``"line"`` (each non-empty line is a document, its newline
+            left out), ``"block"`` (lines between blank lines, joined by ``\\n``) or ``"file"``.
+        field: the JSON Lines field holding the text.
+        column: the Parquet column holding the text (default: ``field``).
+        errors: invalid UTF-8 in text files: ``"strict"`` (a bad document) or ``"replace"``
+            (read as U+FFFD).
+        skip_bad: count and leave out bad documents instead of raising
+            :class:`~ciyuan.errors.InvalidInputError`.
+
+    Returns:
+        A :class:`DocumentStream` of :class:`Document` (text, source, line), which also counts
+        the documents skipped and the bytes read.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+        >>> _ = p.write_text("one\\ntwo\\n\\nthree\\n")
+        >>> [d.text for d in iter_documents(p, doc_per="block")]
+        ['one\\ntwo', 'three']
+    """
+    return DocumentStream(expand_sources(sources), input_format=input_format, doc_per=doc_per, field=field,
+                          column=column, errors=errors, skip_bad=skip_bad)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _utf8_error_start(raw: bytes) -> int:
+    """Where the first invalid UTF-8 sequence of ``raw`` starts (0 if there is none)."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start
+    return 0
+
+
+def _strip_newline(text: str) -> str:
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    return text
+
+
+class _decompressed:
+    """A context manager giving the decompressed binary stream of ``raw`` (by ``path``'s ending)."""
+
+    def __init__(self, path: Path, raw: IO[bytes]) -> None:
+        self.path = path
+        self.raw = raw
+        self.stream: Any = None  # GzipFile or a BufferedReader over zstandard's reader
+
+    def __enter__(self) -> IO[bytes]:
+        name = self.path.name.lower()
+        if name.endswith(".gz"):
+            import gzip
+
+            self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb")
+        elif name.endswith(".zst"):
+            zstandard = _import_zstandard()
+            reader = zstandard.ZstdDecompressor().stream_reader(self.raw, read_across_frames=True)
+            self.stream = io.BufferedReader(reader, buffer_size=1 << 20)
+        else:
+            return self.raw
+        return cast(IO[bytes], self.stream)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.stream is not None:
+            with contextlib.suppress(Exception):  # a damaged stream's close error is not the one to report
+                self.stream.close()
+
+
+def _import_zstandard() -> Any:
+    try:
+        import zstandard
+    except ImportError:
+        raise InvalidInputError("reading .zst files needs the zstandard package: pip install zstandard "
+                                "(or pip install 'ciyuan[datasets]')") from None
+    return zstandard
+
+
+def _import_pyarrow_parquet() -> Any:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InvalidInputError("reading Parquet files needs pyarrow: pip install pyarrow "
+                                "(or pip install 'ciyuan[datasets]')") from None
+    return pq
