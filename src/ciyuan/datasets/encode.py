@@ -92,6 +92,7 @@ def encode_dataset(
     progress: bool = False,
     pattern: Optional[str] = None,
     batch_chars: int = _BATCH_CHARS,
+    runner: Optional[Any] = None,
 ) -> EncodeResult:
     """Encode every document of ``inputs`` into token shards in the folder ``output``.
 
@@ -117,6 +118,8 @@ def encode_dataset(
         progress: draw a progress line on standard error (documents, MB, tokens, MB/s, ETA).
         pattern: with a tokenizer path: the tiktoken encoding name or pattern (:meth:`Tokenizer.load`).
         batch_chars: about how many characters are encoded per call (memory vs. overhead).
+        runner: what reads and encodes the batches: None, here; the Ray engine passes its own
+            (:func:`ciyuan.datasets.ray_engine.encode_dataset_ray`, a subclass of ``_Run``).
 
     Returns:
         An :class:`EncodeResult`. A folder whose manifest says the same run is complete is left
@@ -151,7 +154,7 @@ def encode_dataset(
     manifest = _prepare(out, job, describe_inputs(files), prefix, overwrite)
     if manifest.complete:
         return _result(out, manifest, resumed=len(manifest.shards))
-    run = _Run(tok, manifest, out, stream, bos_ids, eos_ids, threads, skip_bad, add_special_tokens,
+    run = (runner or _Run)(tok, manifest, out, stream, bos_ids, eos_ids, threads, skip_bad, add_special_tokens,
                allowed_special, disallowed_special, batch_chars)
     return run.go(progress)
 

@@ -1,0 +1,165 @@
+"""encode-dataset as a Ray Data pipeline (ciyuan.datasets.ray_engine.encode_dataset_ray, ``ciyuan
+encode-dataset --ray``) writes the same bytes as the local run: every shard file and the
+manifest, for real corpora in each input format and each output format, with bad documents
+skipped or refused alike, and with a tokenizer actor killed mid-job.
+
+One local 2-CPU Ray cluster serves the whole module.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import signal
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+from ciyuan import Tokenizer
+from ciyuan.datasets import encode_dataset
+from ciyuan.errors import InvalidInputError
+from tests.conftest import shared
+from tests.datasets.conftest import corpus_lines, read_back, write_input
+
+ray = pytest.importorskip("ray")
+from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the module needs Ray)
+
+# Ray Data warns of its own deprecated settings when its context is first made (not ours to fix).
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ray_cluster() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+    quiet_collect()
+
+
+def quiet_collect() -> None:
+    """Collect now what Ray's shutdown and a failed run leave behind (Ray's process handles, a
+    reader stopped mid-file), without their ResourceWarnings: the end-of-session collection
+    would report them as errors of no test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
+
+
+@pytest.fixture(scope="module")
+def cl100k() -> Tokenizer:
+    return Tokenizer.from_tiktoken(shared("tokenizers", "tiktoken", "cl100k_base.tiktoken"), "cl100k_base")
+
+
+def files_of(out: Path) -> Dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> List[Path]:
+    """English as JSONL, Chinese as .jsonl.zst, the multilingual sample as Parquet, and text."""
+    d = tmp_path_factory.mktemp("inputs")
+    return [write_input(corpus_lines("en", 300_000), d / "en", "jsonl"),
+            write_input(corpus_lines("zh", 200_000), d / "zh", "jsonl.zst"),
+            write_input(corpus_lines("multi", 150_000), d / "multi", "parquet"),
+            write_input(corpus_lines("en", 60_000), d / "text", "txt")]
+
+
+@pytest.mark.parametrize("fmt", ["megatron", "flat", "parquet"])
+def test_same_bytes_as_local(fmt: str, inputs: List[Path], cl100k: Tokenizer, tmp_path: Path) -> None:
+    options: Dict[str, Any] = dict(format=fmt, eos="<|endoftext|>", bos=[100257], shard_tokens=60_000,
+                                   batch_chars=40_000)
+    local = encode_dataset(inputs, tmp_path / "local", cl100k, **options)
+    distributed = ray_engine.encode_dataset_ray(inputs, tmp_path / "ray", cl100k, **options)
+    assert distributed == local._replace(output=tmp_path / "ray")
+    assert len(local.shards) > 3
+    assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
+    docs = [d for path in inputs for d in corpus_lines_of(path)]
+    got = read_back(tmp_path / "ray", fmt)
+    assert len(got) == len(docs)
+    for ids, doc in zip(got[::97], docs[::97]):  # a sample against encode_ids itself
+        assert ids == [100257] + cl100k.encode_ids(doc) + [100257]
+
+
+def corpus_lines_of(path: Path) -> List[str]:
+    """The documents written_input wrote to ``path`` (read back with the library's own reader)."""
+    from ciyuan.datasets import iter_documents
+
+    return [doc.text for doc in iter_documents([path])]
+
+
+def test_bad_documents_as_local(cl100k: Tokenizer, tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    lines = [json.dumps({"text": f"document {i}"}) for i in range(300)]
+    lines[17] = "{not json"
+    lines[120] = json.dumps({"text": "a special <|endoftext|> inside"})
+    lines[250] = json.dumps({"other": "no text field"})
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    options: Dict[str, Any] = dict(format="flat", shard_tokens=500, batch_chars=300)
+    local = encode_dataset(path, tmp_path / "local", cl100k, skip_bad=True, **options)
+    distributed = ray_engine.encode_dataset_ray(path, tmp_path / "ray", cl100k, skip_bad=True, **options)
+    assert distributed.skipped == local.skipped == 3
+    assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
+    lines[17] = json.dumps({"text": "fine"})
+    lines[250] = lines[17]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as e_local:
+        encode_dataset(path, tmp_path / "local2", cl100k, **options)
+    with pytest.raises(InvalidInputError) as e_ray:
+        ray_engine.encode_dataset_ray(path, tmp_path / "ray2", cl100k, **options)
+    assert type(e_ray.value) is type(e_local.value)
+    assert str(e_ray.value) == str(e_local.value)
+    assert f"{path}:121" in str(e_ray.value)
+    del e_local, e_ray
+    quiet_collect()
+
+
+def test_cli_ray(inputs: List[Path], tmp_path: Path) -> None:
+    from ciyuan.cli import main
+
+    tok = str(shared("tokenizers", "tiktoken", "o200k_base.tiktoken"))
+    args = ["encode-dataset", "--tokenizer", tok, "--pattern", "o200k_base", "--eos", "<|endoftext|>",
+            "--shard-tokens", "50000", "--no-progress", *map(str, inputs[:2])]
+    assert main(args + ["--output", str(tmp_path / "local")]) == 0
+    assert main(args + ["--ray", "--output", str(tmp_path / "ray")]) == 0
+    assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
+
+
+def test_actor_killed_mid_job(inputs: List[Path], cl100k: Tokenizer, tmp_path: Path) -> None:
+    """SIGKILL one tokenizer actor while the pipeline runs: Ray restarts it and runs its batch
+    again; the output is the local run's."""
+    from ray._private import state  # the actors' table from Ray's control store (no dashboard needed)
+
+    options: Dict[str, Any] = dict(format="megatron", eos="<|endoftext|>", shard_tokens=40_000, batch_chars=4_000)
+    local = encode_dataset(inputs, tmp_path / "local", cl100k, **options)
+    result: Dict[str, Any] = {}
+
+    def job() -> None:
+        try:
+            result["ray"] = ray_engine.encode_dataset_ray(inputs, tmp_path / "ray", cl100k, **options)
+        except BaseException as e:  # reported below
+            result["error"] = e
+
+    thread = threading.Thread(target=job)
+    thread.start()
+    killed = None
+    deadline = time.monotonic() + 60
+    manifest = tmp_path / "ray" / "manifest.json"
+    while killed is None and thread.is_alive() and time.monotonic() < deadline:
+        # After the first finished shard, an actor is encoding mid-job: kill it.
+        if manifest.exists() and json.loads(manifest.read_text())["shards"]:
+            for actor in state.actors().values():
+                if "_Encoder" in actor.get("ActorClassName", "") and actor.get("State") == "ALIVE" and actor.get("Pid"):
+                    os.kill(actor["Pid"], signal.SIGKILL)
+                    killed = actor["Pid"]
+                    break
+        time.sleep(0.02)
+    thread.join()
+    assert "error" not in result, result.get("error")
+    assert killed is not None, "the job ended before an actor could be killed"
+    assert result["ray"].documents == local.documents
+    assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
