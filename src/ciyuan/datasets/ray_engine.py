@@ -31,11 +31,10 @@ from __future__ import annotations
 import copy
 import sys
 import time
-from array import array
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional
 
 from ciyuan import _core, _text, training
 from ciyuan.errors import CiyuanError, InvalidInputError
@@ -194,34 +193,13 @@ class _Counting:
         return stage
 
 
-def _count_part(job: _Counting, part: Any) -> Tuple[bytes, bytes, bytes]:
+def _count_part(job: _Counting, part: Any) -> bytes:
     """One part's counts as bytes (a Ray task's body)."""
     texts = _read_lines(part, job.errors) if isinstance(part, FilePart) else part
     pre_tokenizer, normalizer = _Counting.restore(job.pre_tokenizer), _Counting.restore(job.normalizer)
     # An iterator, never a list: a list of strings that all name files would be read as files.
     counts = job.trainer.count_words(iter(texts), pre_tokenizer, normalizer, errors=job.errors)
-    return _pack(counts)
-
-
-# Until WordCounts.to_bytes / merge (the spill helper's) land: the words in first-seen order,
-# packed, and added in that order (each word's first-seen position is the order it is added in).
-def _pack(counts: WordCounts) -> Tuple[bytes, bytes, bytes]:
-    words = counts.words()
-    return (b"".join(w for w, _ in words), array("Q", [len(w) for w, _ in words]).tobytes(),
-            array("Q", [n for _, n in words]).tobytes())
-
-
-def _merge(merged: WordCounts, packed: Tuple[bytes, bytes, bytes]) -> None:
-    blob, lengths, counts = packed
-    sizes, ns = array("Q"), array("Q")
-    sizes.frombytes(lengths)
-    ns.frombytes(counts)
-    words = []
-    at = 0
-    for size in sizes:
-        words.append(blob[at:at + size].decode("utf-8"))
-        at += size
-    merged._native.add_words(words, list(ns))
+    return counts.to_bytes()
 
 
 def _parts(source: TrainingSource, part_bytes: int) -> Iterator[Any]:
@@ -280,7 +258,7 @@ def count_words(source: TrainingSource, trainer: Trainer, pre_tokenizer: Any = N
         def merge_oldest() -> None:
             nonlocal done
             # In part order: the merge is exact only when parts arrive in corpus order.
-            _merge(merged, _get(ray, pending.pop(0)))
+            merged.merge(WordCounts.from_bytes(_get(ray, pending.pop(0))))
             done += 1
             if trainer.show_progress:
                 sys.stderr.write(f"\rcounted {done} parts, {len(merged):,} distinct words")
