@@ -10,10 +10,12 @@
 #include <exception>
 #include <mutex>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "batch_ids.h"
+#include "block_pool.h"
 #include "ciyuan/encoder.h"
 #include "ciyuan/parallel.h"
 #include "encoding_data.h"
@@ -32,9 +34,22 @@ using ciyuan::TokenSink;
 // buffer protocol and DLPack.
 template <class T>
 nb::object owned_array(std::vector<T>&& values) {
+  if constexpr (std::is_same_v<T, uint32_t>) {
+    // A pooled vector much larger than its ids is given back and the ids copied out: an array
+    // the caller keeps must not pin megabytes.
+    if (values.capacity() >= block_pool::kMinKept / sizeof(T) && values.size() < values.capacity() / 2) {
+      std::vector<T> exact(values.begin(), values.end());
+      block_pool::give_ids(std::move(values));
+      values = std::move(exact);
+    }
+  }
   if (values.capacity() == 0) values.reserve(1);  // a non-null pointer even when empty
   auto* heap = new std::vector<T>(std::move(values));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  nb::capsule owner(heap, [](void* p) noexcept {
+    auto* v = static_cast<std::vector<T>*>(p);
+    if constexpr (std::is_same_v<T, uint32_t>) block_pool::give_ids(std::move(*v));
+    delete v;
+  });
   const size_t shape[1] = {heap->size()};
   return nb::cast(nb::ndarray<nb::array_api, T, nb::ndim<1>, nb::c_contig>(heap->data(), 1, shape, owner));
 }
@@ -145,7 +160,7 @@ nb::list count_tokens_batch(const Encoder& self, nb::handle texts, nb::bytes pol
 }
 
 nb::object encode_ids_array(const Encoder& self, nb::handle text, nb::bytes policy) {
-  std::vector<uint32_t> ids;
+  std::vector<uint32_t> ids = block_pool::take_ids();
   {
     TokenSink sink(ids);
     encode_one(self, text, policy, sink);

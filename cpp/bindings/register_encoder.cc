@@ -17,6 +17,7 @@
 #include "ciyuan/errors.h"
 #include "ciyuan/utf8.h"
 #include "batch_ids.h"
+#include "block_pool.h"
 #include "common.h"
 #include "encoding_data.h"
 
@@ -618,7 +619,7 @@ void register_encoder(nb::module_& m) {
             // The UTF-8 is made here, without the GIL, not by CPython's encoder (str_utf8.h).
             const ciyuan_bindings::StrData data = ciyuan_bindings::checked_str_data(text);
             auto pol = policy_from(policy);
-            std::vector<uint32_t> ids;
+            std::vector<uint32_t> ids = ciyuan_bindings::block_pool::take_ids();
             bool has_utf8 = false;
             {
               nb::gil_scoped_release release;
@@ -628,7 +629,9 @@ void register_encoder(nb::module_& m) {
               if (has_utf8) self.encode_ids(utf8, pol, ids);
             }
             if (!has_utf8) ciyuan_bindings::raise_no_utf8(text);
-            return id_list(ids);
+            nb::list list = id_list(ids);
+            ciyuan_bindings::block_pool::give_ids(std::move(ids));
+            return list;
           },
           nb::arg("text"), nb::arg("policy"))
       .def(

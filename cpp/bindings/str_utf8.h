@@ -19,6 +19,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "block_pool.h"
 #include "ciyuan/utf8.h"
 
 namespace ciyuan_bindings {
@@ -32,18 +33,23 @@ struct StrData {
 
 // A growable byte buffer that is not zero-filled (std::string::resize would write every byte
 // once more before the conversion writes it).
+// Large buffers come from and go back to the block pool (their pages stay faulted in).
 class Utf8Buffer {
  public:
+  Utf8Buffer() = default;
+  Utf8Buffer(const Utf8Buffer&) = delete;
+  Utf8Buffer& operator=(const Utf8Buffer&) = delete;
+  ~Utf8Buffer() { release(); }
   char* reserve(size_t bytes) {
     if (bytes > capacity_) {
-      data_.reset(new char[bytes]);
-      capacity_ = bytes;
+      release();
+      data_ = block_pool::take_bytes(bytes, capacity_);
     }
     return data_.get();
   }
   size_t capacity() const { return capacity_; }
   void release() {
-    data_.reset();
+    block_pool::give_bytes(std::move(data_), capacity_);
     capacity_ = 0;
   }
 

@@ -197,6 +197,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
         short_tokens_.insert(load_upto8(t.data(), t.size()), t.size(), static_cast<uint32_t>(id));
     }
   }
+  rank_by_bytes_ = config_.rank_by_token && short_whole_;
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys);
 }
@@ -272,6 +273,15 @@ struct BpeModel::ThreadCache {
   std::vector<PieceEntry> other_pieces;
   std::vector<uint64_t> other_hashes;
   std::vector<Symbol> symbols;  // encode_piece_merging's work space
+
+  // The slot an ASCII piece with hash_bytes `hash` would take (the others' table is small).
+  void prefetch(uint64_t hash) const {
+#if defined(__GNUC__)
+    if (!pieces.empty()) __builtin_prefetch(&pieces[hash & (pieces.size() - 1)]);
+#else
+    (void)hash;
+#endif
+  }
 
   // Where the piece p[0, n) with hash_bytes `hash` lives in the piece cache, and whether it
   // is there now.
@@ -449,15 +459,46 @@ void BpeModel::initial_symbols_hf(std::string_view text, size_t start, size_t en
   flush();
 }
 
+void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const {
+  merge_small_by(syms, [&](const Symbol& a, const Symbol& b, uint32_t* merged) {
+    return pair_rank(cache, a, b, merged, filter_first);
+  });
+}
+
+// tiktoken's rule read directly: the pair's rank is the id of its joined bytes, which are
+// text[a.start, b.end). A joined pair of at most 8 bytes is one short_tokens_ lookup, in the
+// lines the whole-piece lookups keep in cache; a longer one is first asked of the long-token
+// filter. pairs_ (every cut of every token: 8-32 MB) and its per-thread cache are not read.
+void BpeModel::merge_small_joined(std::string_view text, std::vector<Symbol>& syms) const {
+  const char* base = text.data();
+  const char* limit = base + text.size();
+  merge_small_by(syms, [&](const Symbol& a, const Symbol& b, uint32_t* merged) {
+    const char* p = base + a.start;
+    const size_t n = b.end - a.start;
+    uint32_t id;
+    if (n <= kShortPiece) {
+      id = short_token_id(p, n, limit);
+    } else {
+      const uint64_t hash = hash_bytes(p, n);
+      id = maybe_long_token(hash) ? vocab_.find_hashed(p, n, hash) : BytesMap::kMissing;
+    }
+    *merged = id;
+    return id;  // kNone when missing (both are 2^32 - 1)
+  });
+}
+
 // O(n^2) but with tiny constants: find the best pair, merge it, rescore its two neighbours.
 // Arrays stay compact (memmove) so the min-scan is a short vectorizable loop.
-void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const {
+// rank(a, b, &merged) is the rank of merging a and b (kNone: they cannot), merged its id.
+template <class Rank>
+void BpeModel::merge_small_by(std::vector<Symbol>& syms, const Rank& rank) const {
+  static_assert(kNone == BytesMap::kMissing && kNone == ShortKeyMap::kMissing, "one 'none' for every lookup");
   size_t n = syms.size();
   if (n < 2) return;
   uint32_t ranks[kSmallPiece];
   uint32_t merged_ids[kSmallPiece];
   Symbol* sym = syms.data();
-  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = pair_rank(cache, sym[i], sym[i + 1], &merged_ids[i], filter_first);
+  for (size_t i = 0; i + 1 < n; ++i) ranks[i] = rank(sym[i], sym[i + 1], &merged_ids[i]);
   while (n > 1) {
     uint32_t best = kNone;
     size_t at = 0;
@@ -485,8 +526,8 @@ void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool f
       std::memmove(merged_ids + at + 1, merged_ids + at + 2, tail * sizeof(uint32_t));
     }
     --n;
-    if (at + 1 < n) ranks[at] = pair_rank(cache, sym[at], sym[at + 1], &merged_ids[at], filter_first);
-    if (at > 0) ranks[at - 1] = pair_rank(cache, sym[at - 1], sym[at], &merged_ids[at - 1], filter_first);
+    if (at + 1 < n) ranks[at] = rank(sym[at], sym[at + 1], &merged_ids[at]);
+    if (at > 0) ranks[at - 1] = rank(sym[at - 1], sym[at], &merged_ids[at - 1]);
   }
   syms.resize(n);
 }
@@ -819,54 +860,75 @@ void BpeModel::encode_pieces(std::string_view text, const Span* pieces, size_t n
   }
 }
 
+// Two passes over each batch of pieces: the first reads every piece's key (a short piece's
+// bytes, a longer one's hash) and prefetches the slot it will look up, the second looks them
+// up. The tables are megabytes, out of cache whenever other work ran in between, so a lookup
+// is a miss to L3 or memory; issued together, the misses overlap instead of waiting in turn.
 void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
                                  std::vector<Token>& scratch) const {
   if (!short_whole_ || config_.longest_match) return TokenModel::encode_pieces_ids(text, pieces, n, ids, scratch);
-  if (n == 0) return;
   ThreadCache* cache = nullptr;  // asked for once, by the first piece that needs it
   const char* base = text.data();
   // Every piece but the last few can be read as 8 bytes at once: one check for the batch.
   const size_t safe_end = text.size() >= 8 ? text.size() - 8 : 0;
-  size_t w = ids.size();
-  ids.resize(w + n);
-  uint32_t* out = ids.data();
-  for (size_t k = 0; k < n; ++k) {
-    const size_t start = pieces[k].first, end = pieces[k].second, len = end - start;
-    if (len - 1 < kShortPiece) {
-      uint64_t key;
-      if (start <= safe_end) {
-        std::memcpy(&key, base + start, 8);
-        key &= ~uint64_t{0} >> (64 - 8 * len);
+  uint64_t keys[kLookupBatch];   // a short piece's bytes, a cached one's hash_bytes
+  uint32_t where[kLookupBatch];  // a short piece's slot in short_tokens_
+  for (size_t done = 0; done < n; done += kLookupBatch) {
+    const Span* batch = pieces + done;
+    const size_t m = std::min(kLookupBatch, n - done);
+    for (size_t k = 0; k < m; ++k) {
+      const size_t start = batch[k].first, len = batch[k].second - start;
+      if (len - 1 < kShortPiece) {
+        uint64_t key;
+        if (start <= safe_end) {
+          std::memcpy(&key, base + start, 8);
+          key &= ~uint64_t{0} >> (64 - 8 * len);
+        } else {
+          key = load_upto8(base + start, len);
+        }
+        keys[k] = key;
+        where[k] = static_cast<uint32_t>(short_tokens_.index(key, len));
+        short_tokens_.prefetch(where[k]);
+      } else if (len <= kMaxCachedBytes) {
+        if (!cache) cache = &thread_cache();
+        keys[k] = hash_bytes(base + start, len);
+        cache->prefetch(keys[k]);
+      }
+    }
+    size_t w = ids.size();
+    ids.resize(w + m);
+    uint32_t* out = ids.data();
+    for (size_t k = 0; k < m; ++k) {
+      const size_t start = batch[k].first, end = batch[k].second, len = end - start;
+      if (len - 1 < kShortPiece) {
+        const uint32_t id = short_tokens_.find(keys[k], len, where[k]);
+        if (id != ShortKeyMap::kMissing) {
+          out[w++] = id;
+          continue;
+        }
+      }
+      if (!cache) cache = &thread_cache();
+      // A piece seen before: its ids from the piece cache, without making Tokens.
+      const uint64_t hash = len - 1 >= kShortPiece && len <= kMaxCachedBytes ? keys[k] : hash_bytes(base + start, len);
+      const PiecePlace place = cache->place(base + start, len, hash);
+      if (!place.hit) {
+        scratch.clear();
+        encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
+      }
+      const size_t count = place.hit ? place.slot->count : scratch.size();
+      const size_t room = w + count + (m - k - 1);
+      if (room > ids.size()) {
+        ids.resize(room);
+        out = ids.data();
+      }
+      if (place.hit) {
+        for (size_t t = 0; t < count; ++t) out[w++] = place.slot->ids[t];
       } else {
-        key = load_upto8(base + start, len);
-      }
-      const uint32_t id = short_tokens_.find(key, len, short_tokens_.index(key, len));
-      if (id != ShortKeyMap::kMissing) {
-        out[w++] = id;
-        continue;
+        for (const Token& t : scratch) out[w++] = t.id;
       }
     }
-    if (!cache) cache = &thread_cache();
-    // A piece seen before: its ids from the piece cache, without making Tokens.
-    const uint64_t hash = hash_bytes(base + start, len);
-    const PiecePlace place = cache->place(base + start, len, hash);
-    if (!place.hit) {
-      scratch.clear();
-      encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
-    }
-    const size_t count = place.hit ? place.slot->count : scratch.size();
-    const size_t room = w + count + (n - k - 1);
-    if (room > ids.size()) {
-      ids.resize(room);
-      out = ids.data();
-    }
-    if (place.hit) {
-      for (size_t t = 0; t < count; ++t) out[w++] = place.slot->ids[t];
-    } else {
-      for (const Token& t : scratch) out[w++] = t.id;
-    }
+    ids.resize(w);
   }
-  ids.resize(w);
   scratch.clear();
 }
 
@@ -960,7 +1022,9 @@ void BpeModel::encode_piece_uncached(ThreadCache& cache, std::string_view text, 
   } else {
     initial_symbols(text, start, end, syms, &has_unk);
   }
-  if (syms.size() <= kSmallPiece) {
+  if (syms.size() <= kSmallPiece && rank_by_bytes_) {
+    merge_small_joined(text, syms);
+  } else if (syms.size() <= kSmallPiece) {
     merge_small(cache, syms, filter_first);
   } else {
     merge_large(cache, syms, filter_first);

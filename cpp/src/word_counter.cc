@@ -7,6 +7,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "ciyuan/bert.h"
 #include "ciyuan/errors.h"
@@ -173,6 +176,13 @@ struct WordCounter::Table {
     }
   }
 
+  // Drops the index and the spare capacity: the words as load_run would hold them.
+  void compact() {
+    std::vector<uint64_t>().swap(slots);
+    entries.shrink_to_fit();
+    arena.shrink_to_fit();
+  }
+
   void clear() {
     std::vector<uint64_t>(1024, 0).swap(slots);
     std::vector<Entry>().swap(entries);
@@ -282,6 +292,18 @@ void count_in_parts(Table* table, int parts, const Fill& fill) {
 
 }  // namespace
 
+namespace {
+
+// Hands the heap's free memory back to the system (glibc keeps what the counting threads freed
+// in their arenas): the trainer that runs next starts from what the words really hold.
+void release_free_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+}  // namespace
+
 int WordCounter::max_parts() const {
   // Under a limit each thread's table gets at least 64 KiB of the quarter they share (a smaller
   // table would spill runs of a few words); a small limit therefore counts on fewer threads.
@@ -387,8 +409,12 @@ void WordCounter::set_memory_limit(uint64_t bytes, const std::string& directory)
 }
 
 void WordCounter::finish() {
-  if (!spill_ || spill_->runs.empty()) return;
   Table& t = *table_;
+  if (!spill_ || spill_->runs.empty()) {
+    t.compact();
+    release_free_memory();
+    return;
+  }
   if (!t.entries.empty()) t.spill_run();
   // At most kFanIn runs are open at once (a buffer each): more are merged in groups first.
   constexpr size_t kFanIn = 64;
@@ -407,6 +433,7 @@ void WordCounter::finish() {
   t.load_run(runs[0]);
   std::remove(runs[0].c_str());
   runs.clear();
+  release_free_memory();
 }
 
 void WordCounter::merge(const WordCounter& other) {

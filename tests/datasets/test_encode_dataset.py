@@ -35,7 +35,7 @@ def _expected(tok, docs, bos: List[int], eos: List[int]) -> List[List[int]]:  # 
 @pytest.mark.parametrize("corpus", ["en", "zh", "multi"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_round_trip_every_format(tmp_path: Path, cl100k, corpus: str, kind: str) -> None:  # noqa: ANN001
-    docs = list(_docs(corpus, 40_000))
+    docs = list(_docs(corpus, 15_000))
     src = write_input(docs, tmp_path / "in", kind)
     eot = cl100k.token_to_id("<|endoftext|>")
     want = _expected(cl100k, docs, [], [eot])
@@ -67,13 +67,13 @@ def test_against_tiktoken(tmp_path: Path, cl100k, tiktoken_encodings) -> None:  
 
 
 def test_same_bytes_whatever_threads_and_batches(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
-    docs = list(_docs("zh", 60_000))
+    docs = list(_docs("zh", 25_000))
     src = write_input(docs, tmp_path / "in", "txt")
     for fmt in FORMATS:
         runs = []
         for i, (threads, batch_chars) in enumerate([(1, 1 << 20), (2, 997), (3, 1)]):
             out = tmp_path / f"{fmt}{i}"
-            encode_dataset(src, out, cl100k, format=fmt, threads=threads, batch_chars=batch_chars, shard_tokens=5000,
+            encode_dataset(src, out, cl100k, format=fmt, threads=threads, batch_chars=batch_chars, shard_tokens=2000,
                            bos="<|endoftext|>")
             runs.append(tree_bytes(out))
         assert runs[0] == runs[1] == runs[2], fmt
@@ -100,15 +100,14 @@ def test_parquet_row_groups_do_not_depend_on_batches(tmp_path: Path, cl100k, mon
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=40), min_size=1, max_size=12),
-       st.integers(1, 30))
-def test_hypothesis_documents(tmp_path_factory, cl100k, docs: List[str], shard_tokens: int) -> None:  # noqa: ANN001
+       st.integers(1, 30), st.sampled_from(FORMATS))
+def test_hypothesis_documents(tmp_path_factory, cl100k, docs: List[str], shard_tokens: int,  # noqa: ANN001
+                              fmt: str) -> None:
     """Any texts (JSON Lines keeps them whole, newlines included): the ids read back are encode_ids."""
     tmp = tmp_path_factory.mktemp("h")
     src = write_input(docs, tmp / "in", "jsonl")
-    for fmt in FORMATS:
-        encode_dataset(src, tmp / fmt, cl100k, format=fmt, eos=100257, shard_tokens=shard_tokens,
-                       disallowed_special=())
-        assert read_back(tmp / fmt, fmt) == [cl100k.encode_ids(d, disallowed_special=()) + [100257] for d in docs]
+    encode_dataset(src, tmp / fmt, cl100k, format=fmt, eos=100257, shard_tokens=shard_tokens, disallowed_special=())
+    assert read_back(tmp / fmt, fmt) == [cl100k.encode_ids(d, disallowed_special=()) + [100257] for d in docs]
 
 
 def test_shards_hold_whole_documents(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
@@ -173,6 +172,13 @@ def test_folder_and_glob_inputs_in_sorted_order(tmp_path: Path, gpt2) -> None:  
     assert read_back(tmp_path / "out", "parquet") == [gpt2.encode_ids(t) for t in ("one", "ten", "two")]
 
 
+def test_output_inside_an_input_folder(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
+    write_input(["one", "two"], tmp_path, "jsonl")
+    first = encode_dataset(tmp_path, tmp_path / "out", gpt2, format="flat")
+    again = encode_dataset(tmp_path, tmp_path / "out", gpt2, format="flat")  # its own shards are not inputs
+    assert first.documents == again.documents == 2 and again.resumed_shards == 1
+
+
 def test_arguments_checked(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
     src = write_input(["x"], tmp_path / "in", "txt")
     with pytest.raises(InvalidInputError, match="no token '<nope>'"):
@@ -199,3 +205,33 @@ def test_megatron_index_layout(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
     rest = np.frombuffer(idx[34:34 + 12], "<i4").tolist(), np.frombuffer(idx[46:46 + 24], "<i8").tolist()
     assert rest == (lengths, [0, 2 * lengths[0], 2 * (lengths[0] + lengths[1])])
     assert np.frombuffer(idx[70:], "<i8").tolist() == [0, 1, 2, 3]
+
+
+def test_an_engine_gives_the_same_bytes(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
+    """Another engine (here: batches encoded one by one, each document alone, and every third
+    batch refused as a failing remote worker would) changes nothing in the output."""
+    from ciyuan.errors import CiyuanError
+
+    docs = list(_docs("multi", 20_000)) + ["bad <|endoftext|> text"] + list(_docs("en", 5_000))
+    src = write_input(docs, tmp_path / "in", "jsonl")
+    seen = []
+
+    def engine(batches, tok, args):  # noqa: ANN001, ANN202
+        for i, texts in enumerate(batches):
+            seen.append(len(texts))
+            if i % 3 == 2:
+                yield None
+                continue
+            try:
+                lists = [tok.encode_ids(t, disallowed_special=args["disallowed_special"]) for t in texts]
+            except CiyuanError:
+                yield None
+                continue
+            yield (np.array([i for ids in lists for i in ids], dtype=np.uint32),
+                   np.cumsum([0] + [len(ids) for ids in lists]))
+
+    options = dict(format="megatron", eos=100257, shard_tokens=3000, batch_chars=2000, skip_bad=True)
+    encode_dataset(src, tmp_path / "local", cl100k, **options)
+    result = encode_dataset(src, tmp_path / "engine", cl100k, engine=engine, **options)
+    assert len(seen) > 6 and result.skipped == 1
+    assert tree_bytes(tmp_path / "engine") == tree_bytes(tmp_path / "local")

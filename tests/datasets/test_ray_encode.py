@@ -1,7 +1,8 @@
-"""encode-dataset as a Ray Data pipeline (ciyuan.datasets.ray_engine.encode_dataset_ray, ``ciyuan
-encode-dataset --ray``) writes the same bytes as the local run: every shard file and the
-manifest, for real corpora in each input format and each output format, with bad documents
-skipped or refused alike, and with a tokenizer actor killed mid-job.
+"""encode-dataset with its batches encoded by a pool of Ray tokenizer actors
+(ciyuan.datasets.ray_engine.encode_dataset_ray, ``ciyuan encode-dataset --ray``) writes the same
+bytes as the local run: every shard file and the manifest, for real corpora in each input format
+and each output format, with bad documents skipped or refused alike, with a tokenizer actor
+killed mid-job, and when an interrupted run is resumed with or without Ray.
 
 One local 2-CPU Ray cluster serves the whole module.
 """
@@ -28,9 +29,6 @@ from tests.datasets.conftest import corpus_lines, read_back, write_input
 
 ray = pytest.importorskip("ray")
 from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the module needs Ray)
-
-# Ray Data warns of its own deprecated settings when its context is first made (not ours to fix).
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -163,3 +161,33 @@ def test_actor_killed_mid_job(inputs: List[Path], cl100k: Tokenizer, tmp_path: P
     assert killed is not None, "the job ended before an actor could be killed"
     assert result["ray"].documents == local.documents
     assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
+
+
+@pytest.mark.parametrize("first,second", [("ray", "ray"), ("local", "ray"), ("ray", "local")])
+def test_interrupted_run_resumes(first: str, second: str, inputs: List[Path], cl100k: Tokenizer,
+                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run stopped after its 3rd shard, started again (with or without Ray), ends with the
+    bytes of an uninterrupted run: the Ray pipeline skips exactly the documents the finished
+    shards hold, also in the middle of a batch."""
+    from ciyuan.datasets import encode
+
+    runs = {"local": encode_dataset, "ray": ray_engine.encode_dataset_ray}
+    options: Dict[str, Any] = dict(format="flat", eos="<|endoftext|>", shard_tokens=30_000, batch_chars=25_000)
+    whole = encode_dataset(inputs[:2], tmp_path / "whole", cl100k, **options)
+    on_shard = encode._Run._on_shard
+    seen: List[int] = []
+
+    def stop_after_three(self: Any, info: Any) -> None:
+        on_shard(self, info)
+        seen.append(info.number)
+        if len(seen) == 3:
+            raise KeyboardInterrupt("stopped after the 3rd shard")
+
+    with monkeypatch.context() as m:
+        m.setattr(encode._Run, "_on_shard", stop_after_three)
+        with pytest.raises(KeyboardInterrupt):
+            runs[first](inputs[:2], tmp_path / "out", cl100k, **options)
+    result = runs[second](inputs[:2], tmp_path / "out", cl100k, **options)
+    assert result.resumed_shards == 3
+    assert files_of(tmp_path / "out") == files_of(tmp_path / "whole")
+    assert result._replace(resumed_shards=0, output=whole.output) == whole

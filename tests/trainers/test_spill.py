@@ -202,3 +202,52 @@ def test_merge_refuses_other_things():
         counts.merge(counts)
     with pytest.raises(InvalidInputError, match="word-count dump"):
         WordCounts.from_bytes(b"not counts")
+
+
+# -- the native spill against the pure-Python twin (ciyuan.reference.word_runs) -----------------
+
+def _pieces(texts):
+    """(word bytes, first-seen position) as the native counter positions GPT-2's pieces: a text's
+    base is the bytes (plus one) of the texts before it."""
+    from ciyuan import _core
+
+    base = 0
+    for text in texts:
+        data = text.encode("utf-8")
+        for s, e in _core.split_pieces("gpt2", data):
+            yield data[s:e], base + s
+        base += len(data) + 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(st.text(alphabet="ab c\n.é中1", max_size=25), max_size=60),
+       limit=st.sampled_from([2 << 10, 24 << 10, 256 << 10, 0]), table_words=st.integers(1, 8))
+def test_native_spill_and_merge_equal_the_reference(texts, limit, table_words, tmp_path_factory):
+    from ciyuan import _core
+    from ciyuan.front_end import native_front_end
+    from ciyuan.reference import word_runs
+
+    pieces = list(_pieces(texts))
+    expected = word_runs.ordered(word_runs.count_in_memory(pieces))
+    assert word_runs.ordered(word_runs.count_spilling(pieces, table_words)) == expected
+    counter = _core.WordCounter(native_front_end(None, Split("gpt2"), None))
+    # any limit goes natively (2 KiB: nearly every new word spills, and >64 runs merge in groups)
+    counter.set_memory_limit(limit, str(tmp_path_factory.mktemp("runs")))
+    for k in range(0, len(texts), 7):
+        counter.add_texts(texts[k:k + 7], 1)
+    counter.finish()
+    assert counter.words() == expected
+    assert counter.total == len(pieces)
+    # partial counts of consecutive parts, merged natively and by the twin
+    half = len(texts) // 2
+    parts = []
+    for part in (texts[:half], texts[half:]):
+        c = _core.WordCounter(native_front_end(None, Split("gpt2"), None))
+        c.add_texts(part, 1)
+        parts.append(c)
+    merged = _core.WordCounter(native_front_end(None, Split("gpt2"), None))
+    for c in parts:
+        merged.merge(c)
+    twin = word_runs.merge_parts([(word_runs.count_in_memory(_pieces(p)), sum(len(t.encode()) + 1 for t in p))
+                                  for p in (texts[:half], texts[half:])])
+    assert merged.words() == word_runs.ordered(twin) == expected

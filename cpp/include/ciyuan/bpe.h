@@ -113,6 +113,8 @@ class BpeModel final : public TokenModel {
   using Symbol = Token;  // a symbol while merging: its id and byte span of the input
   // Pieces up to this many bytes are looked up whole before anything else (ignore_merges).
   static constexpr size_t kShortPiece = 8;
+  // Pieces whose lookups encode_pieces_ids prefetches together.
+  static constexpr size_t kLookupBatch = 64;
   // The rest of encode_piece: a piece that short_whole_ did not settle.
   void encode_piece_merging(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
   // The same with the calling thread's caches at hand (a batch asks for them once).
@@ -138,6 +140,10 @@ class BpeModel final : public TokenModel {
   void initial_symbols_hf(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms,
                           bool* has_unk) const;
   void merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
+  // merge_small with tiktoken's rule looked up as bytes (rank_by_bytes_; symbols are spans of `text`).
+  void merge_small_joined(std::string_view text, std::vector<Symbol>& syms) const;
+  template <class Rank>
+  void merge_small_by(std::vector<Symbol>& syms, const Rank& rank) const;
   void merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
   // The merge loop of sample_pieces: a pair is skipped when rng() >> 11 < threshold (p * 2^53).
   void merge_dropout(ThreadCache& cache, std::vector<Symbol>& syms, uint64_t threshold, Rng& rng) const;
@@ -183,6 +189,7 @@ class BpeModel final : public TokenModel {
   bool simple_whole_ = false;  // a whole piece is looked up as its bytes (no word-end marker)
   bool short_whole_ = false;   // encode_piece settles short pieces that are tokens inline
   bool char_first_ = false;
+  bool rank_by_bytes_ = false;  // rank_by_token with short_tokens_: merge_small_joined
   std::vector<CharEncoding> char_bmp_;        // by code point < 0x10000 (count 0: none)
   std::vector<CharEncoding> char_astral_;     // the other planes' characters found in tokens,
   PairMap char_index_astral_;                 // by code point -> {index into char_astral_, 0}

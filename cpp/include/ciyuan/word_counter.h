@@ -58,7 +58,8 @@ class WordCounter {
   // batch (at least 64 KiB each: a small limit counts on fewer threads), and file chunks are
   // read in pieces of at most bytes / 16.
   void set_memory_limit(uint64_t bytes, const std::string& directory);
-  // Merges the spilled runs (if any) back into the table; the counter may be added to after.
+  // Merges the spilled runs (if any) back into the table, held exactly sized without the index
+  // (also when nothing was spilled); the counter may be added to after.
   void finish();
   // Adds `other`'s words as if they had been counted after this counter's: its first-seen
   // positions move past this counter's clock. Two counters over consecutive parts of a corpus,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 from ciyuan.cli.options import Command, add_alias, add_errors_argument
 from ciyuan.errors import InvalidInputError
@@ -29,7 +29,8 @@ examples:
   ciyuan train --model wordpiece --vocab-size 30000 --lowercase --output bert.json --vocab vocab.txt corpus.txt
   ciyuan train --model wordlevel --vocab-size 20000 --min-frequency 2 --output words.json corpus.txt
   ciyuan train --model charlevel --vocab-size 6000 --output chars.json novels.txt
-  ciyuan train --model bpe --byte-level --vocab-size 32000 --memory-limit 64MB --output tok.json big/*.txt"""
+  ciyuan train --model bpe --byte-level --vocab-size 32000 --memory-limit 64MB --output tok.json big/*.txt
+  ciyuan train --model unigram --vocab-size 8000 --field content --output spm.model 'shards/*.jsonl.zst'"""
 
 COMMANDS: Dict[str, Command] = {
     "train": Command(
@@ -42,7 +43,19 @@ COMMANDS: Dict[str, Command] = {
 
 def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     """The options of ``train``."""
-    p.add_argument("inputs", nargs="+", metavar="FILE", help="training text files")
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="training corpora: text files (each line pre-tokenized on its own), JSON Lines "
+                        "(.jsonl, also .gz/.zst: --field) and Parquet (--column) files, folders, glob patterns")
+    s = p.add_argument_group("sources (as ciyuan encode-dataset reads them)")
+    s.add_argument("--field", default="text", metavar="NAME",
+                   help="JSON Lines: the field holding the text (default text)")
+    s.add_argument("--column", default=None, metavar="NAME",
+                   help="Parquet: the column holding the text (default: --field)")
+    s.add_argument("--input-format", choices=("auto", "text", "jsonl", "parquet"), default="auto",
+                   help="how to read the inputs (default auto: from each file's name)")
+    s.add_argument("--doc-per", choices=("line", "block", "file"), default=None,
+                   help="text files as documents: one per line (its newline left out), per blank-line block or "
+                        "per file (default: text files are read line by line, newlines included, as before)")
     p.add_argument("--model", choices=_MODELS, default="bpe",
                    help="bpe (default); wordpiece (BERT: '##' continuation pieces, [CLS]/[SEP] added "
                         "when encoding); wordlevel (whole words); charlevel (single characters)")
@@ -129,6 +142,21 @@ def run(args: argparse.Namespace) -> None:
     _train(args)
 
 
+def _source(args: argparse.Namespace) -> Any:
+    """What the trainer reads: the text files themselves when every input is one (read natively,
+    line by line), else the documents of :func:`ciyuan.datasets.sources.iter_documents`."""
+    from ciyuan.datasets.sources import expand_sources, file_kind, iter_documents
+
+    files = expand_sources(args.inputs)
+    if args.doc_per is None and all(file_kind(f, args.input_format) == "text" for f in files):
+        for f in files:
+            if f.suffix in (".gz", ".zst"):
+                raise InvalidInputError(f"{f}: compressed text is read as documents: give --doc-per line")
+        return files
+    return iter_documents(files, input_format=args.input_format, doc_per=args.doc_per or "line", field=args.field,
+                          column=args.column, errors=args.errors)
+
+
 def _pre_tokenizer(name: str):  # noqa: ANN202
     """(normalizer, pre-tokenizer) for a --pre-tokenizer name."""
     from ciyuan import pre_tokenizers
@@ -194,8 +222,6 @@ def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
 
 
 def _train(args: argparse.Namespace) -> None:
-    from pathlib import Path
-
     from ciyuan._io import atomic_write_text
     from ciyuan.formats.vocab_merges import merges_lines, vocab_lines
     from ciyuan.models import BPE
@@ -204,10 +230,7 @@ def _train(args: argparse.Namespace) -> None:
 
     byte_level = args.byte_level or args.pre_tokenizer == "bytelevel"
     trainer = _trainer(args, byte_level)
-    for path in args.inputs:
-        if not Path(path).is_file():
-            raise InvalidInputError(f"cannot read {path}: no such file")
-    paths = [Path(p) for p in args.inputs]
+    paths = _source(args)
     train = Tokenizer.train
     if args.ray is not None:  # the counting pass on Ray; the rest as here
         from functools import partial

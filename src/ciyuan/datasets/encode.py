@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import bisect
+import collections
 import contextlib
 import hashlib
 import json
@@ -31,7 +32,21 @@ import queue
 import re
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Deque,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 from ciyuan._io import PathLike
 from ciyuan.datasets.manifest import MANIFEST_NAME, Manifest, describe_inputs
@@ -43,7 +58,8 @@ from ciyuan.errors import CiyuanError, InvalidInputError
 if TYPE_CHECKING:
     from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["encode_dataset", "EncodeResult", "DEFAULT_SHARD_TOKENS", "special_ids", "tokenizer_fingerprint"]
+__all__ = ["encode_dataset", "EncodeResult", "Engine", "DEFAULT_SHARD_TOKENS", "special_ids", "tokenizer_fingerprint",
+           "add_bos_eos"]
 
 #: Shard size when none is given: 100 million tokens (200 MB of uint16, 400 MB of 32-bit ids).
 DEFAULT_SHARD_TOKENS = 100_000_000
@@ -92,7 +108,7 @@ def encode_dataset(
     progress: bool = False,
     pattern: Optional[str] = None,
     batch_chars: int = _BATCH_CHARS,
-    runner: Optional[Any] = None,
+    engine: Optional[Engine] = None,
 ) -> EncodeResult:
     """Encode every document of ``inputs`` into token shards in the folder ``output``.
 
@@ -118,8 +134,9 @@ def encode_dataset(
         progress: draw a progress line on standard error (documents, MB, tokens, MB/s, ETA).
         pattern: with a tokenizer path: the tiktoken encoding name or pattern (:meth:`Tokenizer.load`).
         batch_chars: about how many characters are encoded per call (memory vs. overhead).
-        runner: what reads and encodes the batches: None, here; the Ray engine passes its own
-            (:func:`ciyuan.datasets.ray_engine.encode_dataset_ray`, a subclass of ``_Run``).
+        engine: what encodes the batches (default: this machine's cores); see :data:`Engine`.
+            Reading, BOS/EOS, shards, the manifest and resuming stay here, so any engine that
+            returns ``encode_batch_ids``'s ids gives the same bytes (the Ray engine is one).
 
     Returns:
         An :class:`EncodeResult`. A folder whose manifest says the same run is complete is left
@@ -138,7 +155,11 @@ def encode_dataset(
     eos_ids = special_ids(tok, eos, "eos", id_limit)
     if isinstance(batch_chars, bool) or not isinstance(batch_chars, int) or batch_chars < 1:
         raise InvalidInputError(f"batch_chars must be a positive integer, not {batch_chars!r}")
-    files = expand_sources(inputs)
+    out = Path(output)
+    # A folder given as input may hold the output folder: its shards are not inputs.
+    files = [f for f in expand_sources(inputs) if not _inside(f, out)]
+    if not files:
+        raise InvalidInputError(f"no input files outside the output folder {out}")
     stream = DocumentStream(files, input_format=input_format, doc_per=doc_per, field=field, column=column,
                             errors=errors, skip_bad=skip_bad)
     job = {
@@ -149,13 +170,12 @@ def encode_dataset(
         "disallowed_special": _special_setting(disallowed_special),
         "tokenizer": tokenizer_fingerprint(tok),
     }
-    out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     manifest = _prepare(out, job, describe_inputs(files), prefix, overwrite)
     if manifest.complete:
         return _result(out, manifest, resumed=len(manifest.shards))
-    run = (runner or _Run)(tok, manifest, out, stream, bos_ids, eos_ids, threads, skip_bad, add_special_tokens,
-               allowed_special, disallowed_special, batch_chars)
+    run = _Run(tok, manifest, out, stream, bos_ids, eos_ids, threads, skip_bad, add_special_tokens,
+               allowed_special, disallowed_special, batch_chars, engine)
     return run.go(progress)
 
 
@@ -167,7 +187,7 @@ class _Run:
 
     def __init__(self, tok: "Tokenizer", manifest: Manifest, out: Path, stream: DocumentStream, bos: List[int],
                  eos: List[int], threads: Optional[int], skip_bad: bool, add_special_tokens: bool,
-                 allowed_special: Any, disallowed_special: Any, batch_chars: int) -> None:
+                 allowed_special: Any, disallowed_special: Any, batch_chars: int, engine: Optional[Engine]) -> None:
         import numpy as np
 
         self.np = np
@@ -175,10 +195,11 @@ class _Run:
         self.manifest = manifest
         self.out = out
         self.stream = stream
-        self.bos = np.array(bos, dtype=np.uint32)
-        self.eos = np.array(eos, dtype=np.uint32)
+        self.bos = bos
+        self.eos = eos
         self.skip_bad = skip_bad
         self.batch_chars = batch_chars
+        self.engine = engine
         self.encode_args = dict(threads=threads, add_special_tokens=add_special_tokens,
                                 allowed_special=allowed_special, disallowed_special=disallowed_special)
         self.resumed = len(manifest.shards)
@@ -199,14 +220,27 @@ class _Run:
         writer = open_writer(manifest.job["format"], self.out, dtype=manifest.job["dtype"],
                              shard_tokens=manifest.job["shard_tokens"], prefix=manifest.job["prefix"],
                              first_shard=manifest.next_shard, on_shard=self._on_shard)
+        pending: Deque[Tuple[int, List[Document]]] = collections.deque()
+
+        def texts() -> Iterator[List[str]]:
+            for first, docs in _prefetch(self._batches()):
+                pending.append((first, docs))
+                yield [d.text for d in docs]
+
+        engine = self.engine or _local_engine
         try:
             with writer:
-                for first, docs in _prefetch(self._batches()):
+                for encoded in engine(texts(), self.tok, self.encode_args):
+                    first, docs = pending.popleft()
                     sources = np.arange(first, first + len(docs), dtype=np.int64)
-                    ids, offsets, kept = self._encode(docs, first)
+                    if encoded is not None:
+                        ids, offsets = encoded
+                        kept = None
+                    else:  # the engine refused the batch: find (and name, or skip) the bad documents here
+                        ids, offsets, kept = self._encode(docs, first)
                     if kept is not None:
                         sources = sources[kept]
-                    ids, offsets = self._wrap(ids, offsets)
+                    ids, offsets = add_bos_eos(ids, offsets, self.bos, self.eos)
                     self.batch_sources = sources
                     self.written_before_batch = self.written
                     writer.add_batch(ids, offsets)
@@ -216,6 +250,9 @@ class _Run:
                         self.last_source = int(sources[-1])
                     if bar is not None:
                         bar.update(self.written, self.stream.bytes_done(), self.tokens)
+                if pending:
+                    raise InvalidInputError(f"the encoding engine returned {len(pending)} batch(es) fewer than it "
+                                            "was given")
         finally:
             if bar is not None:
                 bar.close()
@@ -248,14 +285,10 @@ class _Run:
             yield position, batch
 
     def _encode(self, docs: List[Document], first: int) -> tuple:
-        """(ids, offsets, kept): ``kept`` None when every document was encoded, else the
-        indices of those kept (the others refused by the tokenizer, under skip_bad)."""
+        """(ids, offsets, kept) of a batch the engine refused: each document encoded alone to
+        find those the tokenizer refuses, which raise naming their file:line, or under
+        skip_bad are left out (``kept``: the indices of the others)."""
         texts = [d.text for d in docs]
-        try:
-            ids, offsets = self.tok.encode_batch_ids(texts, as_array=True, **self.encode_args)
-            return ids, offsets, None
-        except CiyuanError:
-            pass
         # Find which documents the tokenizer refuses, to name them (or leave them out).
         kept = []
         for i, doc in enumerate(docs):
@@ -269,28 +302,6 @@ class _Run:
             kept.append(i)
         ids, offsets = self.tok.encode_batch_ids([texts[i] for i in kept], as_array=True, **self.encode_args)
         return ids, offsets, self.np.array(kept, dtype=self.np.int64)
-
-    def _wrap(self, ids: Any, offsets: Any) -> tuple:
-        """BOS/EOS ids around each document (numpy, no Python int per token)."""
-        np = self.np
-        ids = np.asarray(ids)
-        offsets = np.asarray(offsets, dtype=np.int64)
-        nb, ne = len(self.bos), len(self.eos)
-        if nb + ne == 0:
-            return ids, offsets
-        n = len(offsets) - 1
-        extra = nb + ne
-        new_offsets = offsets - offsets[0] + np.arange(n + 1, dtype=np.int64) * extra
-        out = np.empty(int(new_offsets[-1]), dtype=np.uint32)
-        body = np.ones(len(out), dtype=bool)
-        for k in range(nb):
-            out[new_offsets[:-1] + k] = self.bos[k]
-            body[new_offsets[:-1] + k] = False
-        for k in range(ne):
-            out[new_offsets[1:] - ne + k] = self.eos[k]
-            body[new_offsets[1:] - ne + k] = False
-        out[body] = ids[offsets[0]:offsets[-1]]
-        return out, new_offsets
 
     def _on_shard(self, info: ShardInfo) -> None:
         """Record a finished shard: where the stream of documents continues after it."""
@@ -306,6 +317,23 @@ class _Run:
     def written_before_shard_end(self, info: ShardInfo) -> int:
         """Documents written through the end of shard ``info`` (all shards, earlier runs' too)."""
         return sum(int(s["documents"]) for s in self.manifest.shards) + info.documents
+
+
+#: An encoding engine: ``engine(batches, tokenizer, encode_args)`` yields, for each batch of texts
+#: in order, its ``(ids, offsets)`` as ``tokenizer.encode_batch_ids(batch, as_array=True,
+#: **encode_args)`` gives them, or None when encoding the batch failed with a ciyuan error (the
+#: batch is then encoded here, document by document, to name or skip the bad ones).
+Engine = Callable[[Iterator[List[str]], "Tokenizer", Dict[str, Any]], Iterator[Optional[Tuple[Any, Any]]]]
+
+
+def _local_engine(batches: Iterator[List[str]], tok: "Tokenizer",
+                  encode_args: Dict[str, Any]) -> Iterator[Optional[Tuple[Any, Any]]]:
+    """The default engine: each batch on this machine's cores."""
+    for texts in batches:
+        try:
+            yield tok.encode_batch_ids(texts, as_array=True, **encode_args)
+        except CiyuanError:
+            yield None
 
 
 def _prefetch(batches: Iterator[tuple], depth: int = 2) -> Iterator[tuple]:
@@ -389,6 +417,45 @@ def _result(out: Path, manifest: Manifest, resumed: int) -> EncodeResult:
                         int(totals.get("documents", sum(s.documents for s in shards))),
                         int(totals.get("tokens", sum(s.tokens for s in shards))), int(totals.get("skipped", 0)),
                         resumed)
+
+
+def add_bos_eos(ids: Any, offsets: Any, bos: Sequence[int], eos: Sequence[int]) -> Tuple[Any, Any]:
+    """The flat ``(ids, offsets)`` of a batch with ``bos`` before and ``eos`` after every
+    document (numpy, no Python int per token); uint32 ids, offsets from 0.
+
+    Example:
+        >>> import numpy as np
+        >>> ids, offsets = add_bos_eos(np.array([5, 6, 7], np.uint32), np.array([0, 2, 3]), [1], [2])
+        >>> ids.tolist(), offsets.tolist()
+        ([1, 5, 6, 2, 1, 7, 2], [0, 4, 7])
+    """
+    import numpy as np
+
+    ids = np.asarray(ids)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    nb, ne = len(bos), len(eos)
+    if nb + ne == 0:
+        return ids[offsets[0]:offsets[-1]], offsets - offsets[0]
+    n = len(offsets) - 1
+    new_offsets = offsets - offsets[0] + np.arange(n + 1, dtype=np.int64) * (nb + ne)
+    out = np.empty(int(new_offsets[-1]), dtype=np.uint32)
+    body = np.ones(len(out), dtype=bool)
+    for k, token in enumerate(bos):
+        out[new_offsets[:-1] + k] = token
+        body[new_offsets[:-1] + k] = False
+    for k, token in enumerate(eos):
+        out[new_offsets[1:] - ne + k] = token
+        body[new_offsets[1:] - ne + k] = False
+    out[body] = ids[offsets[0]:offsets[-1]]
+    return out, new_offsets
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
 
 
 def _id_limit(tok: "Tokenizer") -> int:

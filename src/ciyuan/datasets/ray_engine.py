@@ -10,11 +10,14 @@ on it here, each giving exactly what the single-machine run gives:
   order (:meth:`WordCounts.merge`: counts add, a word keeps its first-seen position), so the
   words, counts and first-seen order equal one pass over the whole corpus. The merge loop (BPE,
   WordPiece) or EM (Unigram) then runs on the driver, and the model is byte-identical.
-- **encode-dataset** (:func:`encode_dataset_ray`, ``ciyuan encode-dataset --ray``): see there.
+- **encode-dataset** (:func:`encode_dataset_ray`, ``ciyuan encode-dataset --ray``): the documents
+  are read and the shards written as the local run does it (:func:`ciyuan.datasets.encode_dataset`),
+  and the batches are encoded by a pool of tokenizer actors (:class:`RayEngine`), in order: the
+  same shards and manifest, byte for byte.
 
-A Ray task that dies with its worker (a killed process, a lost node) is run again by Ray
-(``max_retries``); parts are pure functions of their byte range, so a retry gives the same
-bytes and the result is unchanged.
+A Ray task or actor that dies with its worker (a killed process, a lost node) is run again by
+Ray (``max_retries``; ``max_restarts`` and ``max_task_retries`` for actors); parts and batches
+are pure functions of their input, so a retry gives the same bytes and the result is unchanged.
 
 ``address`` is Ray's: None starts a local Ray on this machine (or uses the one this process
 already started), ``"auto"`` joins the cluster ``ray start`` runs here, ``"HOST:6379"`` or
@@ -34,7 +37,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from ciyuan import _core, _text, training
 from ciyuan.errors import CiyuanError, InvalidInputError
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
     from ciyuan.normalizers import Normalizer
     from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["train", "count_words", "encode_dataset_ray", "ray_session", "plan_file_parts", "FilePart",
+__all__ = ["train", "count_words", "encode_dataset_ray", "RayEngine", "ray_session", "plan_file_parts", "FilePart",
            "DEFAULT_PART_BYTES"]
 
 #: The most bytes of a file one counting task reads: small enough to spread a single large file
@@ -309,52 +312,19 @@ def train(source: TrainingSource, trainer: Optional[Trainer] = None, *, address:
 
 
 
-# -- encode-dataset: a Ray Data pipeline --------------------------------------------------------
+# -- encode-dataset: the batches on a pool of tokenizer actors -------------------------------
 #
-# read (a task per input file: ciyuan's DocumentStream, batches of about batch_chars characters)
-#   -> map_batches over a pool of tokenizer actors (encode_batch_ids, exactly encode_ids)
-#   -> the driver, in order: BOS/EOS, shards and the manifest, by encode_dataset's own run.
-# Ray Data keeps the blocks in order (preserve_order), so the documents reach the writer in the
-# order of the local run, and the shards and manifest are the same bytes. Each file's read ends
-# with a marker row carrying the count of bad documents it skipped (skip_bad).
-
-_DOC, _END = 0, 1  # row kinds: a document, a file's end marker
-
-
-def _read_file(batch: Any, *, options: Dict[str, Any], batch_chars: int) -> Iterator[Any]:
-    """The documents of one input file as pyarrow tables of about ``batch_chars`` characters,
-    then its end marker (a Ray Data read step: a generator, so memory stays bounded)."""
-    import pyarrow as pa
-
-    from ciyuan.datasets.sources import DocumentStream
-
-    index = int(batch["index"][0])
-    stream = DocumentStream([Path(str(batch["path"][0]))], **options)
-
-    def table(texts: List[str], lines: List[int], kind: int, skipped: int = 0) -> Any:
-        n = len(texts)
-        return pa.table({"text": pa.array(texts, pa.large_string()), "file": pa.array([index] * n, pa.int32()),
-                         "line": pa.array(lines, pa.int64()), "kind": pa.array([kind] * n, pa.int8()),
-                         "skipped": pa.array([skipped] * n, pa.int64())})
-
-    texts: List[str] = []
-    lines: List[int] = []
-    size = 0
-    for doc in stream:
-        texts.append(doc.text)
-        lines.append(doc.line)
-        size += len(doc.text)
-        if size >= batch_chars:
-            yield table(texts, lines, _DOC)
-            texts, lines, size = [], [], 0
-    if texts:
-        yield table(texts, lines, _DOC)
-    yield table([""], [0], _END, stream.skipped)
+# encode_dataset reads the documents (on a thread of the driver), cuts them into batches and
+# hands them to an engine (ciyuan.datasets.encode.Engine); it puts BOS/EOS around each document
+# and writes the shards and the manifest itself. This engine sends each batch to one of a pool
+# of Ray actors, each holding the tokenizer, with a bounded number of batches in flight, and
+# gives the results back in batch order: the same ids as the local engine, so the same bytes.
 
 
 class _Encoder:
-    """A Ray actor holding one tokenizer: a batch of rows in, their ids out (a large_list
-    column; ``refused``: the error of a document the tokenizer refused, else null)."""
+    """A Ray actor holding one tokenizer: texts in, ``encode_batch_ids(..., as_array=True)`` out
+    (flat ids and offsets, numpy: they travel through Ray's object store without a copy per
+    token), or None when the tokenizer refuses a document (the driver then finds which)."""
 
     def __init__(self, tokenizer: Dict[str, Any], encode_args: Dict[str, Any]) -> None:
         from ciyuan.tokenizer import Tokenizer
@@ -362,176 +332,59 @@ class _Encoder:
         self.tok = Tokenizer.from_dict(tokenizer)
         self.args = encode_args
 
-    def __call__(self, table: Any) -> Any:
-        import numpy as np
-        import pyarrow as pa
-
-        texts = table.column("text").to_pylist()
-        kinds = table.column("kind").to_numpy()
-        docs = [t if k == _DOC else "" for t, k in zip(texts, kinds)]
-        refused: List[Optional[str]] = [None] * len(docs)
+    def encode(self, texts: List[str]) -> Optional[Tuple[Any, Any]]:
         try:
-            ids, offsets = self.tok.encode_batch_ids(docs, as_array=True, **self.args)
-        except CiyuanError:  # find the documents the tokenizer refuses (as the local run does)
-            parts = []
-            for i, text in enumerate(docs):
-                try:
-                    parts.append(self.tok.encode_batch_ids([text], as_array=True, **self.args)[0])
-                except CiyuanError as e:
-                    refused[i] = f"{type(e).__name__}\0{e}"
-                    parts.append(np.zeros(0, dtype=np.uint32))
-            ids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint32)
-            offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-            np.cumsum([len(p) for p in parts], out=offsets[1:])
-        column = pa.LargeListArray.from_arrays(pa.array(np.asarray(offsets, dtype=np.int64)),
-                                               pa.array(np.asarray(ids, dtype=np.uint32)))
-        return pa.table({"file": table.column("file"), "line": table.column("line"), "kind": table.column("kind"),
-                         "skipped": table.column("skipped"), "ids": column,
-                         "refused": pa.array(refused, pa.string())})
+            return self.tok.encode_batch_ids(texts, as_array=True, **self.args)
+        except CiyuanError:
+            return None
 
 
-class _Encoded:
-    """A batch of encoded documents as the local run's loop sees it (``len`` is its documents)."""
+class RayEngine:
+    """An :data:`~ciyuan.datasets.encode.Engine` on Ray (at ``address``; see the module's notes):
+    ``actors`` tokenizer actors (default: one per CPU of the cluster), each encoding with
+    ``threads`` threads (default 1), and up to ``2 * actors`` batches in flight.
 
-    def __init__(self, ids: Any, offsets: Any, refused: List[Optional[str]], places: List[str]) -> None:
-        self.ids, self.offsets, self.refused, self.places = ids, offsets, refused, places
+    An actor lost with its worker is restarted and its batches sent again (``max_restarts``,
+    ``max_task_retries``): encoding is a pure function of the batch, so the output does not change.
+    """
 
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
+    def __init__(self, address: Optional[str] = None, *, actors: Optional[int] = None,
+                 threads: Optional[int] = None) -> None:
+        if actors is not None and actors < 1:
+            raise InvalidInputError(f"actors must be at least 1, not {actors}")
+        self.address = address
+        self.actors = actors
+        self.threads = threads
 
-
-class _StreamState:
-    """What the run reads of its document stream besides the documents: skipped documents and
-    bytes done (whole files, as their end markers arrive)."""
-
-    def __init__(self, files: List[Path]) -> None:
-        self.files = files
-        self.total_bytes = sum(f.stat().st_size for f in files)
-        self.skipped = 0
-        self.done = 0
-
-    def bytes_done(self) -> int:
-        return self.done
-
-
-def _run_class() -> Any:
-    """``encode._Run`` with its reading and encoding on Ray (made on first use: importing
-    :mod:`ciyuan.datasets.encode` pulls in numpy)."""
-    from ciyuan.datasets import encode
-
-    class RayRun(encode._Run):
-        def __init__(self, *args: Any, address: Optional[str], actors: Optional[int]) -> None:
-            super().__init__(*args)
-            self.address = address
-            self.actors = actors
-            self.source = self.stream
-            self.state = _StreamState(self.source.files)
-            self.stream = self.state  # type: ignore[assignment]  # go() reads skipped / bytes_done only
-
-        def go(self, show_progress: bool) -> Any:
-            with ray_session(self.address):
-                return super().go(show_progress)
-
-        def _batches(self) -> Iterator[tuple]:
-            skip = self.manifest.next_document
-            position = 0
-            for table in self._pipeline().iter_batches(batch_size=None, batch_format="pyarrow"):
-                kinds = table.column("kind").to_numpy()
-                for i in (kinds == _END).nonzero()[0]:
-                    self.state.skipped += int(table.column("skipped")[int(i)].as_py())
-                    self.state.done += self.source.files[int(table.column("file")[int(i)].as_py())].stat().st_size
-                table = table.filter(self.np.asarray(kinds == _DOC))
-                n = table.num_rows
-                if position + n <= skip:  # documents the finished shards hold (a resumed run)
-                    position += n
-                    continue
-                if position < skip:
-                    table = table.slice(skip - position)
-                    position = skip
-                if table.num_rows == 0:
-                    continue
-                ids = table.column("ids").combine_chunks()
-                offsets = self.np.asarray(ids.offsets.to_numpy(zero_copy_only=False), dtype=self.np.int64)
-                values = ids.values.to_numpy(zero_copy_only=False)
-                refused = table.column("refused").to_pylist()
-                places = []
-                if any(r is not None for r in refused):
-                    files = table.column("file").to_pylist()
-                    lines = table.column("line").to_pylist()
-                    places = [f"{self.source.files[f]}:{line}" for f, line in zip(files, lines)]
-                yield position, _Encoded(values, offsets, refused, places)
-                position += table.num_rows
-            if position < skip:
-                raise InvalidInputError(f"the inputs hold fewer documents than the manifest's {skip}; "
-                                        "use overwrite=True (CLI: --overwrite) to start again")
-
-        def _encode(self, docs: Any, first: int) -> tuple:
-            if not docs.places:
-                return docs.ids, docs.offsets, None
-            from ciyuan import errors
-
-            kept = []
-            for i, message in enumerate(docs.refused):
-                if message is None:
-                    kept.append(i)
-                    continue
-                name, text = message.split("\0", 1)
-                if not self.skip_bad:
-                    cls = getattr(errors, name, InvalidInputError)
-                    raise cls(f"{docs.places[i]}: {text}")
-                self.rejected.append(first + i)
-            np = self.np
-            lengths = np.diff(docs.offsets)[kept]
-            starts = docs.offsets[:-1][kept]
-            ids = (np.concatenate([docs.ids[s:s + n] for s, n in zip(starts, lengths)]) if kept
-                   else np.zeros(0, dtype=np.uint32))
-            offsets = np.zeros(len(kept) + 1, dtype=np.int64)
-            np.cumsum(lengths, out=offsets[1:])
-            return ids, offsets, np.array(kept, dtype=np.int64)
-
-        def _pipeline(self) -> Any:
-            import ray
-
-            ctx = ray.data.DataContext.get_current()
-            ctx.execution_options.preserve_order = True  # the shards are written in document order
-            ctx.enable_progress_bars = False
-            src = self.source
-            options = dict(input_format="auto", doc_per=src.doc_per, field=src.field, column=src.column,
-                           errors=src.errors, skip_bad=src.skip_bad)
-            options["input_format"] = self.manifest.job["input_format"]
-            files = [{"index": i, "path": str(f)} for i, f in enumerate(src.files)]
-            cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-            actors = self.actors or max(1, cpus - 1)  # one core reads, the others encode
-            args = dict(self.encode_args)
-            args["threads"] = args.get("threads") or 1  # one core per actor
-            ds: Any = ray.data.from_items(files, override_num_blocks=max(1, len(files)))
-            # Ray Data's defaults retry a read task whose worker dies, and restart a lost actor
-            # and run its batch again (max_restarts=-1, max_task_retries=-1).
-            ds = ds.map_batches(_read_file, batch_size=1,
-                                fn_kwargs=dict(options=options, batch_chars=self.batch_chars))
-            return ds.map_batches(_Encoder, batch_size=None, batch_format="pyarrow", num_cpus=1,
-                                  compute=ray.data.ActorPoolStrategy(size=actors),
-                                  fn_constructor_kwargs=dict(tokenizer=self.tok.to_dict(), encode_args=args))
-
-    return RayRun
+    def __call__(self, batches: Iterator[List[str]], tok: "Tokenizer",
+                 encode_args: Dict[str, Any]) -> Iterator[Optional[Tuple[Any, Any]]]:
+        with ray_session(self.address) as ray:
+            count = self.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
+            args = dict(encode_args, threads=self.threads or 1)
+            cls = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=-1)(_Encoder)
+            saved = ray.put(tok.to_dict())
+            pool = [cls.remote(saved, args) for _ in range(count)]
+            pending: List[Any] = []
+            try:
+                for i, texts in enumerate(batches):
+                    pending.append(pool[i % count].encode.remote(texts))
+                    if len(pending) >= 2 * count:  # bounded: the oldest is written before more are sent
+                        yield _get(ray, pending.pop(0))
+                while pending:
+                    yield _get(ray, pending.pop(0))
+            finally:
+                for actor in pool:
+                    ray.kill(actor)
 
 
 def encode_dataset_ray(inputs: Any, output: Any, tokenizer: Any, *, address: Optional[str] = None,
                        actors: Optional[int] = None, **options: Any) -> Any:
-    """:func:`ciyuan.datasets.encode_dataset` as a Ray Data pipeline on the cluster at ``address``
-    (see the module's notes): read (a task per input file) -> ``map_batches`` over ``actors``
-    tokenizer actors (default: the cluster's CPUs less one) -> shards written by the driver, in
-    order. The shards and manifest are the same bytes as the local run's, and a run started
-    again resumes either way. ``threads`` is the threads of each actor (default 1).
-
-    An actor or read task lost with its worker is restarted and its batch read or encoded again
-    (Ray Data's ``max_restarts=-1``/``max_task_retries=-1``): the output does not change.
+    """:func:`ciyuan.datasets.encode_dataset` with the batches encoded by :class:`RayEngine`
+    (``actors`` tokenizer actors on the Ray at ``address``; ``threads`` is each actor's
+    threads). The shards and manifest are the same bytes as the local run's, and a run started
+    again resumes with or without Ray.
     """
     from ciyuan.datasets.encode import encode_dataset
 
-    cls = _run_class()
-
-    def runner(*args: Any) -> Any:
-        return cls(*args, address=address, actors=actors)
-
-    return encode_dataset(inputs, output, tokenizer, runner=runner, **options)
+    engine = RayEngine(address, actors=actors, threads=options.pop("threads", None))
+    return encode_dataset(inputs, output, tokenizer, engine=engine, **options)

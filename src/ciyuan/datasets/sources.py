@@ -269,6 +269,9 @@ class DocumentStream:
 
     def _jsonl(self, name: str, stream: IO[bytes]) -> Iterator[Document]:
         """A document per non-blank line: the string ``field`` of the line's JSON object."""
+        import orjson  # parses 2-3x faster than json: reading is the part of a run not on all cores
+
+        loads = orjson.loads
         offset = 0
         field = self.field
         for number, raw in enumerate(stream, 1):
@@ -277,14 +280,17 @@ class DocumentStream:
             if not raw.strip():
                 continue
             try:
-                obj = json.loads(raw)
-            except UnicodeDecodeError:
-                # json.loads guesses the encoding itself; the UTF-8 decoder names the bad byte
-                self._bad(str(utf8_error(name, raw, _utf8_error_start(raw), offset=start, first_line=number)))
-                continue
-            except ValueError as e:
-                self._bad(f"{name}:{number}: not a JSON line ({e})")
-                continue
+                obj = loads(raw)
+            except ValueError:  # orjson's error; the standard library decides (lone surrogate escapes ...)
+                try:
+                    obj = json.loads(raw)
+                except UnicodeDecodeError:
+                    # json.loads guesses the encoding itself; the UTF-8 decoder names the bad byte
+                    self._bad(str(utf8_error(name, raw, _utf8_error_start(raw), offset=start, first_line=number)))
+                    continue
+                except ValueError as e:
+                    self._bad(f"{name}:{number}: not a JSON line ({e})")
+                    continue
             if not isinstance(obj, dict):
                 self._bad(f"{name}:{number}: the line is JSON but not an object (a {type(obj).__name__})")
                 continue

@@ -44,6 +44,7 @@ from typing import (
 
 from ciyuan import _core, _text
 from ciyuan._io import PathLike
+from ciyuan.datasets.sources import Document, file_kind, iter_documents
 from ciyuan.errors import InvalidInputError
 from ciyuan.front_end import FrontEnd, native_front_end
 from ciyuan.normalizers.base import NormalizedString, Normalizer
@@ -56,8 +57,13 @@ if TYPE_CHECKING:
 __all__ = ["PathLike", "TrainingSource", "WordCounts", "count_words", "merge_counts", "iterate_source",
            "file_chunks", "replace_surrogates", "check_errors"]
 
-#: A file, a list of files, an iterable of texts, or pre-counted words ``{word: count}``.
-TrainingSource = Union[PathLike, Sequence[PathLike], Iterable[str], Mapping[str, int]]
+#: A file, a list of files, an iterable of texts or of :class:`~ciyuan.datasets.sources.Document`
+#: (``iter_documents(...)``: JSON Lines fields, Parquet columns), or pre-counted words
+#: ``{word: count}``. Files named ``*.jsonl``/``*.ndjson``/``*.json``/``*.parquet`` (also
+#: ``.gz``/``.zst`` JSON Lines) are read as documents of their ``"text"`` field or column; any
+#: other file is text, each line (with its newline) cut on its own. A Hugging Face dataset's
+#: column (``dataset["text"]``) is an iterable of texts.
+TrainingSource = Union[PathLike, Sequence[PathLike], Iterable[str], Iterable[Document], Mapping[str, int]]
 
 _CHUNK_BYTES = 4 << 20
 _BATCH_TEXTS = 8192
@@ -333,18 +339,19 @@ def _is_file(name: str) -> bool:
 
 
 def iterate_source(source: Any) -> Iterator[Tuple[str, Any]]:
-    """``("file", path)`` for each file of ``source``, ``("texts", batch)`` for batches of its texts."""
+    """``("file", path)`` for each text file of ``source``, ``("texts", batch)`` for batches of its
+    texts (documents of JSON Lines and Parquet files included)."""
     if isinstance(source, (str, os.PathLike)):
-        yield "file", Path(source)
+        yield from _file_or_documents(Path(source))
         return
     if isinstance(source, (list, tuple)) and source and all(isinstance(s, os.PathLike) for s in source):
         for s in source:
-            yield "file", Path(s)
+            yield from _file_or_documents(Path(s))
         return
     # A list of strings names files only if every one is an existing file; otherwise they are texts.
     if isinstance(source, (list, tuple)) and source and all(isinstance(s, str) and _is_file(s) for s in source):
         for s in source:
-            yield "file", Path(s)
+            yield from _file_or_documents(Path(s))
         return
     if isinstance(source, (bytes, bytearray)):
         raise InvalidInputError("pass training text as str (or a file path), not bytes")
@@ -355,14 +362,34 @@ def iterate_source(source: Any) -> Iterator[Tuple[str, Any]]:
             f"cannot train from {type(source).__name__}: give a file path, a list of paths, "
             "an iterable of texts or a dict of word counts"
         ) from None
+    yield from _batches(it)
+
+
+def _batches(texts: Iterator[Any]) -> Iterator[Tuple[str, List[str]]]:
+    """``("texts", batch)`` of the texts (or documents' texts) of ``texts``."""
     batch: List[str] = []
-    for text in it:
+    for text in texts:
+        if isinstance(text, Document):
+            text = text.text
+        elif isinstance(text, Mapping):
+            raise InvalidInputError(
+                "training texts must be str, got a dict (a row of a Hugging Face dataset?): pass the "
+                "column, dataset['text'], or ciyuan.datasets.iter_documents(files, field=...)")
         batch.append(text)
         if len(batch) >= _BATCH_TEXTS:
             yield "texts", batch
             batch = []
     if batch:
         yield "texts", batch
+
+
+def _file_or_documents(path: Path) -> Iterator[Tuple[str, Any]]:
+    """A text file as ``("file", path)``; JSON Lines or Parquet as batches of its documents'
+    ``"text"`` field or column (:func:`ciyuan.datasets.sources.iter_documents`)."""
+    if path.is_file() and file_kind(path) != "text":
+        yield from _batches(iter(iter_documents(path)))
+    else:
+        yield "file", path
 
 
 def file_chunks(path: Path, errors: str) -> Iterator[bytes]:

@@ -1,0 +1,154 @@
+"""Document sources: each kind of file, compressed streams, where each document comes from, and
+bad input - stopped with file:line, or counted and skipped with skip_bad."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from ciyuan.datasets import iter_documents
+from ciyuan.datasets.sources import expand_sources, file_kind
+from ciyuan.errors import InvalidInputError
+from tests.datasets.conftest import write_input
+
+
+def _texts_lines(stream) -> list:  # noqa: ANN001
+    return [(d.text, d.line) for d in stream]
+
+
+def test_text_lines_keep_text_and_line_numbers(tmp_path: Path) -> None:
+    p = tmp_path / "a.txt"
+    p.write_bytes(b"first\r\n\nthird  \nlast without newline")
+    assert _texts_lines(iter_documents(p)) == [("first", 1), ("third  ", 3), ("last without newline", 4)]
+    assert [d.source for d in iter_documents(p)] == [str(p)] * 3
+
+
+def test_blocks_start_at_their_first_line(tmp_path: Path) -> None:
+    p = tmp_path / "a.txt"
+    p.write_text("\n\na\nb\n \t\nc\n\n")
+    assert _texts_lines(iter_documents(p, doc_per="block")) == [("a\nb", 3), ("c", 6)]
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "jsonl.gz", "jsonl.zst", "parquet"])
+def test_structured_inputs(tmp_path: Path, kind: str) -> None:
+    docs = ["α", "", "line\nbreak", "x" * 5000] * 1000
+    src = write_input(docs, tmp_path, kind)
+    got = list(iter_documents(src))
+    assert [d.text for d in got] == docs
+    assert [d.line for d in got] == list(range(1, len(docs) + 1))
+
+
+def test_compressed_text_lines(tmp_path: Path) -> None:
+    p = tmp_path / "a.txt.gz"
+    p.write_bytes(gzip.compress("one\ntwo\n".encode()))
+    assert [d.text for d in iter_documents(p)] == ["one", "two"]
+    assert file_kind(p) == "text" and file_kind(p, "jsonl") == "jsonl"
+
+
+def test_field_and_column_are_chosen(tmp_path: Path) -> None:
+    src = write_input(["a", "b"], tmp_path, "jsonl")
+    assert [d.text for d in iter_documents(src, field="text")] == ["a", "b"]
+    pq_src = write_input(["a", "b"], tmp_path, "parquet")
+    with pytest.raises(InvalidInputError, match=r"no column 'body' \(columns: text, id\)"):
+        list(iter_documents(pq_src, column="body"))
+    with pytest.raises(InvalidInputError, match="column 'id' holds int64, not strings"):
+        list(iter_documents(pq_src, column="id"))
+
+
+def test_bytes_done_reaches_the_total(tmp_path: Path) -> None:
+    a = write_input(["doc"] * 1000, tmp_path / "a", "jsonl.zst")
+    b = write_input(["doc"] * 1000, tmp_path / "b", "parquet")
+    stream = iter_documents([a, b])
+    seen = [stream.bytes_done() for _ in stream]
+    assert seen == sorted(seen) and stream.bytes_done() == stream.total_bytes == a.stat().st_size + b.stat().st_size
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+
+def _bad_jsonl(tmp_path: Path) -> Path:
+    p = tmp_path / "bad.jsonl"
+    p.write_bytes(b'{"text": "ok"}\n'
+                  b'{"text": "broken\n'          # 2: not JSON
+                  b'{"text": "caf\xe9"}\n'        # 3: invalid UTF-8
+                  b'{"body": "no text"}\n'        # 4: missing field
+                  b'["a list"]\n'                 # 5: not an object
+                  b'{"text": null}\n'             # 6: not a string
+                  b'\n'                           # 7: blank, ignored
+                  b'{"text": "ok too"}\n')
+    return p
+
+
+@pytest.mark.parametrize("line, message", [
+    (2, r"bad\.jsonl:2: not a JSON line"),
+    (3, r"bad\.jsonl: invalid UTF-8 at byte 28 \(line 2\): b'\\xe9\"}\\n'"),
+    (4, r"bad\.jsonl:2: the object has no field 'text'"),
+    (5, r"bad\.jsonl:2: the line is JSON but not an object \(a list\)"),
+    (6, r"bad\.jsonl:2: the object has a NoneType, not a string, in field 'text'"),
+])
+def test_bad_json_lines_name_file_and_line(tmp_path: Path, line: int, message: str) -> None:
+    """Each bad line of _bad_jsonl alone after a good line: the error names line 2."""
+    p = _bad_jsonl(tmp_path)
+    lines = p.read_bytes().split(b"\n")
+    p.write_bytes(b"\n".join([lines[0], lines[line - 1], b""]))
+    with pytest.raises(InvalidInputError, match=message + ".*skip_bad=True"):
+        list(iter_documents(p))
+
+
+def test_skip_bad_counts_and_continues(tmp_path: Path) -> None:
+    stream = iter_documents(_bad_jsonl(tmp_path), skip_bad=True)
+    assert _texts_lines(stream) == [("ok", 1), ("ok too", 8)]
+    assert stream.skipped == 5 and stream.first_bad is not None and ":2: not a JSON line" in stream.first_bad
+
+
+def test_invalid_utf8_in_text(tmp_path: Path) -> None:
+    p = tmp_path / "a.txt"
+    p.write_bytes(b"good\nbad \xff here\n\nblock\xc3\nrest\n")
+    with pytest.raises(InvalidInputError, match=r"a\.txt: invalid UTF-8 at byte 9 \(line 2\)"):
+        list(iter_documents(p))
+    stream = iter_documents(p, skip_bad=True)
+    assert [d.text for d in stream] == ["good", "rest"] and stream.skipped == 2
+    assert [d.text for d in iter_documents(p, errors="replace")][1] == "bad \ufffd here"
+    blocks = iter_documents(p, doc_per="block", skip_bad=True)
+    assert [d.text for d in blocks] == [] and blocks.skipped == 2  # a block with a bad line is one bad document
+    with pytest.raises(InvalidInputError, match=r"byte 9 \(line 2\)"):
+        list(iter_documents(p, doc_per="file"))
+
+
+def test_null_parquet_cells(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = tmp_path / "a.parquet"
+    pq.write_table(pa.table({"text": ["a", None, "c"]}), p)
+    with pytest.raises(InvalidInputError, match=r"a\.parquet:2: row 2 has no value \(null\)"):
+        list(iter_documents(p))
+    stream = iter_documents(p, skip_bad=True)
+    assert _texts_lines(stream) == [("a", 1), ("c", 3)] and stream.skipped == 1
+
+
+def test_missing_inputs(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="no such file, folder or glob pattern"):
+        expand_sources([tmp_path / "nope.txt"])
+    with pytest.raises(InvalidInputError, match="the pattern matches no file"):
+        expand_sources([str(tmp_path / "*.jsonl")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InvalidInputError, match="the folder holds no files"):
+        expand_sources([tmp_path / "empty"])
+    (tmp_path / "x.parquet").write_text("not parquet")
+    with pytest.raises(InvalidInputError, match=r"x\.parquet: cannot read as Parquet"):
+        list(iter_documents(tmp_path / "x.parquet"))
+
+
+def test_encode_dataset_skip_bad_total(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
+    from ciyuan.datasets import encode_dataset
+
+    result = encode_dataset(_bad_jsonl(tmp_path), tmp_path / "out", gpt2, format="flat", skip_bad=True)
+    assert (result.documents, result.skipped) == (2, 5)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["skipped"] == 5
+    with pytest.raises(InvalidInputError, match=r"bad\.jsonl:2: not a JSON line"):
+        encode_dataset(_bad_jsonl(tmp_path), tmp_path / "out2", gpt2, format="flat")
