@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ciyuan import Tokenizer
 from ciyuan.datasets import encode_dataset
@@ -191,3 +194,26 @@ def test_interrupted_run_resumes(first: str, second: str, inputs: List[Path], cl
     assert result.resumed_shards == 3
     assert files_of(tmp_path / "out") == files_of(tmp_path / "whole")
     assert result._replace(resumed_shards=0, output=whole.output) == whole
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(docs=st.lists(st.text(st.characters(blacklist_categories=["Cs"]), max_size=60), min_size=1, max_size=40),
+       batch_chars=st.integers(1, 200), skip_bad=st.booleans())
+def test_generated_documents(docs: List[str], batch_chars: int, skip_bad: bool, cl100k: Tokenizer,
+                             tmp_path_factory: pytest.TempPathFactory) -> None:
+    d = tmp_path_factory.mktemp("generated")
+    src = d / "docs.jsonl"
+    # Some documents hold a special token's text: refused (named, or skipped) alike.
+    src.write_text("".join(json.dumps({"text": t if i % 7 else t + "<|endoftext|>"}) + "\n"
+                           for i, t in enumerate(docs)), encoding="utf-8")
+    options: Dict[str, Any] = dict(format="flat", bos="<|endoftext|>", shard_tokens=64, batch_chars=batch_chars,
+                                   skip_bad=skip_bad)
+    try:
+        local = encode_dataset(src, d / "local", cl100k, **options)
+    except InvalidInputError as e:
+        with pytest.raises(InvalidInputError, match=re.escape(str(e))):
+            ray_engine.encode_dataset_ray(src, d / "ray", cl100k, **options)
+        return
+    distributed = ray_engine.encode_dataset_ray(src, d / "ray", cl100k, **options)
+    assert distributed == local._replace(output=d / "ray")
+    assert files_of(d / "ray") == files_of(d / "local")

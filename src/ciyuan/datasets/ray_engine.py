@@ -78,9 +78,9 @@ def ray_session(address: Optional[str] = None, *, num_cpus: Optional[int] = None
         yield ray
         return
     options: Dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
-    if address is None:
+    if address is None:  # "local": a new Ray here, even where `ray start` runs or RAY_ADDRESS is set
         options["num_cpus"] = num_cpus
-    ray.init(address=address, **options)
+    ray.init(address=address or "local", **options)
     try:
         yield ray
     finally:
