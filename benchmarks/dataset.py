@@ -240,6 +240,49 @@ def worker_main(lib: str, jsonl: str, out: str, encoding: str, threads: int) -> 
     print(json.dumps({"seconds": seconds, "init": init, "rss": peak_rss_mb(), "children_rss": children}))
 
 
+# -- the counting pass of training on Ray (its overhead on one machine) ------------------------
+
+
+def train_overhead(threads: int) -> List[str]:
+    """Word counting of the 105 MB English and 26 MB Chinese files for byte-level BPE: locally
+    (all cores, natively) and as Ray tasks (32 MB parts) merged on the driver, Ray started
+    before the clock; the counts must be identical. Then the whole training (8,000 tokens)."""
+    import ray
+
+    from ciyuan import Tokenizer
+    from ciyuan.datasets import ray_engine
+    from ciyuan.pre_tokenizers import Split
+    from ciyuan.trainers import BpeTrainer
+
+    ray.init(num_cpus=threads, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    lines = ["| corpus | step | local s | Ray s | Ray / local | same |", "|---|---|---:|---:|---:|---|"]
+    print("\n".join(lines), flush=True)
+    try:
+        for name, path in CORPORA.items():
+            trainer = BpeTrainer(8000, byte_level=True, threads=threads)
+            start = time.perf_counter()
+            local = trainer.count_words(path, Split("gpt2"))
+            t_local = time.perf_counter() - start
+            start = time.perf_counter()
+            distributed = ray_engine.count_words(path, trainer, Split("gpt2"))
+            t_ray = time.perf_counter() - start
+            same = local.words() == distributed.words()
+            lines.append(f"| {name} {path.stat().st_size / 1e6:.0f} MB | count words | {t_local:.2f} | {t_ray:.2f} | "
+                         f"{t_ray / t_local:.2f} | {'same' if same else 'DIFFERENT'} |")
+            start = time.perf_counter()
+            a = Tokenizer.train(path, BpeTrainer(8000, byte_level=True, threads=threads)).to_dict()
+            t_local = time.perf_counter() - start
+            start = time.perf_counter()
+            b = ray_engine.train(path, BpeTrainer(8000, byte_level=True, threads=threads)).to_dict()
+            t_ray = time.perf_counter() - start
+            lines.append(f"| {name} {path.stat().st_size / 1e6:.0f} MB | train (8,000 tokens) | {t_local:.2f} | "
+                         f"{t_ray:.2f} | {t_ray / t_local:.2f} | {'same' if a == b else 'DIFFERENT'} |")
+            print(lines[-2] + "\n" + lines[-1], flush=True)
+    finally:
+        ray.shutdown()
+    return lines
+
+
 # -- checking and reporting ------------------------------------------------------------------
 
 
@@ -291,11 +334,20 @@ def main() -> None:
     p.add_argument("--doc-bytes", type=int, default=4096)
     p.add_argument("--mb", type=float, default=0, help="only the first MB of each corpus (0: all)")
     p.add_argument("--markdown", default=None, help="append the tables to this Markdown file")
+    p.add_argument("--train", action="store_true",
+                   help="instead: the counting pass of byte-level BPE training locally and on Ray (its overhead)")
     p.add_argument("--worker", nargs=5, metavar=("LIB", "JSONL", "OUT", "ENCODING", "THREADS"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
         lib, jsonl, out, encoding, threads = args.worker
         worker_main(lib, jsonl, out, encoding, int(threads))
+        return
+    if args.train:
+        print(f"Machine: {machine()}; {args.threads} cores; `python benchmarks/dataset.py --train`\n", flush=True)
+        lines = train_overhead(args.threads)
+        if args.markdown:
+            with open(args.markdown, "a", encoding="utf-8") as f:
+                f.write("\n" + "\n".join(lines) + "\n")
         return
     libs = [lib for lib in args.libs.split(",") if lib]
     lines = [f"Machine: {machine()}; {args.threads} cores per run; `python benchmarks/dataset.py "

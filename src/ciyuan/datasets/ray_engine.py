@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -140,22 +141,19 @@ def plan_file_parts(path: Path, part_bytes: int = DEFAULT_PART_BYTES) -> List[Fi
     return parts
 
 
-def _read_lines(part: FilePart, errors: str) -> List[str]:
-    """The lines of ``part``, each with its ``\\n``, as a file is read for training: invalid
-    UTF-8 raises an error naming the file, byte and line, or reads as U+FFFD."""
+def _read_part(part: FilePart, errors: str) -> bytes:
+    """The bytes of ``part``, checked as a file is checked for training: invalid UTF-8 raises an
+    error naming the file, byte and line (the whole file's), or is replaced by U+FFFD."""
     with open(part.path, "rb") as f:
         f.seek(part.start)
         data = f.read(part.end - part.start)
     bad = _core.utf8_error_offset(data)
-    if bad != len(data):
-        if errors == "strict":
-            raise _text.utf8_error(part.path, data, bad, offset=part.start, first_line=_line_at(part))
-        text = data.decode("utf-8", "replace")
-    else:
-        text = data.decode("utf-8")
-    lines = [line + "\n" for line in text.split("\n")]
-    lines[-1] = lines[-1][:-1]  # the text after the last newline (or "")
-    return lines
+    if bad == len(data):
+        return data
+    if errors == "strict":
+        raise _text.utf8_error(part.path, data, bad, offset=part.start, first_line=_line_at(part))
+    # As the trainers read a file with errors="replace" (chunks of whole lines: the same text).
+    return data.decode("utf-8", "replace").encode("utf-8")
 
 
 def _line_at(part: FilePart) -> int:
@@ -197,12 +195,21 @@ class _Counting:
 
 
 def _count_part(job: _Counting, part: Any) -> bytes:
-    """One part's counts as bytes (a Ray task's body)."""
-    texts = _read_lines(part, job.errors) if isinstance(part, FilePart) else part
+    """One part's counts as bytes (a Ray task's body).
+
+    A file's part is counted as a file of its own (a temporary copy of its checked bytes, on the
+    worker), so it is read exactly as the local run reads files: natively, line by line.
+    """
     pre_tokenizer, normalizer = _Counting.restore(job.pre_tokenizer), _Counting.restore(job.normalizer)
-    # An iterator, never a list: a list of strings that all name files would be read as files.
-    counts = job.trainer.count_words(iter(texts), pre_tokenizer, normalizer, errors=job.errors)
-    return counts.to_bytes()
+    if not isinstance(part, FilePart):
+        # An iterator, never a list: a list of strings that all name files would be read as files.
+        return job.trainer.count_words(iter(part), pre_tokenizer, normalizer, errors=job.errors).to_bytes()
+    data = _read_part(part, job.errors)
+    with tempfile.TemporaryDirectory(prefix="ciyuan-part-") as folder:
+        path = Path(folder) / "part.txt"
+        path.write_bytes(data)
+        del data
+        return job.trainer.count_words(path, pre_tokenizer, normalizer, errors=job.errors).to_bytes()
 
 
 def _parts(source: TrainingSource, part_bytes: int) -> Iterator[Any]:
