@@ -142,7 +142,16 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
         throw Error(ErrorKind::kModel, "byte_fallback on a byte-level vocabulary that lacks the byte " +
                                            std::to_string(b) + " is not supported; add the byte's token");
   }
+  // ignore_merges looks a piece up as its own bytes (Hugging Face: the pre-token itself, an
+  // end_of_word_suffix not added); only ciyuan's separate end-of-word symbol joins the lookup.
+  simple_whole_ = config_.byte_level || config_.end_of_word_symbol.empty();
+  short_whole_ = config_.ignore_merges && simple_whole_;
+  // tiktoken ranks with the short-token table: pairs are ranked by looking up their joined bytes
+  // (JoinedRank), and pairs_ - every cut of every token, 8-32 MB - is never built. Byte-level
+  // symbols only: their bytes are the text's (no word-end suffix added to a token's).
+  rank_by_bytes_ = config_.rank_by_token && short_whole_ && config_.byte_level && config_.end_of_word_suffix.empty();
   std::vector<uint64_t> pair_keys;
+  std::vector<uint32_t> pair_ids;  // with rank_by_bytes_: the token each of pair_keys makes
   if (config_.rank_by_token) {
     // tiktoken's rule - a pair merges if the two tokens joined are a token, ranked by that
     // token's id - turned into the same id-pair table as merge lists use: every way of cutting
@@ -155,7 +164,11 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
         if (left == BytesMap::kMissing) continue;
         uint32_t right = vocab_.find(t.data() + cut, t.size() - cut);
         if (right == BytesMap::kMissing) continue;
-        pairs_.insert(PairMap::key(left, right), PairMap::Value{static_cast<uint32_t>(id), static_cast<uint32_t>(id)});
+        if (rank_by_bytes_) {
+          pair_ids.push_back(static_cast<uint32_t>(id));
+        } else {
+          pairs_.insert(PairMap::key(left, right), PairMap::Value{static_cast<uint32_t>(id), static_cast<uint32_t>(id)});
+        }
         pair_keys.push_back(PairMap::key(left, right));
       }
     }
@@ -182,10 +195,6 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
       pair_keys.push_back(PairMap::key(left, right));
     }
   }
-  // ignore_merges looks a piece up as its own bytes (Hugging Face: the pre-token itself, an
-  // end_of_word_suffix not added); only ciyuan's separate end-of-word symbol joins the lookup.
-  simple_whole_ = config_.byte_level || config_.end_of_word_symbol.empty();
-  short_whole_ = config_.ignore_merges && simple_whole_;
   if (short_whole_) {
     size_t count = 0;
     for (size_t id = 0; id < tokens_.size(); ++id) count += present_[id] && tokens_[id].size() - 1 < kShortPiece;
@@ -197,9 +206,8 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
         short_tokens_.insert(load_upto8(t.data(), t.size()), t.size(), static_cast<uint32_t>(id));
     }
   }
-  rank_by_bytes_ = config_.rank_by_token && short_whole_;
   build_pair_filter(pair_keys);
-  if (config_.byte_level) build_char_first(pair_keys);
+  if (config_.byte_level) build_char_first(pair_keys, pair_ids);
 }
 
 void BpeModel::unknown_symbol(std::string_view text, size_t at, size_t len) const {
@@ -256,7 +264,8 @@ struct BpeModel::ThreadCache {
   static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
   // 64K pairs of 16 bytes (1 MB): the merges of 10 MB of English ask for tens of thousands of
   // different pairs; with 8K entries three lookups in four went on to the full table, which
-  // for o200k_base is 32 MB (a miss all the way to memory).
+  // for o200k_base's cuts would be 32 MB (a miss all the way to memory; tiktoken-ranked
+  // models now look a pair up as its joined bytes instead, see JoinedRank).
   static constexpr int kPairBits = 16;
   struct PairEntry {
     uint64_t key;
@@ -328,15 +337,14 @@ BpeModel::ThreadCache& BpeModel::thread_cache() const {
 // changes the cost: ASCII text mostly asks for pairs that exist (the per-thread table answers),
 // CJK text mostly for pairs across characters that do not (the filter answers).
 inline uint32_t BpeModel::pair_rank(ThreadCache& cache, const Symbol& a, const Symbol& b, uint32_t* merged,
-                                    bool filter_first) const {
+                                    bool filter_first, const char* text, const char* limit) const {
   uint64_t key = PairMap::key(a.id, b.id);
   if (filter_first && !maybe_pair(key)) return kNone;
   ThreadCache::PairEntry& e = cache.pairs[(key * 0x9E3779B97F4A7C15ULL) >> (64 - ThreadCache::kPairBits)];
   if (e.key != key) {
     if (!filter_first && !maybe_pair(key)) return kNone;
-    const PairMap::Value* v = pairs_.find(key);
     e.key = key;
-    e.value = v ? *v : PairMap::Value{kNone, kNone};
+    e.value = pair_value(key, text + a.start, b.end - a.start, limit);
   }
   *merged = e.value.id;
   return e.value.rank;
@@ -459,40 +467,72 @@ void BpeModel::initial_symbols_hf(std::string_view text, size_t start, size_t en
   flush();
 }
 
-void BpeModel::merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const {
-  merge_small_by(syms, [&](const Symbol& a, const Symbol& b, uint32_t* merged) {
-    return pair_rank(cache, a, b, merged, filter_first);
-  });
+// Where merges get a pair's rank (kNone: the pair cannot merge) and merged id. PairRank asks
+// pairs_ through the thread's pair cache. JoinedRank reads tiktoken's rule directly: the rank
+// is the id of the pair's joined bytes, text[a.start, b.end). A join of at most 8 bytes is one
+// short_tokens_ lookup, in the lines the whole-piece lookups keep in cache; a longer one is
+// first asked of the long-token filter. (pairs_ is not even built then.)
+struct BpeModel::PairRank {
+  const BpeModel& model;
+  ThreadCache& cache;
+  bool filter_first;
+  const char* base;   // the text the symbols' spans are of
+  const char* limit;  // its end
+  uint32_t operator()(const Symbol& a, const Symbol& b, uint32_t* merged) const {
+    return model.pair_rank(cache, a, b, merged, filter_first, base, limit);
+  }
+};
+
+struct BpeModel::JoinedRank {
+  const BpeModel& model;
+  const char* base;
+  const char* limit;
+  uint32_t operator()(const Symbol& a, const Symbol& b, uint32_t* merged) const {
+    *merged = model.joined_id(base + a.start, b.end - a.start, limit);
+    return *merged;
+  }
+};
+
+// A pair's entry in the per-thread cache, on a miss there (out of line: pair_rank stays small
+// enough to inline): from pairs_, or without it the id of the joined bytes p[0, n).
+PairMap::Value BpeModel::pair_value(uint64_t key, const char* p, size_t n, const char* limit) const {
+  if (rank_by_bytes_) {
+    const uint32_t id = joined_id(p, n, limit);
+    return PairMap::Value{id, id};
+  }
+  const PairMap::Value* v = pairs_.find(key);
+  return v ? *v : PairMap::Value{kNone, kNone};
 }
 
-// tiktoken's rule read directly: the pair's rank is the id of its joined bytes, which are
-// text[a.start, b.end). A joined pair of at most 8 bytes is one short_tokens_ lookup, in the
-// lines the whole-piece lookups keep in cache; a longer one is first asked of the long-token
-// filter. pairs_ (every cut of every token: 8-32 MB) and its per-thread cache are not read.
-void BpeModel::merge_small_joined(std::string_view text, std::vector<Symbol>& syms) const {
+// The id of the token p[0, n) (kNone if none), for JoinedRank: short_tokens_ for up to 8 bytes,
+// else the long-token filter before vocab_.
+inline uint32_t BpeModel::joined_id(const char* p, size_t n, const char* limit) const {
+  static_assert(kNone == BytesMap::kMissing && kNone == ShortKeyMap::kMissing, "one 'none' for every lookup");
+  if (n <= kShortPiece) return short_token_id(p, n, limit);
+  const uint64_t hash = hash_bytes(p, n);
+  return maybe_long_token(hash) ? vocab_.find_hashed(p, n, hash) : BytesMap::kMissing;
+}
+
+// An ASCII piece's pairs mostly exist and their joined bytes are common short tokens:
+// JoinedRank. A piece with other characters (a CJK clause) asks mostly for pairs that cannot
+// merge, over and over: the Bloom filter and the per-thread pair cache (which remembers a
+// "cannot") answer those, and JoinedRank only fills the cache.
+template <class F>
+void BpeModel::with_rank(ThreadCache& cache, std::string_view text, bool non_ascii, const F& f) const {
   const char* base = text.data();
   const char* limit = base + text.size();
-  merge_small_by(syms, [&](const Symbol& a, const Symbol& b, uint32_t* merged) {
-    const char* p = base + a.start;
-    const size_t n = b.end - a.start;
-    uint32_t id;
-    if (n <= kShortPiece) {
-      id = short_token_id(p, n, limit);
-    } else {
-      const uint64_t hash = hash_bytes(p, n);
-      id = maybe_long_token(hash) ? vocab_.find_hashed(p, n, hash) : BytesMap::kMissing;
-    }
-    *merged = id;
-    return id;  // kNone when missing (both are 2^32 - 1)
-  });
+  if (rank_by_bytes_ && !non_ascii) {
+    f(JoinedRank{*this, base, limit});
+  } else {
+    f(PairRank{*this, cache, non_ascii, base, limit});
+  }
 }
 
 // O(n^2) but with tiny constants: find the best pair, merge it, rescore its two neighbours.
 // Arrays stay compact (memmove) so the min-scan is a short vectorizable loop.
 // rank(a, b, &merged) is the rank of merging a and b (kNone: they cannot), merged its id.
 template <class Rank>
-void BpeModel::merge_small_by(std::vector<Symbol>& syms, const Rank& rank) const {
-  static_assert(kNone == BytesMap::kMissing && kNone == ShortKeyMap::kMissing, "one 'none' for every lookup");
+void BpeModel::merge_small(std::vector<Symbol>& syms, const Rank& rank) const {
   size_t n = syms.size();
   if (n < 2) return;
   uint32_t ranks[kSmallPiece];
@@ -535,7 +575,8 @@ void BpeModel::merge_small_by(std::vector<Symbol>& syms, const Rank& rank) const
 // O(n log n): a min-heap of candidate merges keyed by (rank, position) over a linked list of
 // symbols. Entries go stale when a neighbour merges; they are checked and skipped when popped.
 // Because positions are the original index of a symbol's first part, ties still go leftmost.
-void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const {
+template <class Rank>
+void BpeModel::merge_large(std::vector<Symbol>& syms, const Rank& rank_of) const {
   size_t n = syms.size();
   std::vector<uint32_t> next(n), prev(n);
   std::vector<uint8_t> alive(n, 1);
@@ -554,7 +595,7 @@ void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool f
     uint32_t right = next[left];
     if (right >= n) return;
     uint32_t merged;
-    uint32_t rank = pair_rank(cache, syms[left], syms[right], &merged, filter_first);
+    uint32_t rank = rank_of(syms[left], syms[right], &merged);
     if (rank != kNone) heap.push(Candidate{rank, left, syms[right].id, syms[left].id, merged});
   };
   for (uint32_t i = 0; i + 1 < n; ++i) consider(i);
@@ -587,7 +628,8 @@ void BpeModel::merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool f
 // Face's queue does the same, and its distribution of segmentations is this one). The piece is
 // done when the heap is empty. Expected pops per kept entry are 1 / (1 - p), so the loop is
 // O(n log n) for any p < 1 (p = 1: every entry is set aside once).
-void BpeModel::merge_dropout(ThreadCache& cache, std::vector<Symbol>& syms, uint64_t threshold, Rng& rng) const {
+template <class Rank>
+void BpeModel::merge_dropout(std::vector<Symbol>& syms, uint64_t threshold, Rng& rng, const Rank& rank_of) const {
   const size_t n = syms.size();
   if (n < 2) return;
   std::vector<uint32_t> next(n), prev(n);
@@ -606,7 +648,7 @@ void BpeModel::merge_dropout(ThreadCache& cache, std::vector<Symbol>& syms, uint
     const uint32_t right = next[left];
     if (right >= n) return;
     uint32_t merged;
-    const uint32_t rank = pair_rank(cache, syms[left], syms[right], &merged, false);
+    const uint32_t rank = rank_of(syms[left], syms[right], &merged);
     if (rank != kNone) heap.push(Candidate{rank, left, syms[right].id, syms[left].id, merged});
   };
   for (uint32_t i = 0; i + 1 < n; ++i) consider(i);
@@ -652,7 +694,7 @@ void BpeModel::sample_pieces(std::string_view text, const Span* pieces, size_t n
     if (pieces[k].first >= pieces[k].second) continue;
     bool has_unk = false;
     initial_symbols(text, pieces[k].first, pieces[k].second, syms, &has_unk);
-    merge_dropout(cache, syms, threshold, rng);
+    with_rank(cache, text, false, [&](const auto& rank) { merge_dropout(syms, threshold, rng, rank); });
     for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
   }
 }
@@ -672,13 +714,17 @@ void BpeModel::sample_pieces(std::string_view text, const Span* pieces, size_t n
 // them (pre-completing that character would let this merge win a neighbour it would lose in
 // plain BPE). A character starts pre-encoded iff at both its boundaries crossing_rank_ > M;
 // otherwise it starts as bytes, exactly as plain BPE. Cost: one table lookup per boundary.
-void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
+void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys, const std::vector<uint32_t>& pair_ids) {
   for (int b = 0; b < 256; ++b)
     if (byte_ids_[b] == BytesMap::kMissing) return;  // unknown bytes: keep the plain path
   char_bmp_.assign(0x10000, CharEncoding{0, 0, {0, 0, 0, 0}, {0, 0, 0, 0}});
   // The pair table itself, not the thread's caches: building a model should not make 5.6 MB of
   // caches on the loading thread (a load's peak memory is the model's and the caller's data).
   auto rank_of = [this](const Symbol& a, const Symbol& b, uint32_t* merged) {
+    if (rank_by_bytes_) {  // the bytes of a character's parts: at most 4
+      *merged = vocab_.find(tokens_[a.id] + tokens_[b.id]);
+      return *merged;
+    }
     const PairMap::Value* v = pairs_.find(PairMap::key(a.id, b.id));
     *merged = v ? v->id : kNone;
     return v ? v->rank : kNone;
@@ -739,8 +785,10 @@ void BpeModel::build_char_first(const std::vector<uint64_t>& pair_keys) {
     return e ? e->max_rank_plus_one : kNone;
   };
   crossing_rank_.assign(1 << 16, kNone);
-  for (uint64_t key : pair_keys) {
-    const PairMap::Value* v = pairs_.find(key);
+  for (size_t i = 0; i < pair_keys.size(); ++i) {
+    const uint64_t key = pair_keys[i];
+    const PairMap::Value joined{rank_by_bytes_ ? pair_ids[i] : kNone, rank_by_bytes_ ? pair_ids[i] : kNone};
+    const PairMap::Value* v = rank_by_bytes_ ? &joined : pairs_.find(key);
     if (!v) continue;
     const std::string& t = tokens_[v->id];
     size_t j = tokens_[static_cast<uint32_t>(key >> 32)].size();  // the junction
@@ -1022,13 +1070,13 @@ void BpeModel::encode_piece_uncached(ThreadCache& cache, std::string_view text, 
   } else {
     initial_symbols(text, start, end, syms, &has_unk);
   }
-  if (syms.size() <= kSmallPiece && rank_by_bytes_) {
-    merge_small_joined(text, syms);
-  } else if (syms.size() <= kSmallPiece) {
-    merge_small(cache, syms, filter_first);
-  } else {
-    merge_large(cache, syms, filter_first);
-  }
+  with_rank(cache, text, filter_first, [&](const auto& rank) {
+    if (syms.size() <= kSmallPiece) {
+      merge_small(syms, rank);
+    } else {
+      merge_large(syms, rank);
+    }
+  });
   // An element loop, not out.insert(range): for the few symbols of a piece, vector's range insert
   // costs 6% more instructions per MB of English (measured with cachegrind).
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});

@@ -85,8 +85,8 @@ def test_merged_words_are_held_exactly_sized(shakespeare):
     full = count_words(shakespeare, Split("gpt2"))
     limited = count_words(shakespeare, Split("gpt2"), memory_limit=TINY)
     key_bytes = sum(len(w) for w, _ in full.words())
-    # 32 bytes per word and the key bytes: no hash index, no spare capacity
-    assert limited.memory == 32 * len(full) + key_bytes < full.memory
+    # 32 bytes per word and the key bytes: no hash index, no spare capacity (with or without a limit)
+    assert limited.memory == full.memory == 32 * len(full) + key_bytes < full.peak_memory
     assert limited.peak_memory <= parse_memory_limit(TINY) // 2
 
 
@@ -158,6 +158,15 @@ def test_cli_memory_limit(shakespeare, tmp_path):
         outputs.append((out.read_bytes(), merges.read_bytes()))
     assert outputs[0] == outputs[1]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["merges0.txt", "merges4.txt", "tok0.json", "tok4.json"]
+
+
+def test_cli_bad_memory_limit_in_the_flags_words(shakespeare, tmp_path, capsys):
+    assert main(["train", "--vocab-size", "300", "--memory-limit", "lots", "--output", str(tmp_path / "t.json"),
+                 str(shakespeare)]) == 1
+    assert "--memory-limit must be bytes or a size such as '64MB'" in capsys.readouterr().err
+    assert main(["train", "--vocab-size", "300", "--memory-limit", "1MB", "--spill-dir", str(tmp_path / "no"),
+                 "--output", str(tmp_path / "t.json"), str(shakespeare)]) == 1
+    assert "is not a directory" in capsys.readouterr().err
 
 
 # -- the exact merge of partial counts ---------------------------------------------------------

@@ -133,24 +133,34 @@ class BpeModel final : public TokenModel {
   ThreadCache& thread_cache() const;
   // Rank of merging a and b (kNone if they cannot merge); sets the merged id. `filter_first`:
   // ask the Bloom filter before the per-thread table (best when most pairs cannot merge).
+  // Without pairs_ (rank_by_bytes_) a pair missing from the cache is looked up as its joined
+  // bytes, text[a.start, b.end) (`limit`: the text's end).
   uint32_t pair_rank(ThreadCache& cache, const Symbol& a, const Symbol& b, uint32_t* merged,
-                     bool filter_first) const;
+                     bool filter_first, const char* text, const char* limit) const;
+  uint32_t joined_id(const char* p, size_t n, const char* limit) const;
+  __attribute__((noinline)) PairMap::Value pair_value(uint64_t key, const char* p, size_t n, const char* limit) const;
   void initial_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms,
                        bool* has_unk) const;
   void initial_symbols_hf(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms,
                           bool* has_unk) const;
-  void merge_small(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
-  // merge_small with tiktoken's rule looked up as bytes (rank_by_bytes_; symbols are spans of `text`).
-  void merge_small_joined(std::string_view text, std::vector<Symbol>& syms) const;
+  // The two ways merges rank a pair (see bpe.cc), and a call of f with the one this model uses
+  // (symbols are spans of `text`).
+  struct PairRank;
+  struct JoinedRank;
+  template <class F>
+  void with_rank(ThreadCache& cache, std::string_view text, bool non_ascii, const F& f) const;
   template <class Rank>
-  void merge_small_by(std::vector<Symbol>& syms, const Rank& rank) const;
-  void merge_large(ThreadCache& cache, std::vector<Symbol>& syms, bool filter_first) const;
+  void merge_small(std::vector<Symbol>& syms, const Rank& rank) const;
+  template <class Rank>
+  void merge_large(std::vector<Symbol>& syms, const Rank& rank) const;
   // The merge loop of sample_pieces: a pair is skipped when rng() >> 11 < threshold (p * 2^53).
-  void merge_dropout(ThreadCache& cache, std::vector<Symbol>& syms, uint64_t threshold, Rng& rng) const;
+  template <class Rank>
+  void merge_dropout(std::vector<Symbol>& syms, uint64_t threshold, Rng& rng, const Rank& rank) const;
   uint32_t whole_piece_id(std::string_view text, size_t start, size_t end) const;
   // Returns whether the piece holds a non-ASCII character.
   bool char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms) const;
-  void build_char_first(const std::vector<uint64_t>& pair_keys);
+  // pair_ids: with rank_by_bytes_ (no pairs_), the token each of pair_keys makes.
+  void build_char_first(const std::vector<uint64_t>& pair_keys, const std::vector<uint32_t>& pair_ids);
   [[noreturn]] void unknown_symbol(std::string_view text, size_t at, size_t len) const;
   // Appends the unknown token for text[at, at + len) (fused with an unknown token just before
   // it, with fuse_unk), or throws when the model has none.
@@ -189,7 +199,7 @@ class BpeModel final : public TokenModel {
   bool simple_whole_ = false;  // a whole piece is looked up as its bytes (no word-end marker)
   bool short_whole_ = false;   // encode_piece settles short pieces that are tokens inline
   bool char_first_ = false;
-  bool rank_by_bytes_ = false;  // rank_by_token with short_tokens_: merge_small_joined
+  bool rank_by_bytes_ = false;  // rank_by_token with short_tokens_: JoinedRank, no pairs_
   std::vector<CharEncoding> char_bmp_;        // by code point < 0x10000 (count 0: none)
   std::vector<CharEncoding> char_astral_;     // the other planes' characters found in tokens,
   PairMap char_index_astral_;                 // by code point -> {index into char_astral_, 0}

@@ -176,7 +176,12 @@ def _pre_tokenizer(name: str):  # noqa: ANN202
 
 def _trainer(args: argparse.Namespace, byte_level: bool):  # noqa: ANN202
     from ciyuan.trainers import BpeTrainer, CharLevelTrainer, WordLevelTrainer, WordPieceTrainer
+    from ciyuan.trainers.spill import parse_memory_limit
 
+    try:
+        parse_memory_limit(args.memory_limit)
+    except InvalidInputError as e:  # the same message, in the command line's words
+        raise InvalidInputError(str(e).replace("memory_limit", "--memory-limit")) from None
     common = dict(min_frequency=args.min_frequency, lowercase=args.lowercase, show_progress=args.show_progress,
                   threads=args.threads, memory_limit=args.memory_limit, spill_dir=args.spill_dir)
     if args.special_tokens is not None:

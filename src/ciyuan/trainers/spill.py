@@ -89,11 +89,13 @@ def spilling(counter: "_core.WordCounter", memory_limit: Optional[int],
              spill_dir: Optional[Union[str, "os.PathLike[str]"]] = None) -> Iterator[None]:
     """Count into ``counter`` within ``memory_limit`` bytes (None: no limit, nothing spilled).
 
-    On a normal exit the runs are merged back into ``counter`` (``finish``); on any exit the
-    run directory is removed.
+    On a normal exit the runs are merged back into ``counter`` and the words are held exactly
+    sized (``finish``, also without a limit: the trainer starts from less); on any exit the run
+    directory is removed.
     """
     if memory_limit is None:
         yield
+        counter.finish()
         return
     if spill_dir is not None and not os.path.isdir(spill_dir):
         raise InvalidInputError(f"spill_dir {os.fspath(spill_dir)!r} is not a directory")
