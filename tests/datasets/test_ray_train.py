@@ -117,6 +117,20 @@ def test_cli_train_ray(tmp_path: Path) -> None:
     assert (tmp_path / "local.json").read_bytes() == (tmp_path / "ray.json").read_bytes()
 
 
+def test_cli_train_ray_jsonl_field(tmp_path: Path) -> None:
+    """A JSON Lines field: the driver reads the documents and sends them in batches."""
+    from ciyuan.cli import main
+
+    src = tmp_path / "docs.jsonl"
+    lines = read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 300_000).splitlines()
+    src.write_text("".join(json.dumps({"text": t, "n": i}, ensure_ascii=False) + "\n" for i, t in enumerate(lines)),
+                   encoding="utf-8")
+    args = ["train", "--model", "bpe", "--byte-level", "--vocab-size", "3000", "--no-progress", "--field", "text"]
+    assert main(args + ["--output", str(tmp_path / "local.json"), str(src)]) == 0
+    assert main(args + ["--ray", "--output", str(tmp_path / "ray.json"), str(src)]) == 0
+    assert (tmp_path / "local.json").read_bytes() == (tmp_path / "ray.json").read_bytes()
+
+
 # -- a worker killed mid-job ------------------------------------------------------------------
 
 
