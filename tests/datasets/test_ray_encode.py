@@ -217,3 +217,15 @@ def test_generated_documents(docs: List[str], batch_chars: int, skip_bad: bool, 
     distributed = ray_engine.encode_dataset_ray(src, d / "ray", cl100k, **options)
     assert distributed == local._replace(output=d / "ray")
     assert files_of(d / "ray") == files_of(d / "local")
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")  # Ray Data's own settings
+def test_ray_data_stage(cl100k: Tokenizer) -> None:
+    """tokenize_dataset: a map_batches stage over tokenizer actors in the user's Ray Data
+    pipeline; every row's ids are encode_ids of its text, with BOS/EOS."""
+    docs = corpus_lines("en", 60_000) + corpus_lines("zh", 40_000) + corpus_lines("multi", 30_000)
+    ds = ray.data.from_items([{"n": i, "text": t} for i, t in enumerate(docs)])
+    rows = ray_engine.tokenize_dataset(ds, cl100k, bos=[100257], eos="<|endoftext|>", actors=1).take_all()
+    assert sorted(r["n"] for r in rows) == list(range(len(docs)))
+    for r in rows:
+        assert list(r["input_ids"]) == [100257] + cl100k.encode_ids(docs[r["n"]]) + [100257]

@@ -10,6 +10,8 @@ on it here, each giving exactly what the single-machine run gives:
   order (:meth:`WordCounts.merge`: counts add, a word keeps its first-seen position), so the
   words, counts and first-seen order equal one pass over the whole corpus. The merge loop (BPE,
   WordPiece) or EM (Unigram) then runs on the driver, and the model is byte-identical.
+- **a Ray Data stage** (:func:`tokenize_dataset`): ``map_batches`` over a pool of tokenizer
+  actors, for pipelines that already hold a ``ray.data.Dataset``.
 - **encode-dataset** (:func:`encode_dataset_ray`, ``ciyuan encode-dataset --ray``): the documents
   are read and the shards written as the local run does it (:func:`ciyuan.datasets.encode_dataset`),
   and the batches are encoded by a pool of tokenizer actors (:class:`RayEngine`), in order: the
@@ -51,8 +53,8 @@ if TYPE_CHECKING:
     from ciyuan.normalizers import Normalizer
     from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["train", "count_words", "encode_dataset_ray", "RayEngine", "ray_session", "plan_file_parts", "FilePart",
-           "DEFAULT_PART_BYTES"]
+__all__ = ["train", "count_words", "encode_dataset_ray", "RayEngine", "tokenize_dataset", "TokenizeBatch",
+           "ray_session", "plan_file_parts", "FilePart", "DEFAULT_PART_BYTES"]
 
 #: The most bytes of a file one counting task reads: small enough to spread a single large file
 #: over the cluster's cores, large enough that a task's start-up is noise.
@@ -395,3 +397,69 @@ def encode_dataset_ray(inputs: Any, output: Any, tokenizer: Any, *, address: Opt
 
     engine = RayEngine(address, actors=actors, threads=options.pop("threads", None))
     return encode_dataset(inputs, output, tokenizer, engine=engine, **options)
+
+
+# -- a stage of the user's own Ray Data pipeline ------------------------------------------------
+
+
+class TokenizeBatch:
+    """A Ray Data ``map_batches`` stage (a callable class: one tokenizer per actor): a pyarrow
+    batch in, the same batch with ``output_column`` added out: each row's ids (``large_list``
+    of ``uint32``), exactly ``encode_ids`` of its ``column`` with ``bos``/``eos`` ids around.
+    A document the tokenizer refuses (special-token text under ``disallowed_special``) fails the
+    batch with the tokenizer's error. :func:`tokenize_dataset` sets it up."""
+
+    def __init__(self, tokenizer: Dict[str, Any], column: str, output_column: str, bos: List[int],
+                 eos: List[int], encode_args: Dict[str, Any]) -> None:
+        from ciyuan.tokenizer import Tokenizer
+
+        self.tok = Tokenizer.from_dict(tokenizer)
+        self.column, self.output_column = column, output_column
+        self.bos, self.eos = bos, eos
+        self.args = encode_args
+
+    def __call__(self, table: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        from ciyuan.datasets.encode import add_bos_eos
+
+        if self.column not in table.column_names:
+            raise InvalidInputError(f"the dataset has no column {self.column!r} (it has {table.column_names})")
+        texts = table.column(self.column).to_pylist()
+        ids, offsets = self.tok.encode_batch_ids(texts, as_array=True, **self.args)
+        ids, offsets = add_bos_eos(ids, offsets, self.bos, self.eos)
+        column = pa.LargeListArray.from_arrays(pa.array(np.asarray(offsets, dtype=np.int64)),
+                                               pa.array(np.asarray(ids, dtype=np.uint32)))
+        return table.append_column(self.output_column, column)
+
+
+def tokenize_dataset(dataset: Any, tokenizer: "Tokenizer", *, column: str = "text", output_column: str = "input_ids",
+                     bos: Any = None, eos: Any = None, actors: Optional[int] = None, threads: int = 1,
+                     add_special_tokens: bool = True, allowed_special: Any = (),
+                     disallowed_special: Any = "all") -> Any:
+    """``dataset`` (a ``ray.data.Dataset``) with each row's ids in ``output_column``: a
+    ``map_batches`` stage over a pool of ``actors`` tokenizer actors (default: as many as Ray
+    chooses, up to the cluster's CPUs), for pipelines that already run on Ray Data. The ids are
+    exactly ``encode_ids`` of the row's ``column`` (``bos``/``eos``: ids or token strings put
+    around each document); the rows keep their order when the Ray Data context's
+    ``execution_options.preserve_order`` is set.
+
+    Example:
+        >>> import ray                                                   # doctest: +SKIP
+        >>> ds = ray.data.read_parquet("corpus/")                        # doctest: +SKIP
+        >>> tokenize_dataset(ds, tok, eos="<|endoftext|>").write_parquet("tokens/")  # doctest: +SKIP
+    """
+    ray = _ray()
+    from ciyuan.datasets.encode import special_ids
+
+    encode_args = dict(threads=threads, add_special_tokens=add_special_tokens, allowed_special=allowed_special,
+                       disallowed_special=disallowed_special)
+    kwargs = dict(tokenizer=tokenizer.to_dict(), column=column, output_column=output_column,
+                  bos=special_ids(tokenizer, bos, "bos"), eos=special_ids(tokenizer, eos, "eos"),
+                  encode_args=encode_args)
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    compute = ray.data.ActorPoolStrategy(size=actors) if actors else ray.data.ActorPoolStrategy(min_size=1,
+                                                                                                 max_size=cpus)
+    return dataset.map_batches(TokenizeBatch, batch_format="pyarrow", compute=compute, num_cpus=threads,
+                               fn_constructor_kwargs=kwargs)
