@@ -171,6 +171,19 @@ def test_invalid_utf8_names_file_byte_and_line(tmp_path: Path) -> None:
     assert "byte 504 (line 51)" in str(distributed.value)
 
 
+def test_invalid_utf8_replaced_as_local(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes((b"good line \xe4\xb8 here\n" + "好的 lines\n".encode() * 30 + b"bad \xff\n") * 40)
+    for make, stages in [(lambda: BpeTrainer(400, byte_level=True), {}),
+                         # SentencePiece's whitespace words with no stages read files as U+FFFD always
+                         (lambda: UnigramTrainer(60), dict(pre_tokenizer=None, normalizer=None))]:
+        local = Tokenizer.train(path, make(), errors="replace", **stages)
+        same(local, ray_engine.train(path, make(), errors="replace", part_bytes=700, **stages))
+    unigram = dict(pre_tokenizer=None, normalizer=None)
+    same(Tokenizer.train(path, UnigramTrainer(60), **unigram),
+         ray_engine.train(path, UnigramTrainer(60), part_bytes=700, **unigram))
+
+
 def test_unsupported_trainers() -> None:
     with pytest.raises(InvalidInputError, match="CharLevelTrainer"):
         ray_engine.train(["ab"], CharLevelTrainer(10))

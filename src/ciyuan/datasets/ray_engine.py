@@ -23,8 +23,9 @@ are pure functions of their input, so a retry gives the same bytes and the resul
 
 ``address`` is Ray's: None starts a local Ray on this machine (or uses the one this process
 already started), ``"auto"`` joins the cluster ``ray start`` runs here, ``"HOST:6379"`` or
-``"ray://HOST:10001"`` joins a remote one (see docs/scale.md). Files are read by the workers, so
-on a cluster they must be at the same path on every node (a shared file system).
+``"ray://HOST:10001"`` joins a remote one (see docs/scale.md). Training's files are read by the
+workers, so on a cluster they must be at the same path on every node (a shared file system);
+encode-dataset's are read by the driver.
 
 Example:
     >>> from ciyuan.trainers import BpeTrainer
@@ -143,21 +144,6 @@ def plan_file_parts(path: Path, part_bytes: int = DEFAULT_PART_BYTES) -> List[Fi
     return parts
 
 
-def _read_part(part: FilePart, errors: str) -> bytes:
-    """The bytes of ``part``, checked as a file is checked for training: invalid UTF-8 raises an
-    error naming the file, byte and line (the whole file's), or is replaced by U+FFFD."""
-    with open(part.path, "rb") as f:
-        f.seek(part.start)
-        data = f.read(part.end - part.start)
-    bad = _core.utf8_error_offset(data)
-    if bad == len(data):
-        return data
-    if errors == "strict":
-        raise _text.utf8_error(part.path, data, bad, offset=part.start, first_line=_line_at(part))
-    # As the trainers read a file with errors="replace" (chunks of whole lines: the same text).
-    return data.decode("utf-8", "replace").encode("utf-8")
-
-
 def _line_at(part: FilePart) -> int:
     """The line number (1-based) of the part's first line: counted only for an error message."""
     lines = 1
@@ -199,19 +185,27 @@ class _Counting:
 def _count_part(job: _Counting, part: Any) -> bytes:
     """One part's counts as bytes (a Ray task's body).
 
-    A file's part is counted as a file of its own (a temporary copy of its checked bytes, on the
-    worker), so it is read exactly as the local run reads files: natively, line by line.
+    A file's part is counted as a file of its own (a temporary copy of its bytes, on the worker),
+    so it is read exactly as the local run reads files (natively, line by line; invalid UTF-8
+    replaced or refused as ``errors`` says); a refusal names the real file, byte and line.
     """
     pre_tokenizer, normalizer = _Counting.restore(job.pre_tokenizer), _Counting.restore(job.normalizer)
     if not isinstance(part, FilePart):
         # An iterator, never a list: a list of strings that all name files would be read as files.
         return job.trainer.count_words(iter(part), pre_tokenizer, normalizer, errors=job.errors).to_bytes()
-    data = _read_part(part, job.errors)
+    with open(part.path, "rb") as f:
+        f.seek(part.start)
+        data = f.read(part.end - part.start)
     with tempfile.TemporaryDirectory(prefix="ciyuan-part-") as folder:
         path = Path(folder) / "part.txt"
         path.write_bytes(data)
-        del data
-        return job.trainer.count_words(path, pre_tokenizer, normalizer, errors=job.errors).to_bytes()
+        try:
+            return job.trainer.count_words(path, pre_tokenizer, normalizer, errors=job.errors).to_bytes()
+        except InvalidInputError:
+            bad = _core.utf8_error_offset(data)
+            if bad == len(data):
+                raise  # not about the bytes: as it is
+            raise _text.utf8_error(part.path, data, bad, offset=part.start, first_line=_line_at(part)) from None
 
 
 def _parts(source: TrainingSource, part_bytes: int) -> Iterator[Any]:
@@ -318,7 +312,6 @@ def train(source: TrainingSource, trainer: Optional[Trainer] = None, *, address:
 
     return training.train_tokenizer(Tokenizer, source, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer,
                                     decoder=decoder, errors=errors, count=count)
-
 
 
 # -- encode-dataset: the batches on a pool of tokenizer actors -------------------------------
