@@ -26,12 +26,12 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Type, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple, Type, TypeVar
 
 from ciyuan import normalizers, pre_tokenizers
 from ciyuan.normalizers import BertNormalizer
 from ciyuan.trainers import BpeTrainer, Pipeline, Trainer
-from ciyuan.trainers.corpus import TrainingSource
+from ciyuan.trainers.corpus import TrainingSource, WordCounts
 
 if TYPE_CHECKING:
     from ciyuan.decoders import Decoder
@@ -39,9 +39,14 @@ if TYPE_CHECKING:
     from ciyuan.processors import PostProcessor
     from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["default_pipeline", "train_tokenizer", "train_model"]
+__all__ = ["default_pipeline", "train_tokenizer", "train_model", "Counter"]
 
 Tok = TypeVar("Tok", bound="Tokenizer")
+
+#: Another way to count the words (``count(source, trainer, pre_tokenizer, normalizer, errors)``),
+#: such as the Ray engine's (:mod:`ciyuan.datasets.ray_engine`), which sits above this layer and
+#: so hands its counter down. It must give exactly what ``trainer.count_words`` gives.
+Counter = Callable[[TrainingSource, Trainer, Any, Optional["Normalizer"], str], WordCounts]
 
 #: ``pre_tokenizer="default"``: the stages are chosen by the trainer (or the tokenizer).
 DEFAULT = "default"
@@ -70,13 +75,15 @@ def default_pipeline(trainer: Trainer, with_normalizer: bool = True) -> Tuple[Op
 
 def train_tokenizer(cls: Type[Tok], source: TrainingSource, trainer: Optional[Trainer] = None, *,
                     pre_tokenizer: Any = DEFAULT, normalizer: Optional["Normalizer"] = None,
-                    decoder: Optional["Decoder"] = None, errors: str = "strict") -> Tok:
-    """A new ``cls`` with a model ``trainer`` learns from ``source`` (see :meth:`Tokenizer.train`)."""
+                    decoder: Optional["Decoder"] = None, errors: str = "strict",
+                    count: Optional[Counter] = None) -> Tok:
+    """A new ``cls`` with a model ``trainer`` learns from ``source`` (see :meth:`Tokenizer.train`);
+    ``count``: the words are counted by it instead of ``trainer.count_words`` (see :data:`Counter`)."""
     trainer = _checked(trainer)
     if _is_default(pre_tokenizer):
         default_normalizer, pre_tokenizer = default_pipeline(trainer, with_normalizer=normalizer is None)
         normalizer = normalizer if normalizer is not None else default_normalizer
-    model, parts = _train(source, trainer, pre_tokenizer, normalizer, None, decoder, errors)
+    model, parts = _train(source, trainer, pre_tokenizer, normalizer, None, decoder, errors, count)
     return cls(model, **parts)
 
 
@@ -111,9 +118,12 @@ def _is_default(pre_tokenizer: Any) -> bool:
 
 def _train(source: TrainingSource, trainer: Trainer, pre_tokenizer: Any, normalizer: Optional["Normalizer"],
            post_processor: Optional["PostProcessor"], decoder: Optional["Decoder"],
-           errors: str) -> Tuple[Any, Dict[str, Any]]:
+           errors: str, count: Optional[Counter] = None) -> Tuple[Any, Dict[str, Any]]:
     """The model ``trainer`` learns, and the tokenizer's other parts around it."""
-    model = trainer.train(source, pre_tokenizer, normalizer, errors=errors)
+    if count is None:
+        model = trainer.train(source, pre_tokenizer, normalizer, errors=errors)
+    else:
+        model = trainer.train_words(count(source, trainer, pre_tokenizer, normalizer, errors), consume=True)
     if trainer.lowercase and not isinstance(normalizer, BertNormalizer):  # BERT's normalizer lowercases itself
         lower = normalizers.Lowercase()
         normalizer = lower if normalizer is None else normalizers.Sequence([normalizer, lower])

@@ -120,6 +120,10 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     enc.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="a progress line on standard error: documents, MB, tokens, MB/s, ETA (default: when "
                           "standard error is a terminal)")
+    enc.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                     help="encode the batches on a pool of Ray tokenizer actors (pip install 'ciyuan[ray]'); the "
+                          "same bytes. Alone: a local Ray; 'auto': the cluster `ray start` runs here; HOST:6379 or "
+                          "ray://HOST:10001 (docs/scale.md). --threads is then each tokenizer actor's threads")
 
 
 def _tokens(values: Optional[List[str]]) -> Union[None, List[Union[int, str]]]:
@@ -141,7 +145,14 @@ def run(args: argparse.Namespace) -> None:
         raise InvalidInputError(f"--threads must be at least 1, not {args.threads}")
     tok = Tokenizer.load(args.tokenizer, args.pattern, lowercase=args.lowercase)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
-    result = encode_dataset(
+    run_it: Any = encode_dataset
+    if args.ray is not None:
+        from functools import partial
+
+        from ciyuan.datasets.ray_engine import encode_dataset_ray
+
+        run_it = partial(encode_dataset_ray, address=None if args.ray == "local" else args.ray)
+    result = run_it(
         args.inputs, args.output, tok, format=args.format, bos=_tokens(args.bos), eos=_tokens(args.eos),
         shard_tokens=args.shard_tokens, dtype=args.dtype, threads=args.threads, skip_bad=args.skip_bad,
         input_format=args.input_format, doc_per=args.doc_per, field=args.field, column=args.column,

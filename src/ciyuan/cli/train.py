@@ -127,6 +127,10 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
                         "spills sorted runs to disk beyond it; the model is the same as without a limit")
     p.add_argument("--spill-dir", default=None, metavar="DIR",
                    help="where --memory-limit's runs go (default: the system's temporary directory)")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="count the words as Ray tasks (pip install 'ciyuan[ray]'), merged exactly: the same "
+                        "tokenizer; alone: a local Ray, 'auto': the cluster `ray start` runs here, HOST:6379 or "
+                        "ray://HOST:10001: a remote one (docs/scale.md)")
     add_errors_argument(p, help="invalid UTF-8: stop with an error naming file and byte (strict) or read it as U+FFFD")
     p.add_argument("--show-progress", action=argparse.BooleanOptionalAction, default=True,
                    help="draw a progress bar on standard error (default: yes)")
@@ -232,13 +236,20 @@ def _train(args: argparse.Namespace) -> None:
     byte_level = args.byte_level or args.pre_tokenizer == "bytelevel"
     trainer = _trainer(args, byte_level)
     paths = _source(args)
+    train = Tokenizer.train
+    if args.ray is not None:  # the counting pass on Ray; the rest as here
+        from functools import partial
+
+        from ciyuan.datasets import ray_engine
+
+        train = partial(ray_engine.train, address=None if args.ray == "local" else args.ray)
     if args.pre_tokenizer is None:  # the trainer's own stages (ciyuan.training.default_pipeline)
-        tok = Tokenizer.train(paths, trainer, errors=args.errors)
+        tok = train(paths, trainer, errors=args.errors)
     else:
         normalizer, pre_tokenizer = _pre_tokenizer(args.pre_tokenizer)
         if normalizer == "bert":
             normalizer = BertNormalizer(lowercase=args.lowercase)
-        tok = Tokenizer.train(paths, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer, errors=args.errors)
+        tok = train(paths, trainer, pre_tokenizer=pre_tokenizer, normalizer=normalizer, errors=args.errors)
     # Render every output before writing any, so that a failure leaves no partial set.
     import json
 
