@@ -168,44 +168,42 @@ nb::list encode_id_lists(const StrBatch& texts, int threads, const EncodeIds& en
   std::exception_ptr list_error;  // a failure to build a list (MemoryError), raised after the join
 
   PyThreadState* saved = PyEval_SaveThread();
-  std::vector<std::thread> pool;
-  try {
-    for (size_t t = 1; t < workers; ++t) {
-      pool.emplace_back([&pipe] {
-        Utf8Buffer scratch;
-        while (pipe.encode_next(scratch)) {
-        }
-      });
+  // The helpers encode; this thread encodes too and turns finished runs into lists (with the
+  // GIL, taken only for that).
+  const auto helper = [&pipe] {
+    Utf8Buffer scratch;
+    while (pipe.encode_next(scratch)) {
     }
-  } catch (...) {  // no more threads to be had: the ones started (and this one) do the work
-  }
-  Utf8Buffer scratch;
-  size_t listed = 0;  // runs turned into lists, in order
-  while (listed < pipe.runs() && !pipe.stopped()) {
-    if (pipe.done(listed)) {
-      PyEval_RestoreThread(saved);
-      try {
-        for (; listed < pipe.runs() && pipe.done(listed) && !pipe.stopped(); ++listed) {
-          std::vector<uint32_t>& ids = pipe.run_ids(listed);
-          size_t from = 0;
-          for (size_t i = pipe.run_begin(listed), e = pipe.run_end(listed); i < e; ++i) {
-            const size_t to = pipe.end_of(i);
-            PyList_SET_ITEM(raw, static_cast<Py_ssize_t>(i),
-                            wrapped_id_list(head, ids.data() + from, to - from, tail).release().ptr());
-            from = to;
+  };
+  const auto caller = [&] {
+    Utf8Buffer scratch;
+    size_t listed = 0;  // runs turned into lists, in order
+    while (listed < pipe.runs() && !pipe.stopped()) {
+      if (pipe.done(listed)) {
+        PyEval_RestoreThread(saved);
+        try {
+          for (; listed < pipe.runs() && pipe.done(listed) && !pipe.stopped(); ++listed) {
+            std::vector<uint32_t>& ids = pipe.run_ids(listed);
+            size_t from = 0;
+            for (size_t i = pipe.run_begin(listed), e = pipe.run_end(listed); i < e; ++i) {
+              const size_t to = pipe.end_of(i);
+              PyList_SET_ITEM(raw, static_cast<Py_ssize_t>(i),
+                              wrapped_id_list(head, ids.data() + from, to - from, tail).release().ptr());
+              from = to;
+            }
+            std::vector<uint32_t>().swap(ids);  // freed as soon as listed: lower peak memory
           }
-          std::vector<uint32_t>().swap(ids);  // freed as soon as listed: lower peak memory
+        } catch (...) {
+          list_error = std::current_exception();
+          pipe.stop();
         }
-      } catch (...) {
-        list_error = std::current_exception();
-        pipe.stop();
+        saved = PyEval_SaveThread();
+      } else if (!pipe.encode_next(scratch)) {
+        pipe.wait_for(listed);
       }
-      saved = PyEval_SaveThread();
-    } else if (!pipe.encode_next(scratch)) {
-      pipe.wait_for(listed);
     }
-  }
-  for (std::thread& t : pool) t.join();
+  };
+  ciyuan::run_with_helpers(static_cast<int>(workers) - 1, helper, caller);
   PyEval_RestoreThread(saved);
   if (list_error) std::rethrow_exception(list_error);
   pipe.raise_error();

@@ -14,6 +14,15 @@
 
 namespace ciyuan {
 
+// Runs helper() on `helpers` threads of a process-wide pool and caller() on the calling thread,
+// and returns when all of them have returned. The pool's threads live on between calls, so
+// whatever they keep per thread (a model's piece cache) is warm for the next batch; a fresh
+// thread per call would start every batch with empty caches and make them anew. The pool is
+// made again in a child after fork(). When the pool is busy (another thread's batch, or a
+// batch inside a batch) the helpers are threads of their own, as before. Neither function may
+// throw.
+void run_with_helpers(int helpers, const std::function<void()>& helper, const std::function<void()>& caller);
+
 // The thread count to use for `threads`: itself when positive, else one per core (at least 1).
 inline int resolve_threads(int threads) {
   return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -42,10 +51,7 @@ inline void parallel_for(size_t n, int threads, const std::function<void(size_t)
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  run_with_helpers(threads - 1, work, work);
   if (error) std::rethrow_exception(error);
 }
 
