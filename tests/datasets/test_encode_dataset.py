@@ -19,7 +19,6 @@ from ciyuan.datasets import encode_dataset, iter_documents
 from ciyuan.errors import DisallowedSpecialTokenError, InvalidInputError
 from tests.datasets.conftest import corpus_lines, read_back, tree_bytes, write_input
 
-KINDS = ("txt", "jsonl", "jsonl.gz", "jsonl.zst", "parquet")
 FORMATS = ("megatron", "flat", "parquet")
 
 
@@ -32,8 +31,12 @@ def _expected(tok, docs, bos: List[int], eos: List[int]) -> List[List[int]]:  # 
     return [bos + tok.encode_ids(d) + eos for d in docs]
 
 
-@pytest.mark.parametrize("corpus", ["en", "zh", "multi"])
-@pytest.mark.parametrize("kind", KINDS)
+# Every corpus in each plain kind; the compressed kinds (the same reader behind a decompressor) on one.
+ROUND_TRIPS = [(c, k) for c in ("en", "zh", "multi") for k in ("txt", "jsonl", "parquet")] + [
+    ("zh", "jsonl.gz"), ("multi", "jsonl.zst")]
+
+
+@pytest.mark.parametrize("corpus, kind", ROUND_TRIPS)
 def test_round_trip_every_format(tmp_path: Path, cl100k, corpus: str, kind: str) -> None:  # noqa: ANN001
     docs = list(_docs(corpus, 15_000))
     src = write_input(docs, tmp_path / "in", kind)
@@ -191,6 +194,13 @@ def test_arguments_checked(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
         encode_dataset(src, tmp_path / "o", gpt2, format="megatron", dtype="uint32")
     with pytest.raises(InvalidInputError, match="shard_tokens must be a positive integer"):
         encode_dataset(src, tmp_path / "o2", gpt2, shard_tokens=0)
+    from ciyuan import Tokenizer
+
+    saved = gpt2.to_dict()
+    saved["model"]["dropout"] = 0.1
+    dropout = Tokenizer.from_dict(saved)
+    with pytest.raises(InvalidInputError, match="BPE dropout"):
+        encode_dataset(src, tmp_path / "o3", dropout)
 
 
 def test_megatron_index_layout(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
@@ -235,3 +245,52 @@ def test_an_engine_gives_the_same_bytes(tmp_path: Path, cl100k) -> None:  # noqa
     result = encode_dataset(src, tmp_path / "engine", cl100k, engine=engine, **options)
     assert len(seen) > 6 and result.skipped == 1
     assert tree_bytes(tmp_path / "engine") == tree_bytes(tmp_path / "local")
+
+
+def test_many_refused_documents_in_one_batch(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
+    """Refused documents spread over several re-encoding groups: exactly they are left out."""
+    docs = [f"document {i}" + (" <|endoftext|>" if i % 7 == 3 else "") for i in range(1500)]
+    src = write_input(docs, tmp_path / "in", "jsonl")
+    result = encode_dataset(src, tmp_path / "out", cl100k, format="flat", skip_bad=True, eos=100257,
+                            shard_tokens=2000)
+    good = [d for i, d in enumerate(docs) if i % 7 != 3]
+    assert result.skipped == len(docs) - len(good)
+    assert read_back(tmp_path / "out", "flat") == [cl100k.encode_ids(d) + [100257] for d in good]
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert [s["rejected"] for s in manifest["shards"]][-1] <= result.skipped
+
+
+@pytest.mark.parametrize("stop_after", [1, 4, 9])
+def test_interrupted_run_with_refused_and_bad_documents_resumes(tmp_path: Path, cl100k, stop_after: int) -> None:  # noqa: ANN001
+    """A run stopped by an exception mid-way (after some shards) and started again gives the
+    same bytes and the same skipped count, with refused (special-token) and bad (JSON) documents
+    before and after the stop."""
+    lines = []
+    for i in range(1200):
+        if i % 97 == 5:
+            lines.append("{broken json")
+        else:
+            text = f"line {i} " * (i % 5 + 1) + (" <|endoftext|>" if i % 11 == 2 else "")
+            lines.append(json.dumps({"text": text}))
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    options = dict(format="megatron", skip_bad=True, eos=100257, shard_tokens=500, batch_chars=700)
+    whole = encode_dataset(src, tmp_path / "whole", cl100k, **options)
+
+    class Stop(Exception):
+        pass
+
+    def stopping(batches, tok, args):  # noqa: ANN001, ANN202
+        from ciyuan.datasets.encode import _local_engine
+
+        for n, result in enumerate(_local_engine(batches, tok, args)):
+            if n == stop_after:
+                raise Stop
+            yield result
+
+    with pytest.raises(Stop):
+        encode_dataset(src, tmp_path / "out", cl100k, engine=stopping, **options)
+    resumed = encode_dataset(src, tmp_path / "out", cl100k, **options)
+    assert resumed.resumed_shards > 0 or stop_after == 1
+    assert tree_bytes(tmp_path / "out") == tree_bytes(tmp_path / "whole")
+    assert resumed.skipped == whole.skipped == sum(1 for i in range(1200) if i % 97 == 5 or i % 11 == 2)

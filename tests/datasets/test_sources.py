@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from ciyuan.datasets import iter_documents
 from ciyuan.datasets.sources import expand_sources, file_kind
@@ -152,3 +154,45 @@ def test_encode_dataset_skip_bad_total(tmp_path: Path, gpt2) -> None:  # noqa: A
     assert manifest["skipped"] == 5
     with pytest.raises(InvalidInputError, match=r"bad\.jsonl:2: not a JSON line"):
         encode_dataset(_bad_jsonl(tmp_path), tmp_path / "out2", gpt2, format="flat")
+
+
+# -- the chunked fast paths against the line-by-line ones -----------------------------------------
+
+_TEXT_LINES = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=12).map(str.encode),
+    st.sampled_from([b"", b"  ", b"\r", b"a\r", b"\r\r", b"b\r\r", b"\xff", b"x\xe4", b"\xc3", b"\t\x0b",
+                     b" \x0c x", b"\xc2\xa0", b"\x1c", b"\xe3\x80\x80"]),
+)
+_JSON_LINES = st.one_of(
+    st.text(max_size=10).map(lambda t: json.dumps({"text": t}).encode()),
+    st.sampled_from([b"", b" ", b"{", b'{"body": "x"}', b'{"text": 3}', b"[1]", b'"str"', b'{"text": "\\ud800"}',
+                     b'{"text": "a"}\r', b'{"text": NaN}', b'{"text": "\xff"}', b"12345678901234567890123"]),
+)
+
+
+def _line_by_line(path: Path, method: str, doc_per: str) -> tuple:
+    """The documents, skipped count and first message of the line-by-line reader alone."""
+    stream = iter_documents(path, skip_bad=True, doc_per=doc_per)
+    with path.open("rb") as f:
+        docs = [(d.text, d.line) for d in getattr(stream, method)(str(path), f)]
+    return docs, stream.skipped, stream.first_bad
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(_TEXT_LINES, _JSON_LINES), max_size=30), st.booleans(), st.integers(1, 40))
+@example([b"x", b"b\r\r", b"", b"a\r"], False, 40)  # a last line without newline keeps its \r
+@example([b"  ", b"x\r", b" \r", b"y"], True, 3)
+def test_chunked_reading_equals_line_by_line(tmp_path_factory, monkeypatch, lines, final_newline: bool,  # noqa: ANN001
+                                             chunk: int) -> None:
+    from ciyuan.datasets import sources
+
+    monkeypatch.setattr(sources, "_CHUNK_BYTES", chunk)  # blocks cut everywhere, lines longer than a chunk
+    tmp = tmp_path_factory.mktemp("chunks")
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    for name, method, doc_per in (("a.txt", "_lines", "line"), ("a.jsonl", "_jsonl", "line"),
+                                  ("b.txt", "_blocks", "block")):
+        path = tmp / name
+        path.write_bytes(data)
+        stream = iter_documents(path, skip_bad=True, doc_per=doc_per)
+        fast = ([(d.text, d.line) for d in stream], stream.skipped, stream.first_bad)
+        assert fast == _line_by_line(path, method, doc_per), doc_per

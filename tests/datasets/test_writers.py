@@ -1,4 +1,5 @@
-"""Shard writers alone: the cut (whole documents, a long one alone), independent of batching;
+"""Shard writers alone: the cut (whole documents, a long one alone) equal to its pure-Python twin
+(ciyuan.reference.shard_cut) and independent of batching;
 the dtype rule; an aborted shard leaves nothing under a shard's name."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from ciyuan.datasets.writers import FORMATS, open_writer, shard_files, token_dtype
 from ciyuan.errors import InvalidInputError, ModelError
+from ciyuan.reference.shard_cut import shard_sizes
 from tests.datasets.megatron_reader import MegatronShard
 
 
@@ -31,21 +33,6 @@ def _read(out: Path, fmt: str, shards) -> List[List[int]]:  # noqa: ANN001
 
             docs += pq.read_table(files[0]).column("input_ids").to_pylist()
     return docs
-
-
-def _expected_cut(lengths: List[int], limit: int) -> List[int]:
-    """Documents per shard by the documented rule, written plainly."""
-    shards: List[int] = []
-    docs = tokens = 0
-    for n in lengths:
-        if docs and tokens + n > limit:
-            shards.append(docs)
-            docs = tokens = 0
-        docs += 1
-        tokens += n
-    if docs:
-        shards.append(docs)
-    return shards
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -69,7 +56,7 @@ def test_cut_is_the_rule_whatever_the_batches(tmp_path_factory, docs: List[List[
                     w.add_batch(flat, offsets)
                     i += len(part)
                     k += 1
-        assert [s.documents for s in w.shards] == _expected_cut([len(d) for d in docs], limit)
+        assert [s.documents for s in w.shards] == shard_sizes([len(d) for d in docs], limit)
         assert _read(out, fmt, w.shards) == docs
         outs.append({p.name: p.read_bytes() for p in out.iterdir()})
     assert outs[0] == outs[1]
@@ -95,6 +82,8 @@ def test_an_id_too_large_for_the_dtype_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="id 70000 does not fit the output dtype uint16"), \
             open_writer("flat", tmp_path, dtype="uint16") as w:
         w.add(np.array([1, 70000], dtype=np.uint32))
+    with pytest.raises(ModelError, match="id -1 does not fit"), open_writer("megatron", tmp_path, dtype="int32") as w:
+        w.add([5, -1])
     assert list(tmp_path.iterdir()) == []
 
 

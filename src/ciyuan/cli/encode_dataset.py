@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import textwrap
 from typing import Any, Dict, List, Optional, Union
 
 from ciyuan.cli.options import Command
@@ -28,14 +29,15 @@ _EXAMPLES = """examples:
 COMMANDS: Dict[str, Command] = {
     "encode-dataset": Command(
         "corpus -> token shards (Megatron .bin/.idx, flat tokens + .npy offsets, Parquet); resumable",
-        "Encode every document of a corpus into token shards for training: text files (a document per "
-        "line, per blank-line block or per file), JSON Lines (--field; also .gz and .zst) or Parquet "
-        "(--column), given as files, folders or glob patterns. Documents are encoded on all cores; the "
-        "ids are exactly those of `ciyuan encode` / Tokenizer.encode_ids, with --bos/--eos around each "
-        "document, and the output is the same bytes whatever --threads. Shards hold at most "
-        "--shard-tokens tokens and whole documents (a longer document is a shard of its own). "
-        "Running the same command again resumes a killed run; a bad document stops the run naming "
-        "file:line unless --skip-bad.",
+        textwrap.fill(
+            "Encode every document of a corpus into token shards for training: text files (a document per "
+            "line, per blank-line block or per file), JSON Lines (--field; also .gz and .zst) or Parquet "
+            "(--column), given as files, folders or glob patterns. Documents are encoded on all cores; the "
+            "ids are exactly those of `ciyuan encode` / Tokenizer.encode_ids, with --bos/--eos around each "
+            "document, and the output is the same bytes whatever --threads. Shards hold at most "
+            "--shard-tokens tokens and whole documents (a longer document is a shard of its own). "
+            "Running the same command again resumes a killed run; a bad document stops the run naming "
+            "file:line unless --skip-bad. Layouts and details: docs/datasets.md.", width=100),
         _EXAMPLES),
 }
 
@@ -143,7 +145,6 @@ def run(args: argparse.Namespace) -> None:
         raise InvalidInputError(f"--threads must be at least 1, not {args.threads}")
     tok = Tokenizer.load(args.tokenizer, args.pattern, lowercase=args.lowercase)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
-    shard_tokens = _token_count(args.shard_tokens) if isinstance(args.shard_tokens, str) else args.shard_tokens
     run_it: Any = encode_dataset
     if args.ray is not None:
         from functools import partial
@@ -153,7 +154,7 @@ def run(args: argparse.Namespace) -> None:
         run_it = partial(encode_dataset_ray, address=None if args.ray == "local" else args.ray)
     result = run_it(
         args.inputs, args.output, tok, format=args.format, bos=_tokens(args.bos), eos=_tokens(args.eos),
-        shard_tokens=shard_tokens, dtype=args.dtype, threads=args.threads, skip_bad=args.skip_bad,
+        shard_tokens=args.shard_tokens, dtype=args.dtype, threads=args.threads, skip_bad=args.skip_bad,
         input_format=args.input_format, doc_per=args.doc_per, field=args.field, column=args.column,
         errors=args.errors, add_special_tokens=args.add_special_tokens,
         allowed_special=_special(args.allowed_special), disallowed_special=_special(args.disallowed_special),

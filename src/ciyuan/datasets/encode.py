@@ -27,6 +27,7 @@ import bisect
 import collections
 import contextlib
 import hashlib
+import itertools
 import json
 import queue
 import re
@@ -45,13 +46,14 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
+    TypeVar,
     Union,
 )
 
 from ciyuan._io import PathLike
 from ciyuan.datasets.manifest import MANIFEST_NAME, Manifest, describe_inputs
 from ciyuan.datasets.progress import DatasetProgress
-from ciyuan.datasets.sources import Document, DocumentStream, expand_sources
+from ciyuan.datasets.sources import DocumentBatch, DocumentStream, expand_sources
 from ciyuan.datasets.writers import ShardInfo, open_writer, token_dtype
 from ciyuan.errors import CiyuanError, InvalidInputError
 
@@ -64,8 +66,10 @@ __all__ = ["encode_dataset", "EncodeResult", "Engine", "DEFAULT_SHARD_TOKENS", "
 #: Shard size when none is given: 100 million tokens (200 MB of uint16, 400 MB of 32-bit ids).
 DEFAULT_SHARD_TOKENS = 100_000_000
 _BATCH_CHARS = 4 << 20  # characters per encode call: enough to keep every core busy
+_REFUSED_GROUP = 256  # a refused batch is encoded again in groups of this many documents
 
 TokenSpec = Union[None, int, str, Sequence[Union[int, str]]]
+T = TypeVar("T")
 
 
 class EncodeResult(NamedTuple):
@@ -149,12 +153,21 @@ def encode_dataset(
     from ciyuan.tokenizer import Tokenizer
 
     tok = tokenizer if isinstance(tokenizer, Tokenizer) else Tokenizer.load(tokenizer, pattern)
+    if tok.model.default_sampling() is not None:
+        raise InvalidInputError("the tokenizer samples its segmentation on every encode (BPE dropout): its ids would "
+                                "differ from run to run and a resumed run would not match; set the model's dropout "
+                                "to None for encode_dataset")
     id_limit = _id_limit(tok)
     out_dtype = token_dtype(format, id_limit, dtype)
     bos_ids = special_ids(tok, bos, "bos", id_limit)
     eos_ids = special_ids(tok, eos, "eos", id_limit)
     if isinstance(batch_chars, bool) or not isinstance(batch_chars, int) or batch_chars < 1:
         raise InvalidInputError(f"batch_chars must be a positive integer, not {batch_chars!r}")
+    if shard_tokens is not None and (isinstance(shard_tokens, bool) or not isinstance(shard_tokens, int)
+                                     or shard_tokens < 1):
+        raise InvalidInputError(f"shard_tokens must be a positive integer or None, not {shard_tokens!r}")
+    if not prefix or "/" in prefix or "\\" in prefix or prefix.startswith("."):
+        raise InvalidInputError(f"prefix must be a plain file name start, not {prefix!r}")
     out = Path(output)
     # A folder given as input may hold the output folder: its shards are not inputs.
     files = [f for f in expand_sources(inputs) if not _inside(f, out)]
@@ -180,6 +193,22 @@ def encode_dataset(
 
 
 # -- the run ------------------------------------------------------------------------------------
+
+
+class _Batch(NamedTuple):
+    """Documents encoded in one call: the stream position of the first, their texts, and the
+    parts of files they came from (for a document's file:line)."""
+
+    first: int
+    texts: List[str]
+    parts: List[DocumentBatch]
+
+    def where(self, i: int) -> Tuple[str, int]:
+        for part in self.parts:
+            if i < len(part.texts):
+                return part.source, part.lines[i]
+            i -= len(part.texts)
+        raise IndexError(i)
 
 
 class _Run:
@@ -220,24 +249,24 @@ class _Run:
         writer = open_writer(manifest.job["format"], self.out, dtype=manifest.job["dtype"],
                              shard_tokens=manifest.job["shard_tokens"], prefix=manifest.job["prefix"],
                              first_shard=manifest.next_shard, on_shard=self._on_shard)
-        pending: Deque[Tuple[int, List[Document]]] = collections.deque()
+        pending: Deque[_Batch] = collections.deque()
 
         def texts() -> Iterator[List[str]]:
-            for first, docs in _prefetch(self._batches()):
-                pending.append((first, docs))
-                yield [d.text for d in docs]
+            for batch in _prefetch(self._batches()):
+                pending.append(batch)
+                yield batch.texts
 
         engine = self.engine or _local_engine
         try:
             with writer:
                 for encoded in engine(texts(), self.tok, self.encode_args):
-                    first, docs = pending.popleft()
-                    sources = np.arange(first, first + len(docs), dtype=np.int64)
+                    batch = pending.popleft()
+                    sources = np.arange(batch.first, batch.first + len(batch.texts), dtype=np.int64)
                     if encoded is not None:
                         ids, offsets = encoded
                         kept = None
                     else:  # the engine refused the batch: find (and name, or skip) the bad documents here
-                        ids, offsets, kept = self._encode(docs, first)
+                        ids, offsets, kept = self._encode(batch)
                     if kept is not None:
                         sources = sources[kept]
                     ids, offsets = add_bos_eos(ids, offsets, self.bos, self.eos)
@@ -262,46 +291,78 @@ class _Run:
         manifest.save(self.out)
         return _result(self.out, manifest, self.resumed)
 
-    def _batches(self) -> Iterator[tuple]:
-        """``(stream position of the first document, documents)`` of about ``batch_chars``
-        characters each, after the documents the finished shards hold."""
-        it = iter(self.stream)
+    def _batches(self) -> Iterator["_Batch"]:
+        """Batches of about ``batch_chars`` characters, after the documents the finished shards
+        hold (read, not encoded)."""
         skip = self.manifest.next_document
-        for _ in range(skip):
-            if next(it, None) is None:
-                raise InvalidInputError(f"the inputs hold fewer documents than the manifest's {skip}; "
-                                        "use overwrite=True (CLI: --overwrite) to start again")
         position = skip
-        batch: List[Document] = []
+        texts: List[str] = []
+        parts: List[DocumentBatch] = []
         size = 0
-        for doc in it:
-            batch.append(doc)
-            size += len(doc.text)
-            if size >= self.batch_chars:
-                yield position, batch
-                position += len(batch)
-                batch, size = [], 0
-        if batch:
-            yield position, batch
+        for part in self.stream.batches():
+            if skip:
+                if len(part.texts) <= skip:
+                    skip -= len(part.texts)
+                    continue
+                part = DocumentBatch(part.source, part.texts[skip:], part.lines[skip:])
+                skip = 0
+            ends = list(itertools.accumulate(map(len, part.texts)))  # characters through each document
+            start = 0
+            while start < len(part.texts):
+                base = ends[start - 1] if start else 0
+                last = bisect.bisect_left(ends, base + self.batch_chars - size, lo=start)
+                if last >= len(ends):  # the rest of the part fits
+                    piece = part if start == 0 else DocumentBatch(part.source, part.texts[start:], part.lines[start:])
+                    texts.extend(piece.texts)
+                    parts.append(piece)
+                    size += ends[-1] - base
+                    break
+                piece = DocumentBatch(part.source, part.texts[start:last + 1], part.lines[start:last + 1])
+                texts.extend(piece.texts)
+                parts.append(piece)
+                yield _Batch(position, texts, parts)
+                position += len(texts)
+                texts, parts, size = [], [], 0
+                start = last + 1
+        if skip:
+            raise InvalidInputError(f"the inputs hold {self.manifest.next_document - skip} documents, fewer than the "
+                                    f"manifest's {self.manifest.next_document}; use overwrite=True (CLI: --overwrite) "
+                                    "to start again")
+        if texts:
+            yield _Batch(position, texts, parts)
 
-    def _encode(self, docs: List[Document], first: int) -> tuple:
-        """(ids, offsets, kept) of a batch the engine refused: each document encoded alone to
-        find those the tokenizer refuses, which raise naming their file:line, or under
-        skip_bad are left out (``kept``: the indices of the others)."""
-        texts = [d.text for d in docs]
-        # Find which documents the tokenizer refuses, to name them (or leave them out).
-        kept = []
-        for i, doc in enumerate(docs):
+    def _encode(self, batch: "_Batch") -> tuple:
+        """(ids, offsets, kept) of a batch the engine refused: encoded again in groups, and the
+        documents of a failing group one by one, to find those the tokenizer refuses - which
+        raise naming their file:line, or under skip_bad are left out (``kept``: the indices of
+        the others)."""
+        np = self.np
+        texts = batch.texts
+        kept: List[int] = []
+        pieces: List[Tuple[Any, Any]] = []
+        for group in range(0, len(texts), _REFUSED_GROUP):
+            members = range(group, min(group + _REFUSED_GROUP, len(texts)))
             try:
-                self.tok.encode_batch_ids([doc.text], as_array=True, **self.encode_args)
-            except CiyuanError as e:
-                if not self.skip_bad:
-                    raise type(e)(f"{doc.source}:{doc.line}: {e}") from None
-                self.rejected.append(first + i)
+                pieces.append(self.tok.encode_batch_ids(texts[group:members.stop], as_array=True, **self.encode_args))
+                kept.extend(members)
                 continue
-            kept.append(i)
-        ids, offsets = self.tok.encode_batch_ids([texts[i] for i in kept], as_array=True, **self.encode_args)
-        return ids, offsets, self.np.array(kept, dtype=self.np.int64)
+            except CiyuanError:
+                pass
+            for i in members:
+                try:
+                    pieces.append(self.tok.encode_batch_ids([texts[i]], as_array=True, **self.encode_args))
+                except CiyuanError as e:
+                    if not self.skip_bad:
+                        source, line = batch.where(i)
+                        raise type(e)(f"{source}:{line}: {e}") from None
+                    self.rejected.append(batch.first + i)
+                    continue
+                kept.append(i)
+        ids = np.concatenate([np.asarray(p[0], dtype=np.uint32) for p in pieces] or [np.zeros(0, np.uint32)])
+        lengths = np.concatenate([np.diff(np.asarray(p[1], dtype=np.int64)) for p in pieces] or [np.zeros(0, np.int64)])
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return ids, offsets, np.array(kept, dtype=np.int64)
 
     def _on_shard(self, info: ShardInfo) -> None:
         """Record a finished shard: where the stream of documents continues after it."""
@@ -336,10 +397,10 @@ def _local_engine(batches: Iterator[List[str]], tok: "Tokenizer",
             yield None
 
 
-def _prefetch(batches: Iterator[tuple], depth: int = 2) -> Iterator[tuple]:
+def _prefetch(batches: Iterator[T], depth: int = 2) -> Iterator[T]:
     """``batches`` read ahead on a thread (reading and parsing overlap the native encoding,
     which runs without the GIL); an error in reading is raised here, in order."""
-    q: "queue.Queue[tuple]" = queue.Queue(maxsize=depth)
+    q: "queue.Queue[Tuple[str, Any]]" = queue.Queue(maxsize=depth)
     stop = threading.Event()
 
     def produce() -> None:
@@ -385,6 +446,9 @@ def _prepare(out: Path, job: Dict[str, Any], inputs: List[Dict[str, Any]], prefi
     existing = Manifest.load(out)
     shard_name = re.compile(re.escape(prefix) + r"_(\d{5,})\.")
     ours = [p for p in out.iterdir() if shard_name.match(p.name)]
+    if existing is not None and not existing.shards and not existing.complete:
+        existing = None  # nothing finished: nothing to keep, whatever the settings were
+        overwrite = True
     if existing is not None and not overwrite:
         existing.check_same_run(job, inputs, out)
         manifest = existing

@@ -8,7 +8,8 @@ A writer takes documents' ids in order (:meth:`ShardWriter.add` for one,
 would take it past ``shard_tokens``, and a document longer than ``shard_tokens`` alone makes a
 shard of its own (longer than the limit). Where the shards are cut depends only on the
 documents' lengths, never on how they were batched, so the files are the same bytes whatever
-the batch sizes or thread counts.
+the batch sizes or thread counts. (:mod:`ciyuan.reference.shard_cut` is the rule written one
+document at a time; the tests hold the writers to it.)
 
 Shard ``i`` is named ``{prefix}_{i:05d}`` plus the format's endings:
 
@@ -259,8 +260,11 @@ class ShardWriter(ABC):
         """``ids`` as the shard's dtype, refusing ids it cannot hold (they would wrap around)."""
         if ids.dtype == self.dtype:
             return ids
-        if len(ids) and int(ids.max()) > self._np.iinfo(self.dtype).max:
-            raise ModelError(f"id {int(ids.max())} does not fit the output dtype {self.dtype.name}")
+        if len(ids):
+            low, high = int(ids.min()), int(ids.max())
+            if low < 0 or high > self._np.iinfo(self.dtype).max:
+                bad = low if low < 0 else high
+                raise ModelError(f"id {bad} does not fit the output dtype {self.dtype.name}")
         return ids.astype(self.dtype)
 
     def _names(self) -> List[str]:
