@@ -3,10 +3,14 @@ the shards read back by readers independent of the writers."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import gzip
 import json
+import warnings
 from pathlib import Path
-from typing import Callable, Dict, List
+from types import ModuleType
+from typing import Callable, Dict, Iterator, List, Optional
 
 import numpy as np
 import pytest
@@ -100,3 +104,28 @@ def gpt2():  # noqa: ANN201
 
 
 Expect = Callable[[List[str]], List[List[int]]]
+
+
+@contextlib.contextmanager
+def local_ray(by_value: Optional[ModuleType] = None) -> Iterator[None]:
+    """A local Ray of 2 CPUs for a test module (`by_value`: a module whose classes travel to the
+    workers by value, as a test module's must)."""
+    import ray
+
+    if by_value is not None:
+        ray.cloudpickle.register_pickle_by_value(by_value)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+        quiet_collect()
+
+
+def quiet_collect() -> None:
+    """Collect now what Ray's shutdown and a failed run leave behind (Ray's process handles, a
+    reader stopped mid-file), without their ResourceWarnings: the end-of-session collection
+    would report them as errors of no test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()

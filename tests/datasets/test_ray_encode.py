@@ -9,14 +9,12 @@ One local 2-CPU Ray cluster serves the whole module.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
 import signal
 import threading
 import time
-import warnings
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
@@ -28,7 +26,7 @@ from ciyuan import Tokenizer
 from ciyuan.datasets import encode_dataset
 from ciyuan.errors import InvalidInputError
 from tests.conftest import shared
-from tests.datasets.conftest import corpus_lines, read_back, write_input
+from tests.datasets.conftest import corpus_lines, local_ray, quiet_collect, read_back, write_input
 
 ray = pytest.importorskip("ray")
 from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the module needs Ray)
@@ -36,19 +34,8 @@ from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the modul
 
 @pytest.fixture(scope="module", autouse=True)
 def ray_cluster() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    yield
-    ray.shutdown()
-    quiet_collect()
-
-
-def quiet_collect() -> None:
-    """Collect now what Ray's shutdown and a failed run leave behind (Ray's process handles, a
-    reader stopped mid-file), without their ResourceWarnings: the end-of-session collection
-    would report them as errors of no test."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        gc.collect()
+    with local_ray():
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,11 @@ One local 2-CPU Ray cluster serves the whole module (it takes a few seconds to s
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
 import signal
 import sys
-import warnings
 from pathlib import Path
 from typing import Any, Iterator, List, Tuple
 
@@ -25,6 +23,7 @@ from ciyuan import Tokenizer
 from ciyuan.errors import InvalidInputError
 from ciyuan.trainers import BpeTrainer, CharLevelTrainer, UnigramTrainer, WordPieceTrainer
 from tests.conftest import read_prefix, shared
+from tests.datasets.conftest import local_ray
 
 ray = pytest.importorskip("ray")
 from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the module needs Ray)
@@ -33,20 +32,8 @@ from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the modul
 @pytest.fixture(scope="module", autouse=True)
 def ray_cluster() -> Iterator[None]:
     """A local Ray of 2 CPUs for this module; the test module's classes travel by value."""
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    yield
-    ray.shutdown()
-    quiet_collect()
-
-
-def quiet_collect() -> None:
-    """Collect now what Ray's shutdown and a failed run leave behind (Ray's process handles, a
-    reader stopped mid-file), without their ResourceWarnings: the end-of-session collection
-    would report them as errors of no test."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        gc.collect()
+    with local_ray(sys.modules[__name__]):
+        yield
 
 
 def same(a: Tokenizer, b: Tokenizer) -> None:
