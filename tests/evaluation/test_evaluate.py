@@ -14,7 +14,7 @@ from ciyuan import Tokenizer
 from ciyuan.errors import InvalidInputError
 from ciyuan.evaluation import evaluate
 from ciyuan.evaluation.corpus import read_lines
-from ciyuan.models import WordLevel
+from ciyuan.models import WordLevel, WordPiece
 from ciyuan.pre_tokenizers import WhitespaceSplit
 from ciyuan.reference.evaluation import corpus_figures
 from ciyuan.segment import Dictionary, Segmenter
@@ -39,6 +39,24 @@ def _byte_fallback_ids(tok):
     return {i for b in range(256) if (i := tok.token_to_id(f"<0x{b:02X}>")) is not None}
 
 
+def _length_of(tok):
+    """Plainly: the token's bytes, WordPiece's ## off, SentencePiece's ▁ a space; [UNK] none."""
+    unknown = _unknown_ids(tok)
+    wordpiece, spm = isinstance(tok.model, WordPiece), hasattr(tok.model, "pieces")
+
+    def length(i):
+        data = tok.model.id_bytes(i)
+        if data is None or i in unknown:
+            return 0
+        if wordpiece and data.startswith(b"##") and len(data) > 2:
+            data = data[2:]
+        if spm:
+            data = data.replace("\u2581".encode(), b" ")
+        return len(data)
+
+    return length
+
+
 def _same(got, want):
     if isinstance(want, float) and math.isnan(want):
         return isinstance(got, float) and math.isnan(got)
@@ -46,8 +64,8 @@ def _same(got, want):
 
 
 def _check(row, tok, lines, words_of=lambda s: len(s.split())):
-    want = corpus_figures(lines, _encode(tok), tok.model.id_bytes if hasattr(tok.model, "id_bytes") else None,
-                          tok.vocab_size, words_of=words_of, unknown_ids=_unknown_ids(tok),
+    want = corpus_figures(lines, _encode(tok), tok.model.id_bytes, tok.vocab_size, words_of=words_of,
+                          length_of=_length_of(tok), unknown_ids=_unknown_ids(tok),
                           byte_fallback_ids=_byte_fallback_ids(tok))
     for name in FIELDS:
         assert _same(getattr(row, name), want[name]), (row.tokenizer, name, getattr(row, name), want[name])
@@ -141,7 +159,13 @@ def test_without_real_data(tmp_path):
     row = evaluate([("w", tok)], [corpus]).metrics[0]
     assert (row.lines, row.tokens, row.words, row.bytes, row.chars) == (2, 5, 5, 8, 8)
     assert (row.types_used, row.vocab_use, row.unk_rate, row.partial_char_rate) == (3, 3 / 4, 1 / 5, 0)
-    assert row.corpus == str(corpus)
+    assert row.corpus == "c.txt"
+    # Two corpora of one name are told apart by their paths; a (name, path) pair names one.
+    other = tmp_path / "sub"
+    other.mkdir()
+    (other / "c.txt").write_text("a\n", encoding="utf-8")
+    report = evaluate([("w", tok)], [corpus, other / "c.txt", ("mine", corpus)])
+    assert report.corpora == [str(corpus), str(other / "c.txt"), "mine"]
     _check(row, tok, ["a b a", "b d"])
 
 

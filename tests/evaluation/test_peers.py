@@ -10,13 +10,14 @@ from ciyuan.evaluation import evaluate
 from ciyuan.evaluation.corpus import read_lines
 from ciyuan.reference.evaluation import corpus_figures
 from tests.conftest import shared
-from tests.evaluation.test_evaluate import FIELDS, _byte_fallback_ids, _same, _unknown_ids
+from tests.evaluation.test_evaluate import FIELDS, _byte_fallback_ids, _length_of, _same, _unknown_ids
 
 
 def _hold(report, name, tok, lines, encode):
     row = next(m for m in report.metrics if m.tokenizer == name)
     want = corpus_figures(lines, encode, tok.model.id_bytes, tok.vocab_size, words_of=lambda s: len(s.split()),
-                          unknown_ids=_unknown_ids(tok), byte_fallback_ids=_byte_fallback_ids(tok))
+                          length_of=_length_of(tok), unknown_ids=_unknown_ids(tok),
+                          byte_fallback_ids=_byte_fallback_ids(tok))
     for field in FIELDS:
         assert _same(getattr(row, field), want[field]), (name, field, getattr(row, field), want[field])
     assert report.token_lengths[name] == want["token_lengths"]

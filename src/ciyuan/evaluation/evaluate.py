@@ -197,7 +197,8 @@ def evaluate(
         tokenizers: a mapping name -> Tokenizer or path, or a sequence of Tokenizers, paths
             (``NAME=PATH`` to name one) or ``(name, tokenizer)`` pairs (:func:`load_tokenizers`).
         corpus_paths: text files (one corpus each) and folders of one ``*.txt`` per language
-            (multilingual: figures per language and their parity too).
+            (multilingual: figures per language and their parity too), each named in the report
+            by its file or folder name (the whole path when two are alike), or ``(name, path)``.
         segmenter: words for fertility by the Chinese segmenter (a ``Segmenter``, or a
             dictionary file for forward maximum matching); None: by whitespace.
         gold: gold segmentations (words separated by spaces, one sentence per line): each
@@ -238,7 +239,7 @@ def evaluate(
         raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
     words = WordCounter(_segmenter(segmenter))
     say = progress or (lambda _: None)
-    corpora = [open_corpus(p) for p in corpus_paths]
+    corpora = [open_corpus(path, label) for label, path in _corpus_labels(corpus_paths)]
     report = EvalReport(tokenizers=list(toks), corpora=[c.name for c in corpora])
     sizes: Dict[str, List[_Sizes]] = {}
     for corpus in corpora:
@@ -291,6 +292,15 @@ def _languages(report: EvalReport, name: str, corpus: Corpus, sizes: Sequence[_S
             premium=ratio(t, ref_tokens) if reference is not None else math.nan))
     report.languages.extend(rows)
     report.parity.append(_parity(name, corpus, rows, reference))
+
+
+def _corpus_labels(paths: Sequence[Any]) -> List[Tuple[str, PathLike]]:
+    """(label, path) of each corpus: a ``(label, path)`` pair as given, else the file or folder
+    name (the whole path when two names are alike)."""
+    pairs = [(str(p[0]), p[1]) if isinstance(p, tuple) else (None, p) for p in paths]
+    names = [Path(os.path.abspath(p)).name for _, p in pairs]
+    return [(label if label is not None else name if names.count(name) == 1 else str(path), path)
+            for (label, path), name in zip(pairs, names)]
 
 
 def _segmenter(spec: Union[None, "Segmenter", PathLike]) -> Optional["Segmenter"]:

@@ -5,8 +5,8 @@
 - ``tokens_per_char_by_script.png``: tokens per character of every script of the multilingual
   corpora (all languages of a script together), one bar per tokenizer; without a multilingual
   corpus, tokens per character of each corpus;
-- ``token_lengths.png``: how many tokens of the corpora have each length in bytes, one line
-  per tokenizer (shares of its tokens).
+- ``token_lengths.png``: how many tokens of the corpora have each length in bytes (of the text
+  the token stands for), one line per tokenizer (shares of its tokens).
 
 Each file is written atomically (a temporary file renamed over it).
 
@@ -99,15 +99,25 @@ def _tokens_per_char(plt: Any, report: EvalReport, path: Path) -> Path:
 
 def _token_lengths(plt: Any, report: EvalReport, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    top = 1
     for name in report.tokenizers:
-        hist = report.token_lengths.get(name, {})
+        # Length 0 (special and unknown tokens: no text of their own) is left out.
+        hist = {k: v for k, v in report.token_lengths.get(name, {}).items() if k > 0}
         total = sum(hist.values())
         if not total:
             continue
-        top = max(hist)
-        xs = list(range(top + 1))
+        # The axis ends where 99.9% of every tokenizer's tokens are: a few very long tokens
+        # (runs of spaces or dashes) would otherwise squeeze the rest to the left.
+        seen = 0
+        for length in sorted(hist):
+            seen += hist[length]
+            if seen >= 0.999 * total:
+                top = max(top, length)
+                break
+        xs = list(range(1, max(hist) + 1))
         ax.step(xs, [hist.get(x, 0) / total for x in xs], where="mid", label=name)
-    ax.set_xlabel("token length (bytes)")
+    ax.set_xlim(0.5, top + 0.5)
+    ax.set_xlabel("token length (bytes of the text it stands for)")
     ax.set_ylabel("share of tokens")
     ax.set_title("Token length histogram")
     ax.grid(True, alpha=0.3)

@@ -1,6 +1,11 @@
 """What each id of a tokenizer is, for the rates of ``ciyuan eval``: its length in bytes,
 whether it is the unknown token, a byte-fallback piece, or a piece of a character.
 
+- **length**: the bytes of the text the token stands for: without WordPiece's ``##`` (a
+  model's continuing-subword prefix) or an end-of-word suffix (``</w>``), SentencePiece's
+  ``▁`` counted as the one space it is. The unknown token and special tokens stand for no
+  text of their own: length 0.
+
 - **unknown**: the model's unknown token (``[UNK]``, ``<unk>``): text the vocabulary cannot
   write at all.
 - **byte fallback**: the ``<0xXX>`` pieces of a model with byte fallback (Llama 2's
@@ -41,6 +46,17 @@ def _whole_utf8(data: bytes) -> bool:
     return True
 
 
+def _surface_length(data: bytes, prefix: bytes, suffix: bytes, metaspace: bool) -> int:
+    """Bytes of the text a token stands for (see the module's doc)."""
+    if prefix and data.startswith(prefix) and len(data) > len(prefix):
+        data = data[len(prefix):]
+    if suffix and data.endswith(suffix):
+        data = data[:-len(suffix)]
+    if metaspace:
+        data = data.replace("\u2581".encode("utf-8"), b" ")
+    return len(data)
+
+
 @dataclass
 class TokenKinds:
     """Per-id tables (index = id, up to ``limit``): ``lengths`` in bytes (0 for ids without
@@ -70,13 +86,15 @@ class TokenKinds:
                 unknown_ids.add(found)
         fallback = bool(getattr(model, "byte_fallback", False))
         types = getattr(model, "types", None)  # SentencePiece models: typed pieces
+        prefix = (getattr(model, "continuing_subword_prefix", "") or "").encode("utf-8")
+        suffix = (getattr(model, "end_of_word_suffix", "") or "").encode("utf-8")
         lengths, unknown, byte_fallback, partial = [0] * limit, [False] * limit, [False] * limit, [False] * limit
         for i in range(model.id_limit):
             data = model.id_bytes(i)
             if data is None:
                 continue
-            lengths[i] = len(data)
             unknown[i] = i in unknown_ids
+            lengths[i] = 0 if unknown[i] else _surface_length(data, prefix, suffix, types is not None)
             if fallback:
                 if types is not None:
                     byte_fallback[i] = types[i] == PieceType.BYTE

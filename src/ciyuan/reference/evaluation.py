@@ -13,7 +13,8 @@ twin walks the tokens of each line with a ``Counter`` and applies each definitio
   partial-character rate = share of the tokens whose bytes do not decode as UTF-8 alone
   (the unknown token excepted);
 - Rényi efficiency = log(sum p^alpha) / (1 - alpha) / log(vocabulary size), p each id's share;
-- token lengths = how many tokens have each byte length.
+- token lengths = how many tokens have each length, ``length_of(id)`` (the bytes of the text
+  the token stands for).
 
 Cost: one Python step per token. Fine for the tests' small corpora.
 
@@ -41,6 +42,7 @@ def corpus_figures(
     vocab_size: int,
     *,
     words_of: Callable[[str], int],
+    length_of: Optional[Callable[[int], int]] = None,
     unknown_ids: Collection[int] = (),
     byte_fallback_ids: Collection[int] = (),
     alpha: float = 2.5,
@@ -57,7 +59,7 @@ def corpus_figures(
             tokens += 1
             counts[i] += 1
             data = id_bytes(i) or b""
-            lengths[len(data)] += 1
+            lengths[length_of(i) if length_of is not None else len(data)] += 1
             unk += i in unknown_ids
             fallback += i in byte_fallback_ids
             if i not in unknown_ids:
