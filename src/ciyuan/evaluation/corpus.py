@@ -21,12 +21,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Union
+from typing import Iterable, List, Optional, Sequence, Union
 
 from ciyuan._io import read_utf8
 from ciyuan.errors import InvalidInputError
 
-__all__ = ["Corpus", "Part", "open_corpus", "read_lines"]
+__all__ = ["Corpus", "Part", "open_corpus", "read_lines", "text_corpus"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -40,7 +40,16 @@ class Part:
     key: str
     name: str
     script: str
-    path: Path
+    #: the file, or None for text given in memory (``lines``)
+    path: Optional[Path]
+    lines: Optional[Sequence[str]] = None
+
+    def read(self, errors: str = "strict") -> List[str]:
+        """The part's non-blank lines (see :func:`read_lines`)."""
+        if self.lines is not None:
+            return list(self.lines)
+        assert self.path is not None
+        return read_lines(self.path, errors)
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,22 @@ def read_lines(path: PathLike, errors: str = "strict") -> List[str]:
     except PermissionError:
         raise InvalidInputError(f"corpus {path}: permission denied") from None
     return [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+
+
+def text_corpus(name: str, texts: Iterable[str]) -> Corpus:
+    """A corpus of texts in memory (a web page's text box): each text cut into lines as a
+    file's would be, blank lines left out.
+
+    Example:
+        >>> text_corpus("box", ["one\\r\\ntwo", "", "three"]).parts[0].lines
+        ('one', 'two', 'three')
+    """
+    lines = []
+    for text in texts:
+        if not isinstance(text, str):
+            raise InvalidInputError(f"corpus {name}: texts must be str, got {type(text).__name__}")
+        lines += [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+    return Corpus(name, [Part("", name, "", None, tuple(lines))], False)
 
 
 def _index(folder: Path) -> dict:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ciyuan.errors import CiyuanError, InvalidInputError
-from ciyuan.evaluation.corpus import Corpus, Part, open_corpus, read_lines
+from ciyuan.evaluation.corpus import Corpus, Part, open_corpus, text_corpus
 from ciyuan.evaluation.curve import compression_curve
 from ciyuan.evaluation.metrics import quantile, ratio, renyi_efficiency, zipf_fit
 from ciyuan.evaluation.report import CorpusMetrics, EvalReport, LanguageMetrics, ParitySummary
@@ -104,7 +104,7 @@ class _Sizes:
 
     def __init__(self, part: Part, words: WordCounter, errors: str) -> None:
         self.part = part
-        self.lines = read_lines(part.path, errors)
+        self.lines = part.read(errors)
         self.chars = sum(len(line) for line in self.lines)
         self.bytes = sum(len(line.encode("utf-8", "surrogatepass")) for line in self.lines)
         self.words = words.count_all(self.lines)
@@ -198,7 +198,8 @@ def evaluate(
             (``NAME=PATH`` to name one) or ``(name, tokenizer)`` pairs (:func:`load_tokenizers`).
         corpus_paths: text files (one corpus each) and folders of one ``*.txt`` per language
             (multilingual: figures per language and their parity too), each named in the report
-            by its file or folder name (the whole path when two are alike), or ``(name, path)``.
+            by its file or folder name (the whole path when two are alike), or ``(name, path)``;
+            ``(name, [text, ...])`` is a corpus of texts in memory (each cut into lines).
         segmenter: words for fertility by the Chinese segmenter (a ``Segmenter``, or a
             dictionary file for forward maximum matching); None: by whitespace.
         gold: gold segmentations (words separated by spaces, one sentence per line): each
@@ -239,7 +240,8 @@ def evaluate(
         raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
     words = WordCounter(_segmenter(segmenter))
     say = progress or (lambda _: None)
-    corpora = [open_corpus(path, label) for label, path in _corpus_labels(corpus_paths)]
+    corpora = [text_corpus(label, source) if isinstance(source, (list, tuple)) else open_corpus(source, label)
+               for label, source in _corpus_labels(corpus_paths)]
     report = EvalReport(tokenizers=list(toks), corpora=[c.name for c in corpora])
     sizes: Dict[str, List[_Sizes]] = {}
     for corpus in corpora:
@@ -294,11 +296,11 @@ def _languages(report: EvalReport, name: str, corpus: Corpus, sizes: Sequence[_S
     report.parity.append(_parity(name, corpus, rows, reference))
 
 
-def _corpus_labels(paths: Sequence[Any]) -> List[Tuple[str, PathLike]]:
-    """(label, path) of each corpus: a ``(label, path)`` pair as given, else the file or folder
-    name (the whole path when two names are alike)."""
+def _corpus_labels(paths: Sequence[Any]) -> List[Tuple[str, Any]]:
+    """(label, path or texts) of each corpus: a ``(label, ...)`` pair as given, else the file
+    or folder name (the whole path when two names are alike)."""
     pairs = [(str(p[0]), p[1]) if isinstance(p, tuple) else (None, p) for p in paths]
-    names = [Path(os.path.abspath(p)).name for _, p in pairs]
+    names = [Path(os.path.abspath(p)).name if label is None else label for label, p in pairs]
     return [(label if label is not None else name if names.count(name) == 1 else str(path), path)
             for (label, path), name in zip(pairs, names)]
 
