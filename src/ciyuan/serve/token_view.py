@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Mapping, Sequence, Set, Tuple
 
 from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["encoding_view", "token_kind", "counts", "boundary_diff", "spans_of"]
+__all__ = ["encoding_view", "token_kind", "readable", "counts", "boundary_diff", "spans_of"]
 
 _BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")
 
@@ -61,6 +61,22 @@ def token_kind(token: str, data: bytes, special: bool, unknown: bool) -> str:
     return "text"
 
 
+def readable(data: bytes) -> str:
+    """A token's bytes as text: whole UTF-8 characters as themselves, the bytes of a cut
+    character in hex between angle brackets.
+
+    Example:
+        >>> readable(" 世".encode()[:3])
+        ' ⟨e4 b8⟩'
+        >>> readable(b"ok")
+        'ok'
+    """
+    text = data.decode("utf-8", "surrogateescape")
+    # surrogateescape turns each byte that is not part of whole UTF-8 into U+DC80..U+DCFF.
+    return re.sub("[\udc80-\udcff]+", lambda m: "⟨" + " ".join(f"{ord(c) - 0xDC00:02x}" for c in m.group()) + "⟩",
+                  text)
+
+
 def counts(text: str, n_tokens: int) -> Dict[str, Any]:
     """Tokens, characters, UTF-8 bytes and bytes per token (None for no token).
 
@@ -79,8 +95,9 @@ def _unknown_token(tok: Tokenizer) -> Any:
 
 def encoding_view(tok: Tokenizer, text: str) -> Dict[str, Any]:
     """``tok.encode(text)`` as the page draws it: ``tokens`` (``id``, ``token``, ``text`` - the
-    token's bytes as text, or ``null`` when they are not whole UTF-8 -, ``bytes`` in hex,
-    ``start``, ``end``, ``kind``), ``ids`` and ``counts``."""
+    token's bytes as text, or ``null`` when they are not whole UTF-8 -, ``shown`` - the same
+    with the bytes of cut characters in hex (:func:`readable`) -, ``bytes`` in hex, ``start``,
+    ``end``, ``kind``), ``ids`` and ``counts``."""
     enc = tok.encode(text)
     ids, tokens, offsets, special_mask = enc.ids, enc.tokens, enc.offsets, enc.special_tokens_mask
     # One native call for every token's bytes rather than one per token.
@@ -100,7 +117,8 @@ def encoding_view(tok: Tokenizer, text: str) -> Dict[str, Any]:
         except UnicodeDecodeError:
             shown = None
         start, end = offsets[i]
-        out.append({"id": token_id, "token": tokens[i], "text": shown, "bytes": data.hex(" "),
+        out.append({"id": token_id, "token": tokens[i], "text": shown,
+                    "shown": shown if shown is not None else readable(data), "bytes": data.hex(" "),
                     "start": start, "end": end, "kind": kind})
     return {"tokens": out, "ids": list(ids), "counts": counts(text, len(ids))}
 

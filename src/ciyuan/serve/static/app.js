@@ -13,6 +13,7 @@ const state = {
   models: {},
   limits: {},
   encodeSeq: 0,            // answers to an older request than the latest are dropped
+  encodedKey: null,        // the text and tokenizers the page shows
   segmentSeq: 0,
   text16: [0],             // UTF-16 index of every code point of the encoded text (offsets are code points)
   lastTrained: null,
@@ -175,7 +176,7 @@ async function loadPath(path) {
 
 function tokenLabel(t) {
   if (t.kind === "special" || t.kind === "unknown") return t.token;
-  if (t.text === null) return `⟨${t.bytes}⟩`;       // not whole UTF-8: show the bytes
+  if (t.text === null) return visible(t.shown);     // not whole UTF-8: the cut bytes in hex
   if (t.text === "") return t.token || "∅";
   return visible(t.text);
 }
@@ -185,9 +186,9 @@ function tokenTitle(t) {
     + (t.kind !== "text" ? ` · ${t.kind}` : "");
 }
 
-function renderCounts(counts) {
-  const items = [["tokens", counts.tokens, "count-tokens"], ["characters", counts.characters, "count-chars"],
-    ["bytes", counts.bytes, "count-bytes"], ["bytes/token", counts.bytes_per_token, "count-bpt"]];
+function renderCounts(counts, unit = "token") {
+  const items = [[`${unit}s`, counts.tokens, "count-tokens"], ["characters", counts.characters, "count-chars"],
+    ["bytes", counts.bytes, "count-bytes"], [`bytes/${unit}`, counts.bytes_per_token, "count-bpt"]];
   return el("dl", { class: "counts" }, ...items.map(([label, value, cls]) =>
     el("div", {}, el("dt", { text: label }), el("dd", { class: cls, text: formatNumber(value) }))));
 }
@@ -231,13 +232,18 @@ function renderDiffer(container, countNode, text, differ, names) {
 }
 
 async function runEncode() {
-  const seq = ++state.encodeSeq;
   const results = $("#results");
   const text = $("#text").value;
+  // The same text and tokenizers as the page shows (a debounced keystroke after a click, say):
+  // nothing to do, and the tokens on the page stay the same elements.
+  const key = JSON.stringify([text, state.selected]);
+  if (key === state.encodedKey && results.dataset.state === "ready") return;
+  const seq = ++state.encodeSeq;
   if (!state.selected.length) {
     results.replaceChildren(el("p", { class: "hint", text: "Choose one or more tokenizers on the right." }));
     $("#differ").hidden = true;
     results.dataset.state = "ready";
+    state.encodedKey = key;
     return;
   }
   results.dataset.state = "busy";
@@ -251,6 +257,7 @@ async function runEncode() {
     if (showDiffer) renderDiffer($("#differ-text"), $("#differ-count"), text, data.differ, state.selected);
     results.dataset.state = "ready";
     results.dataset.seq = seq;
+    state.encodedKey = key;
     setStatus("");
     if (state.tokenizers.some((t) => state.selected.includes(t.name) && !t.loaded)) {
       refreshTokenizers();  // they are loaded now: show their sizes
@@ -297,6 +304,8 @@ function onTokenHover(event) {
 // ---------------------------------------------------------------------------------------------
 // Segment
 
+const METHOD_NAMES = { fmm: "FMM", bmm: "BMM", bimm: "BiMM", dag: "DAG" };
+
 function renderDictionaries() {
   const chooser = $("#seg-dict");
   const current = chooser.value;
@@ -336,15 +345,14 @@ async function runSegment() {
         span.dataset.end = w.end;
         words.append(span);
       });
-      const card = el("article", { class: "result" }, el("header", {}, el("h3", { text: m.method.toUpperCase() })),
-        renderCounts({ tokens: m.count, characters: Array.from(text).length,
-          bytes: new TextEncoder().encode(text).length,
-          bytes_per_token: m.count ? Math.round(1000 * new TextEncoder().encode(text).length / m.count) / 1000 : null }),
+      const nBytes = new TextEncoder().encode(text).length;
+      const card = el("article", { class: "result" }, el("header", {}, el("h3", { text: METHOD_NAMES[m.method] || m.method })),
+        renderCounts({ tokens: m.count, characters: Array.from(text).length, bytes: nBytes,
+          bytes_per_token: m.count ? Math.round(1000 * nBytes / m.count) / 1000 : null }, "word"),
         words);
       card.dataset.method = m.method;
       return card;
     }));
-    for (const dt of $$("#seg-results dt")) if (dt.textContent === "tokens") dt.textContent = "words";
     const showDiffer = data.methods.length > 1;
     $("#seg-differ").hidden = !showDiffer;
     if (showDiffer) renderDiffer($("#seg-differ-text"), $("#seg-differ-count"), text, data.differ, methods);
