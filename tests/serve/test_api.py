@@ -324,3 +324,56 @@ def test_a_failed_training_run_reports_its_error(client: TestClient) -> None:
     assert job["state"] == "error" and "invalid UTF-8" in job["error"] and "bad.txt" in job["error"]
     _error(client.get("/api/train/999"), 404)
     _still_serving(client)
+
+
+# -- the plots view: ciyuan eval's figures and plots ----------------------------------------------
+
+def test_eval_measures_the_text_box_and_serves_the_plots(client: TestClient) -> None:
+    pytest.importorskip("matplotlib")
+    info = client.get("/api/tokenizers").json()["eval"]
+    assert info == {"unavailable": None, "corpora": ["text"]}
+    r = client.post("/api/eval", json={"tokenizers": ["bpe", "wp"], "corpora": ["text"], "text": TEXT})
+    assert r.status_code == 202, r.text
+    job_id = r.json()["job"]["id"]
+    client.app.state.api.evals.wait(job_id, timeout=120)  # type: ignore[attr-defined]
+    run = client.get(f"/api/eval/{job_id}").json()
+    assert run["state"] == "done", run
+    rows = {m["tokenizer"]: m for m in run["report"]["metrics"]}
+    assert set(rows) == {"bpe", "wp"}
+    # The figures are ciyuan eval's (tests/evaluation holds them against plain Python); here the
+    # page's run must have measured the text it was sent: its non-blank lines, without specials.
+    lines = [line for line in TEXT.split("\n") if line.strip()]
+    assert rows["bpe"]["bytes"] == sum(len(line.encode()) for line in lines)
+    assert rows["bpe"]["tokens"] == sum(len(client.post("/api/encode", json={"text": line, "tokenizers": ["bpe"]})
+                                            .json()["results"][0]["ids"]) for line in lines)
+    assert [p["name"] for p in run["plots"]] == ["tokens_per_char_by_script.png", "token_lengths.png"]
+    for plot in run["plots"]:
+        png = client.get(plot["url"])
+        assert png.status_code == 200 and png.headers["content-type"] == "image/png"
+        assert png.content.startswith(b"\x89PNG")
+    _error(client.get(f"/api/eval/{job_id}/plots/..%2F..%2Ftext.txt"), 404)
+    _error(client.get("/api/eval/99"), 404)
+    _still_serving(client)
+
+
+@pytest.mark.parametrize("body,status,fragment", [
+    ({"tokenizers": [], "corpora": ["text"], "text": "x"}, 400, "at least one tokenizer"),
+    ({"tokenizers": ["nope"], "corpora": ["text"], "text": "x"}, 404, "'nope'"),
+    ({"tokenizers": ["bpe"], "corpora": ["udhr"], "text": "x"}, 400, "no corpus named 'udhr'"),
+    ({"tokenizers": ["bpe"], "corpora": ["text"], "text": "  "}, 400, "text box is empty"),
+])
+def test_eval_bad_requests(client: TestClient, body: Dict[str, Any], status: int, fragment: str) -> None:
+    pytest.importorskip("matplotlib")
+    assert fragment in _error(client.post("/api/eval", json=body), status)
+    _still_serving(client)
+
+
+def test_eval_on_a_named_corpus(make_client: Callable[..., TestClient], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    corpus = tmp_path / "small.txt"
+    corpus.write_text("one line\n\nanother line\n", encoding="utf-8")
+    client = make_client(corpora=[f"small={corpus}"])
+    r = client.post("/api/eval", json={"tokenizers": ["bpe"], "corpora": ["small"]})
+    job = client.app.state.api.evals.wait(r.json()["job"]["id"], timeout=120)  # type: ignore[attr-defined]
+    assert job.state == "done", job.error
+    assert [(m["corpus"], m["lines"]) for m in job.report["metrics"]] == [("small", 2)]

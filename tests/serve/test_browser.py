@@ -273,3 +273,21 @@ def test_train_a_tokenizer_then_use_and_download_it(driver: Any, server: str, tm
     assert count == str(len(expected))
     driver.save_screenshot(str(tmp_path / "trained.png"))
     assert (tmp_path / "trained.png").stat().st_size > 10_000
+
+
+def test_plots_view_measures_the_chosen_tokenizers(driver: Any, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    _tab(driver, "plots")
+    driver.find_element(By.ID, "eval-start").click()
+    _wait(driver, lambda d: d.find_element(By.ID, "eval-status").get_attribute("data-state") in ("done", "error"),
+          "the end of the measurement")
+    status = driver.find_element(By.ID, "eval-status")
+    assert status.get_attribute("data-state") == "done", status.text
+    chosen = driver.execute_script("return state.selected;")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#eval-table tr[data-tokenizer]")
+    assert sorted(r.get_attribute("data-tokenizer") for r in rows) == sorted(chosen)
+    images = driver.find_elements(By.CSS_SELECTOR, "#plots img")
+    assert len(images) == 2  # no merge-list curve unless asked for
+    _wait(driver, lambda d: all(d.execute_script("return arguments[0].naturalWidth", i) > 0 for i in images),
+          "the plots drawn")
+    driver.save_screenshot(str(tmp_path / "plots.png"))

@@ -15,7 +15,7 @@ __all__ = ["COMMANDS", "add_arguments", "run"]
 _EPILOG = """\
 examples:
   ciyuan serve cl100k_base.tiktoken gpt2/tokenizer.json bert-base-uncased-vocab.txt
-  ciyuan serve --allow-dir models/ --dict jieba_dict.txt
+  ciyuan serve --allow-dir models/ --dict jieba_dict.txt --corpus udhr=udhr/
   ciyuan serve --port 0 o200k=o200k_base.tiktoken      # any free port; the address is printed"""
 
 COMMANDS: Dict[str, Command] = {
@@ -46,6 +46,9 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("--dict", dest="dicts", action="append", default=[], metavar="FILE",
                    help="a segmentation dictionary, PATH or NAME=PATH (one word per line, or jieba's "
                         "'word freq tag' lines; repeatable)")
+    p.add_argument("--corpus", dest="corpora", action="append", default=[], metavar="PATH",
+                   help="a corpus the plots view may measure besides the text box, PATH or NAME=PATH: a text "
+                        "file, or a folder of one *.txt per language (e.g. the UDHR); repeatable")
     p.add_argument("--max-request-size", default="2MB", metavar="SIZE",
                    help="largest request body, e.g. the text to tokenize (default 2MB); more gets 413")
     p.add_argument("--max-upload-size", default="64MB", metavar="SIZE",
@@ -63,7 +66,7 @@ def run(args: argparse.Namespace) -> None:
     if args.max_vocab < 1:
         raise InvalidInputError(f"--max-vocab must be a positive integer, not {args.max_vocab}")
     config = ServeConfig(host=args.host, port=args.port, tokenizers=args.tokenizers, allow_dirs=args.allow_dirs,
-                         dictionaries=args.dicts,
+                         dictionaries=args.dicts, corpora=args.corpora,
                          max_request_bytes=parse_size(args.max_request_size, "--max-request-size"),
                          max_upload_bytes=parse_size(args.max_upload_size, "--max-upload-size"),
                          max_trained_vocab=args.max_vocab)

@@ -14,7 +14,8 @@
 Routes (all under ``/api``): ``GET tokenizers``, ``POST tokenizers/load`` (a file in an
 allowed folder), ``PUT upload/tokenizer?name=FILE`` and ``PUT upload/corpus?name=FILE`` (the
 file is the body), ``POST encode``, ``POST decode``, ``POST segment``, ``POST train`` and
-``GET train/{id}``, ``GET tokenizers/{name}/tokenizer.json``.
+``GET train/{id}``, ``GET tokenizers/{name}/tokenizer.json``, ``POST eval``, ``GET eval/{id}``
+and ``GET eval/{id}/plots/{name}`` (the plots of ``ciyuan eval``).
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ from typing import Any, Dict, Optional
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 
 from ciyuan.errors import CiyuanError, InvalidInputError, ModelError
 from ciyuan.segment import METHODS
 from ciyuan.serve.catalog import Catalog, UnknownTokenizerError, load_tokenizer_file
-from ciyuan.serve.config import ServeConfig, format_size
+from ciyuan.serve.config import ServeConfig, format_size, split_spec
+from ciyuan.serve.eval_jobs import EvalJobs, EvalRequest, eval_available
 from ciyuan.serve.jobs import MODELS, TrainingJobs, TrainRequest, UnknownJobError
 from ciyuan.serve.paths import AllowedDirs, ForbiddenPathError, Found, tokenizer_kind
 from ciyuan.serve.segmentation import Dictionaries, NoDictionaryError
@@ -134,12 +136,22 @@ class Api:
         self.upload_dir = Path(self._tmp.name)
         self._upload_ids = itertools.count(1)
         self.corpora: Dict[str, Path] = {}
+        named = {}
+        for spec in config.corpora:
+            name, path = split_spec(spec)
+            if not Path(path).exists():
+                raise InvalidInputError(f"--corpus {path}: no such file or folder")
+            named[name] = Path(path)
+        # Words of Chinese text for fertility: the first dictionary's forward maximum matching.
+        segmenter = dictionaries.segmenter(None, "fmm") if dictionaries.names() else None
+        self.evals = EvalJobs(catalog, named, self.upload_dir, segmenter)
         for found in self.allowed.scan():
             self._offer(found)
 
     def close(self) -> None:
         """Stop training and remove the uploads."""
         self.jobs.shutdown()
+        self.evals.shutdown()
         self._tmp.cleanup()
 
     def _offer(self, found: Found) -> Any:
@@ -158,6 +170,7 @@ class Api:
             "dictionaries": self.dictionaries.describe(),
             "methods": list(METHODS),
             "models": MODELS,
+            "eval": {"unavailable": eval_available(), "corpora": self.evals.corpus_names()},
             "allow_dirs": [str(r) for r in self.allowed.roots],
             "limits": {"request": self.config.max_request_bytes, "upload": self.config.max_upload_bytes,
                        "request_text": format_size(self.config.max_request_bytes),
@@ -272,6 +285,28 @@ class Api:
 
     async def train_status(self, request: Request) -> JSONResponse:
         return JSONResponse(self.jobs.get(request.path_params["job"]).describe())
+
+    # -- measuring (ciyuan eval) ---------------------------------------------------------------
+
+    async def evaluate(self, request: Request) -> JSONResponse:
+        """``{"tokenizers", "corpora", "text"?, "curves"?, "segment_words"?}`` -> 202 and the run."""
+        data = await _json(request)
+        names = _field(data, "tokenizers", list)
+        corpora = _field(data, "corpora", list, default=["text"])
+        if not all(isinstance(n, str) for n in names + corpora) or len(names) > MAX_COMPARED:
+            raise InvalidInputError(f"fields 'tokenizers' (at most {MAX_COMPARED}) and 'corpora' must be lists "
+                                    "of names")
+        job = self.evals.start(EvalRequest(tokenizers=names, corpora=corpora, text=_field(data, "text", str, None),
+                                           curves=bool(data.get("curves", False)),
+                                           segment_words=bool(data.get("segment_words", False))))
+        return JSONResponse({"job": job.describe()}, status_code=202)
+
+    async def eval_status(self, request: Request) -> JSONResponse:
+        return JSONResponse(self.evals.get(request.path_params["job"]).describe())
+
+    async def eval_plot(self, request: Request) -> Response:
+        path = self.evals.plot(request.path_params["job"], request.path_params["name"])
+        return FileResponse(path, media_type="image/png")
 
     async def download(self, request: Request) -> Response:
         """The tokenizer as Hugging Face's ``tokenizer.json`` (``tokenizers`` and ``transformers`` load it)."""

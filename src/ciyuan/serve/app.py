@@ -96,6 +96,9 @@ def create_app(config: Optional[ServeConfig] = None) -> Starlette:
         Route("/api/segment", api.segment, methods=["POST"]),
         Route("/api/train", api.train, methods=["POST"]),
         Route("/api/train/{job}", api.train_status),
+        Route("/api/eval", api.evaluate, methods=["POST"]),
+        Route("/api/eval/{job}", api.eval_status),
+        Route("/api/eval/{job}/plots/{name}", api.eval_plot),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     guard = Middleware(Guard, allowed_hosts=config.allowed_hosts(), max_body=config.max_request_bytes,

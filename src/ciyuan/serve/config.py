@@ -96,6 +96,8 @@ class ServeConfig:
             server named them.
         allow_dirs: folders whose files the page may list and load; no other file is read.
         dictionaries: segmentation dictionaries (``PATH`` or ``NAME=PATH``).
+        corpora: corpora the plots view may measure besides the text box (``PATH`` or
+            ``NAME=PATH``; a text file, or a folder of one ``*.txt`` per language).
         max_request_bytes: the largest request body (JSON); more gets 413.
         max_upload_bytes: the largest uploaded file (a tokenizer or a training corpus).
         max_trained_vocab: the largest vocabulary the page may train.
@@ -106,6 +108,7 @@ class ServeConfig:
     tokenizers: Sequence[str] = ()
     allow_dirs: Sequence[str] = ()
     dictionaries: Sequence[str] = ()
+    corpora: Sequence[str] = ()
     max_request_bytes: int = 2 << 20
     max_upload_bytes: int = 64 << 20
     max_trained_vocab: int = 50_000

@@ -96,7 +96,7 @@ async function refreshTokenizers() {
   state.dictionaries = data.dictionaries;
   state.models = data.models;
   state.limits = data.limits;
-  state.evalAvailable = Boolean(data.eval);
+  state.eval = data.eval;
   const known = new Set(state.tokenizers.map((t) => t.name));
   state.selected = state.selected.filter((n) => known.has(n));
   renderTokenizerList();
@@ -436,7 +436,88 @@ async function followJob(id) {
 // ---------------------------------------------------------------------------------------------
 // Plots (ciyuan eval), when the server has them
 
-async function loadPlots() {}
+// The columns of the metrics table, as ciyuan eval's report names them.
+const METRIC_COLUMNS = [["tokenizer", "tokenizer"], ["corpus", "corpus"], ["tokens", "tokens"],
+  ["bytes_per_token", "bytes/token"], ["chars_per_token", "chars/token"], ["fertility", "tokens/word"],
+  ["vocab_use", "vocab used"], ["zipf_exponent", "Zipf s"], ["unk_rate", "unknown"],
+  ["byte_fallback_rate", "byte fallback"], ["partial_char_rate", "partial chars"], ["renyi_efficiency", "Rényi eff."]];
+
+function formatMetric(value) {
+  if (value === null || value === undefined) return "–";
+  if (typeof value === "number" && !Number.isInteger(value)) return value.toFixed(value < 1 ? 4 : 3);
+  return typeof value === "number" ? formatNumber(value) : String(value);
+}
+
+function renderMetrics(rows) {
+  const table = el("table", { class: "metrics" },
+    el("thead", {}, el("tr", {}, ...METRIC_COLUMNS.map(([, label]) => el("th", { text: label })))),
+    el("tbody", {}, ...rows.map((row) => {
+      const tr = el("tr", {}, ...METRIC_COLUMNS.map(([key]) => el("td", { text: formatMetric(row[key]) })));
+      tr.dataset.tokenizer = row.tokenizer;
+      tr.dataset.corpus = row.corpus;
+      tr.dataset.tokens = row.tokens;
+      return tr;
+    })));
+  $("#eval-table").replaceChildren(table);
+}
+
+function loadPlots() {
+  const info = state.eval || {};
+  const hint = $("#eval-hint");
+  $("#eval-start").disabled = Boolean(info.unavailable);
+  if (info.unavailable) {
+    hint.textContent = `Not available on this server: ${info.unavailable}.`;
+    return;
+  }
+  hint.textContent = state.selected.length
+    ? `Tokenizers: ${state.selected.join(", ")} (choose them in the Tokenize view).`
+    : "Choose one or more tokenizers in the Tokenize view first.";
+  const box = $("#eval-corpora");
+  if (!box.children.length) {
+    for (const name of info.corpora || []) {
+      const input = el("input", { type: "checkbox", value: name, checked: name === "text" });
+      input.className = "eval-corpus";
+      box.append(el("label", {}, input, ` ${name === "text" ? "the text box" : name}`));
+    }
+  }
+}
+
+function evalStatus(message, stateName) {
+  const status = $("#eval-status");
+  status.textContent = message;
+  status.dataset.state = stateName;
+}
+
+async function startEval(event) {
+  event.preventDefault();
+  const corpora = $$(".eval-corpus").filter((b) => b.checked).map((b) => b.value);
+  const body = { tokenizers: state.selected, corpora, text: $("#text").value,
+    curves: $("#eval-curves").checked, segment_words: $("#eval-segment").checked };
+  const plots = $("#plots");
+  plots.dataset.state = "busy";
+  try {
+    evalStatus("Starting…", "busy");
+    const { job } = await postJSON("/api/eval", body);
+    for (;;) {
+      const run = await api(`/api/eval/${encodeURIComponent(job.id)}`);
+      if (run.state === "done") {
+        renderMetrics(run.report.metrics);
+        // A plot of one bar per script is wide: it takes a whole row.
+        plots.replaceChildren(...run.plots.map((p) => el("figure", { class: p.name.includes("by_script") ? "wide" : "" },
+          el("img", { src: p.url, alt: p.name }), el("figcaption", { text: p.name }))));
+        plots.dataset.state = "ready";
+        evalStatus(`Measured ${run.report.tokenizers.length} tokenizer(s) on ${run.report.corpora.join(", ")}.`, "done");
+        return;
+      }
+      if (run.state === "error") throw new Error(run.error);
+      evalStatus(run.message || "Waiting…", "busy");
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+  } catch (e) {
+    plots.dataset.state = "error";
+    evalStatus(`Measuring failed: ${e.message}`, "error");
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Start
@@ -469,6 +550,7 @@ function wire() {
   $("#seg-dict").addEventListener("change", runSegment);
   $("#train-form").addEventListener("submit", startTraining);
   $("#train-use").addEventListener("click", () => showView("tokenize"));
+  $("#eval-form").addEventListener("submit", startEval);
 }
 
 async function start() {
