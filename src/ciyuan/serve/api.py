@@ -130,12 +130,6 @@ class Api:
         self.catalog = catalog
         self.dictionaries = dictionaries
         self.allowed = AllowedDirs(config.allow_dirs)
-        self.jobs = TrainingJobs(catalog, max_vocab=config.max_trained_vocab)
-        # Uploads live here, and go with it when the server stops.
-        self._tmp = tempfile.TemporaryDirectory(prefix="ciyuan-serve-")
-        self.upload_dir = Path(self._tmp.name)
-        self._upload_ids = itertools.count(1)
-        self.corpora: Dict[str, Path] = {}
         named = {}
         for spec in config.corpora:
             name, path = split_spec(spec)
@@ -144,6 +138,13 @@ class Api:
             named[name] = Path(path)
         # Words of Chinese text for fertility: the first dictionary's forward maximum matching.
         segmenter = dictionaries.segmenter(None, "fmm") if dictionaries.names() else None
+        # Uploads and plots live here, and go with it when the server stops (made after every
+        # check above, so that a bad option leaves nothing behind).
+        self._tmp = tempfile.TemporaryDirectory(prefix="ciyuan-serve-")
+        self.upload_dir = Path(self._tmp.name)
+        self._upload_ids = itertools.count(1)
+        self.corpora: Dict[str, Path] = {}
+        self.jobs = TrainingJobs(catalog, max_vocab=config.max_trained_vocab)
         self.evals = EvalJobs(catalog, named, self.upload_dir, segmenter)
         for found in self.allowed.scan():
             self._offer(found)

@@ -51,12 +51,13 @@ class Found:
 
 def tokenizer_kind(path: Path) -> Optional[str]:
     """The format a file's name says it holds, or None for a file that is no tokenizer (by
-    name only: the scan opens nothing).
+    name only: the scan opens nothing; GPT-2's ``encoder.json`` counts when ``vocab.bpe`` is
+    beside it).
 
     Example:
-        >>> [tokenizer_kind(Path(n)) for n in ("o200k_base.tiktoken", "encoder.json", "tokenizer.json",
-        ...                                     "llama2.model", "bert-base-uncased-vocab.txt", "notes.txt")]
-        ['tiktoken', 'gpt2', 'huggingface', 'sentencepiece', 'bert_vocab', None]
+        >>> [tokenizer_kind(Path(n)) for n in ("o200k_base.tiktoken", "tokenizer.json", "llama2.model",
+        ...                                     "bert-base-uncased-vocab.txt", "notes.txt")]
+        ['tiktoken', 'huggingface', 'sentencepiece', 'bert_vocab', None]
     """
     name = path.name
     if name.endswith(".tiktoken"):

@@ -47,13 +47,18 @@ def url_of(sock: socket.socket) -> str:
 
 
 def serve(config: ServeConfig, out: Optional[IO[str]] = None) -> None:
-    """Serve the page until interrupted; prints its address (first line of ``out``, standard
-    output by default), and a warning when it is reachable from other machines."""
+    """Serve the page until interrupted (Ctrl-C or SIGTERM: a clean stop, running jobs stopped
+    and uploads removed); prints its address (first line of ``out``, standard output by
+    default), and a warning when it is reachable from other machines."""
     import uvicorn
 
     out = out or sys.stdout
     app = create_app(config)  # loads the tokenizers first: a bad file stops here, before listening
-    sock = bind(config.host, config.port)
+    try:
+        sock = bind(config.host, config.port)
+    except BaseException:
+        app.state.api.close()  # its temporary folder
+        raise
     print(f"ciyuan serve: {url_of(sock)} (Ctrl-C to stop)", file=out, flush=True)
     if not config.loopback:
         print(f"ciyuan serve: warning: listening on {config.host}: other machines can reach this page and its "
@@ -62,5 +67,7 @@ def serve(config: ServeConfig, out: Optional[IO[str]] = None) -> None:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again: this is how serving ends
+        pass
     finally:
         sock.close()

@@ -52,8 +52,10 @@ class ProgressBar:
         self.done, self.total = done, total
         if self.listener is not None:
             self.listener(self.label, done, total)
-        if not self.draw:
-            return
+        if self.draw:
+            self._draw(done, total, force)
+
+    def _draw(self, done: int, total: int, force: bool) -> None:
         now = time.monotonic()
         if not force and done < total and now - self.last < 0.1:
             return
@@ -70,7 +72,7 @@ class ProgressBar:
         if not self.draw:
             return
         if self.done is not None:
-            self(self.done, self.total, force=True)  # the final count
+            self._draw(self.done, self.total, force=True)  # the final count (the listener has had it)
         self.stream.write("\n")
         self.stream.flush()
 
