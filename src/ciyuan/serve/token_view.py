@@ -63,17 +63,18 @@ def token_kind(token: str, data: bytes, special: bool, unknown: bool) -> str:
 
 def readable(data: bytes) -> str:
     """A token's bytes as text: whole UTF-8 characters as themselves, the bytes of a cut
-    character in hex between angle brackets.
+    character in hex between angle brackets (separated by thin spaces, which the page does not
+    mark as whitespace).
 
     Example:
         >>> readable(" 世".encode()[:3])
-        ' ⟨e4 b8⟩'
+        ' ⟨e4\u2009b8⟩'
         >>> readable(b"ok")
         'ok'
     """
     text = data.decode("utf-8", "surrogateescape")
     # surrogateescape turns each byte that is not part of whole UTF-8 into U+DC80..U+DCFF.
-    return re.sub("[\udc80-\udcff]+", lambda m: "⟨" + " ".join(f"{ord(c) - 0xDC00:02x}" for c in m.group()) + "⟩",
+    return re.sub("[\udc80-\udcff]+", lambda m: "⟨" + "\u2009".join(f"{ord(c) - 0xDC00:02x}" for c in m.group()) + "⟩",
                   text)
 
 
