@@ -169,6 +169,19 @@ def test_without_real_data(tmp_path):
     _check(row, tok, ["a b a", "b d"])
 
 
+def test_texts_in_memory_are_a_corpus(tmp_path, real_tokenizers):
+    tok = real_tokenizers["cl100k"]
+    path = tmp_path / "c.txt"
+    path.write_text("Hello there\n\n词元 tokens\r\n", encoding="utf-8")
+    from_file = evaluate({"t": tok}, [path]).metrics[0]
+    in_memory = evaluate({"t": tok}, [("box", ["Hello there\n", "词元 tokens\r\n"])]).metrics[0]
+    assert in_memory.corpus == "box"
+    for name in FIELDS:
+        assert _same(getattr(in_memory, name), getattr(from_file, name))
+    with pytest.raises(InvalidInputError, match="texts must be str"):
+        evaluate({"t": tok}, [("box", [b"bytes"])])
+
+
 def test_errors(tmp_path, real_tokenizers):
     tok = real_tokenizers["cl100k"]
     good = tmp_path / "good.txt"

@@ -21,7 +21,7 @@ line = st.lists(st.one_of(pieces, st.text(st.characters(blacklist_categories=("C
 corpora = st.lists(line, min_size=0, max_size=6)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(corpora)
 def test_generated_corpora(real_tokenizers, texts):
     toks = {k: real_tokenizers[k] for k in ("cl100k", "bert", "llama2")}

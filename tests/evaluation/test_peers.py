@@ -51,3 +51,20 @@ def test_llama2_against_sentencepiece(small_udhr, real_tokenizers):
     peer = spm.SentencePieceProcessor(model_file=str(shared("tokenizers", "sentencepiece", "llama2.model")))
     _hold(report, "llama2", real_tokenizers["llama2"], _lines(small_udhr), peer.encode)
     assert report.metrics[0].byte_fallback_rate > 0
+
+
+@pytest.mark.slow
+def test_whole_udhr_against_tiktoken_and_hugging_face(real_tokenizers, tiktoken_encodings):
+    """All 485 languages: the main table, token lengths and every language's token total from
+    tiktoken's (o200k) and Hugging Face's (BERT) own tokens."""
+    tokenizers = pytest.importorskip("tokenizers")
+    udhr = shared("corpora", "multi", "udhr")
+    bert = tokenizers.BertWordPieceTokenizer(str(shared("tokenizers", "bert", "bert-base-uncased-vocab.txt")),
+                                             lowercase=True)
+    peers = {"o200k": tiktoken_encodings["o200k_base"].encode_ordinary,
+             "bert": lambda line: bert.encode(line, add_special_tokens=False).ids}
+    report = evaluate({k: real_tokenizers[k] for k in peers}, [udhr])
+    for name, encode in peers.items():
+        _hold(report, name, real_tokenizers[name], _lines(udhr), encode)
+        for row in (r for r in report.languages if r.tokenizer == name):
+            assert row.tokens == sum(len(encode(line)) for line in read_lines(udhr / f"{row.language}.txt"))

@@ -10,7 +10,7 @@ import math
 import pytest
 
 from ciyuan.errors import InvalidInputError
-from ciyuan.evaluation import EvalReport, evaluate, write_plots
+from ciyuan.evaluation import EvalReport, evaluate, render_plots, write_plots
 from ciyuan.evaluation.report import CorpusMetrics
 
 
@@ -81,6 +81,8 @@ def test_write_plots(report, tmp_path):
                        metrics=[m for m in report.metrics if m.corpus == report.corpora[1]],
                        token_lengths=report.token_lengths)
     assert [p.name for p in write_plots(plain, tmp_path)] == ["tokens_per_char_by_script.png", "token_lengths.png"]
+    pngs = render_plots(report)
+    assert list(pngs) == [p.name for p in paths] and all(v[:4] == b"\x89PNG" for v in pngs.values())
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(InvalidInputError, match="cannot create the plot folder"):

@@ -1,7 +1,8 @@
 """Measure tokenizers the way papers do: ``ciyuan eval`` and its plots.
 
 :func:`evaluate` encodes corpora with tokenizers and returns an :class:`EvalReport`
-(``.to_markdown()``, ``.to_csv()``, ``.to_json()``); :func:`write_plots` draws it. The figures,
+(``.to_markdown()``, ``.to_csv()``, ``.to_json()``); :func:`write_plots` draws it
+(:func:`render_plots`: the PNGs as bytes). The figures,
 per tokenizer and corpus (a corpus is read as its non-blank lines, each encoded without
 special tokens):
 
@@ -31,7 +32,7 @@ Example:
 """
 
 from ciyuan.evaluation.evaluate import evaluate, load_tokenizers
-from ciyuan.evaluation.plots import PLOT_NAMES, write_plots
+from ciyuan.evaluation.plots import PLOT_NAMES, render_plots, write_plots
 from ciyuan.evaluation.report import (
     CorpusMetrics,
     CurvePoint,
@@ -45,6 +46,7 @@ __all__ = [
     "evaluate",
     "load_tokenizers",
     "write_plots",
+    "render_plots",
     "PLOT_NAMES",
     "EvalReport",
     "CorpusMetrics",

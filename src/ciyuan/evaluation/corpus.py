@@ -8,7 +8,8 @@ character, the premium over a reference language: tokenization parity).
 
 A corpus is read as lines: each line without its line break is one text to encode (with no
 special tokens added), and blank lines are skipped. Sizes (bytes, characters, words) are those
-of these texts, so line breaks count nowhere.
+of these texts, so line breaks count nowhere. Files are read block by block (8 MB), each pass
+anew, so a corpus of any size takes the memory of one block.
 
 Example:
     >>> c = open_corpus("corpora/multi/udhr")                           # doctest: +SKIP
@@ -21,12 +22,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Union
+from typing import Iterable, Iterator, List, Optional, Sequence, Union
 
 from ciyuan._io import read_utf8
+from ciyuan._text import utf8_error
 from ciyuan.errors import InvalidInputError
 
-__all__ = ["Corpus", "Part", "open_corpus", "read_lines"]
+__all__ = ["Corpus", "Part", "open_corpus", "read_lines", "iter_line_blocks", "text_corpus"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -40,7 +42,18 @@ class Part:
     key: str
     name: str
     script: str
-    path: Path
+    #: the file, or None for text given in memory (``lines``)
+    path: Optional[Path]
+    lines: Optional[Sequence[str]] = None
+
+    def blocks(self, errors: str = "strict") -> Iterator[List[str]]:
+        """The part's non-blank lines, block by block (see :func:`iter_line_blocks`)."""
+        if self.lines is not None:
+            if self.lines:
+                yield list(self.lines)
+            return
+        assert self.path is not None
+        yield from iter_line_blocks(self.path, errors, BLOCK_BYTES)
 
 
 @dataclass(frozen=True)
@@ -53,11 +66,56 @@ class Corpus:
     by_language: bool
 
 
-def read_lines(path: PathLike, errors: str = "strict") -> List[str]:
-    """The non-blank lines of a UTF-8 file, without their line breaks (``\\n``, ``\\r\\n``).
+#: How much of a file is read at once (cut after its last line break): what a pass over a
+#: corpus holds in memory, whatever the file's size.
+BLOCK_BYTES = 8 << 20
 
-    Invalid UTF-8 is an :class:`~ciyuan.errors.InvalidInputError` naming the file and byte, or
-    U+FFFD with ``errors="replace"``.
+
+def iter_line_blocks(path: PathLike, errors: str = "strict", block_bytes: int = BLOCK_BYTES) -> Iterator[List[str]]:
+    """The non-blank lines of a UTF-8 file, without their line breaks (``\\n``, ``\\r\\n``), in
+    lists of the lines of about ``block_bytes`` of the file each (a longer line is a block of
+    its own).
+
+    Invalid UTF-8 is an :class:`~ciyuan.errors.InvalidInputError` naming the file, byte and
+    line, or U+FFFD with ``errors="replace"`` (blocks end at line breaks, so a character is
+    never cut between two).
+    """
+    try:
+        f = open(path, "rb")  # noqa: SIM115 (closed by the with below; the try is for the open)
+    except FileNotFoundError:
+        raise InvalidInputError(f"corpus {path}: no such file") from None
+    except IsADirectoryError:
+        raise InvalidInputError(f"corpus {path}: is a folder; name a text file or a folder of *.txt") from None
+    except OSError as e:
+        raise InvalidInputError(f"corpus {path}: cannot read it: {e.strerror}") from None
+    with f:
+        rest, offset, line = b"", 0, 1
+        while True:
+            data = f.read(block_bytes)
+            if data:
+                data = rest + data
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:  # no line break yet: a long line, read on
+                    rest = data
+                    continue
+                block, rest = data[:cut], data[cut:]
+            elif rest:
+                block, rest = rest, b""
+            else:
+                return
+            try:
+                text = block.decode("utf-8", errors)
+            except UnicodeDecodeError as e:
+                raise utf8_error(path, block, e.start, offset=offset, first_line=line) from None
+            offset += len(block)
+            line += block.count(b"\n")
+            lines = [ln.rstrip("\r") for ln in text.split("\n") if ln.strip()]
+            if lines:
+                yield lines
+
+
+def read_lines(path: PathLike, errors: str = "strict") -> List[str]:
+    """All the lines :func:`iter_line_blocks` gives, in one list.
 
     Example:
         >>> import tempfile, pathlib
@@ -66,15 +124,23 @@ def read_lines(path: PathLike, errors: str = "strict") -> List[str]:
         >>> read_lines(p)
         ['one two', 'three']
     """
-    try:
-        text = read_utf8(path, errors)
-    except FileNotFoundError:
-        raise InvalidInputError(f"corpus {path}: no such file") from None
-    except IsADirectoryError:
-        raise InvalidInputError(f"corpus {path}: is a folder; name a text file or a folder of *.txt") from None
-    except PermissionError:
-        raise InvalidInputError(f"corpus {path}: permission denied") from None
-    return [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+    return [line for block in iter_line_blocks(path, errors) for line in block]
+
+
+def text_corpus(name: str, texts: Iterable[str]) -> Corpus:
+    """A corpus of texts in memory (a web page's text box): each text cut into lines as a
+    file's would be, blank lines left out.
+
+    Example:
+        >>> text_corpus("box", ["one\\r\\ntwo", "", "three"]).parts[0].lines
+        ('one', 'two', 'three')
+    """
+    lines = []
+    for text in texts:
+        if not isinstance(text, str):
+            raise InvalidInputError(f"corpus {name}: texts must be str, got {type(text).__name__}")
+        lines += [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+    return Corpus(name, [Part("", name, "", None, tuple(lines))], False)
 
 
 def _index(folder: Path) -> dict:

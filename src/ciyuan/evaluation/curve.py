@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ciyuan.evaluation.metrics import ratio
 from ciyuan.evaluation.report import CurvePoint
@@ -103,21 +103,33 @@ def _base_size(model: BPE) -> int:
     return len(_base_and_merges(model)[0])
 
 
-def compression_curve(name: str, tok: "Tokenizer", lines: Sequence[str], sizes: Optional[Sequence[int]] = None,
-                      threads: Optional[int] = None) -> List[CurvePoint]:
+def compression_curve(name: str, tok: "Tokenizer", lines: Union[Sequence[str], Callable[[], Iterable[Sequence[str]]]],
+                      sizes: Optional[Sequence[int]] = None, threads: Optional[int] = None) -> List[CurvePoint]:
     """Bytes and characters per token of ``tok`` cut at each vocabulary size (default:
-    :func:`default_sizes`), on ``lines``; [] for a tokenizer whose model is not BPE."""
+    :func:`default_sizes`), on ``lines`` (the texts, or a function giving them anew, block by
+    block, for each cut); [] for a tokenizer whose model is not BPE."""
     model = tok.model
     if not isinstance(model, BPE):
         return []
+    if callable(lines):
+        blocks = lines
+    else:
+        texts = lines
+
+        def blocks() -> Iterable[Sequence[str]]:
+            return [texts]
+
     full = model.vocab_size
     wanted = sorted(set(sizes)) if sizes else default_sizes(_base_size(model), full)
-    n_bytes = sum(len(line.encode("utf-8", "surrogatepass")) for line in lines)
-    n_chars = sum(len(line) for line in lines)
+    n_bytes = n_chars = 0
+    for block in blocks():
+        n_bytes += sum(len(line.encode("utf-8", "surrogatepass")) for line in block)
+        n_chars += sum(len(line) for line in block)
     points = []
     for size in wanted:
         cut, vocab_size, kept = merge_prefix(tok, min(size, full))
-        tokens = sum(cut.count_tokens_batch(lines, threads=threads, allowed_special=(), disallowed_special=()))
+        tokens = sum(sum(cut.count_tokens_batch(block, threads=threads, allowed_special=(), disallowed_special=()))
+                     for block in blocks())
         points.append(CurvePoint(tokenizer=name, vocab_size=vocab_size, merges=kept, tokens=tokens,
                                  bytes_per_token=ratio(n_bytes, tokens), chars_per_token=ratio(n_chars, tokens)))
     return points

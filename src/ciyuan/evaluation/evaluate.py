@@ -1,11 +1,12 @@
 """``evaluate``: one pass of each tokenizer over each corpus, and the report's figures.
 
-Each corpus is read as lines (``corpus.read_lines``); each tokenizer encodes them in batches
-(``encode_batch_ids(as_array=True)``, no special tokens added, special-token text encoded as
-ordinary text) and only the count of every id is kept (``numpy.bincount``). Every figure of the
-main table then comes from those counts and the corpus's sizes (``metrics``), and the
-per-language figures from the per-file token totals. Memory is that of one batch plus one count
-per id, whatever the corpus's size.
+Each corpus is read as lines (``corpus.iter_line_blocks``, block by block: once for its sizes,
+once per tokenizer); each tokenizer encodes them in batches (``encode_batch_ids(as_array=True)``,
+no special tokens added, special-token text encoded as ordinary text) and only the count of
+every id is kept (``numpy.bincount``). Every figure of the main table then comes from those
+counts and the corpus's sizes (``metrics``), and the per-language figures from the per-file
+token totals. Memory is that of one block of the file plus one count per id, whatever the
+corpus's size (texts given in memory are held, of course).
 
 Example:
     >>> from ciyuan import Tokenizer                                       # doctest: +SKIP
@@ -20,10 +21,23 @@ import math
 import os
 import statistics
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 from ciyuan.errors import CiyuanError, InvalidInputError
-from ciyuan.evaluation.corpus import Corpus, Part, open_corpus, read_lines
+from ciyuan.evaluation.corpus import Corpus, Part, open_corpus, text_corpus
 from ciyuan.evaluation.curve import compression_curve
 from ciyuan.evaluation.metrics import quantile, ratio, renyi_efficiency, zipf_fit
 from ciyuan.evaluation.report import CorpusMetrics, EvalReport, LanguageMetrics, ParitySummary
@@ -100,22 +114,31 @@ def _file_label(path: Path) -> str:
 
 
 class _Sizes:
-    """A part's lines and their sizes (read once, shared by all tokenizers)."""
+    """A part's size: lines, characters, UTF-8 bytes and words (one pass, shared by all tokenizers)."""
 
     def __init__(self, part: Part, words: WordCounter, errors: str) -> None:
         self.part = part
-        self.lines = read_lines(part.path, errors)
-        self.chars = sum(len(line) for line in self.lines)
-        self.bytes = sum(len(line.encode("utf-8", "surrogatepass")) for line in self.lines)
-        self.words = words.count_all(self.lines)
+        self.lines = self.chars = self.bytes = self.words = 0
+        for block in part.blocks(errors):
+            self.lines += len(block)
+            self.chars += sum(len(line) for line in block)
+            self.bytes += sum(len(line.encode("utf-8", "surrogatepass")) for line in block)
+            self.words += words.count_all(block)
 
 
-def _count_ids(tok: "Tokenizer", lines: Sequence[str], limit: int, threads: Optional[int]) -> Any:
-    """The count of every id (a numpy array of ``limit`` counts) over the lines."""
+def _batches(blocks: Iterable[Sequence[str]]) -> Iterator[Sequence[str]]:
+    """The lines of the blocks in batches of at most BATCH_LINES."""
+    for block in blocks:
+        for start in range(0, len(block), BATCH_LINES):
+            yield block[start:start + BATCH_LINES]
+
+
+def _count_ids(tok: "Tokenizer", blocks: Iterable[Sequence[str]], limit: int, threads: Optional[int]) -> Any:
+    """The count of every id (a numpy array of at least ``limit`` counts) over the lines."""
     np = _numpy()
     counts = np.zeros(limit, dtype=np.int64)
-    for start in range(0, len(lines), BATCH_LINES):
-        ids, _ = tok.encode_batch_ids(lines[start:start + BATCH_LINES], as_array=True, add_special_tokens=False,
+    for batch in _batches(blocks):
+        ids, _ = tok.encode_batch_ids(batch, as_array=True, add_special_tokens=False,
                                       allowed_special=(), disallowed_special=(), threads=threads)
         ids = np.asarray(ids, dtype=np.int64)
         if len(ids) and int(ids.max()) >= len(counts):  # an id past the tables (should not happen)
@@ -140,7 +163,7 @@ def _metrics(name: str, corpus: str, tok: "Tokenizer", kinds: TokenKinds, counts
     vocab = tok.vocab_size
     fit = zipf_fit(seen.tolist())
     return CorpusMetrics(
-        tokenizer=name, corpus=corpus, lines=sum(len(s.lines) for s in sizes), bytes=n_bytes, chars=n_chars,
+        tokenizer=name, corpus=corpus, lines=sum(s.lines for s in sizes), bytes=n_bytes, chars=n_chars,
         words=n_words, tokens=total, bytes_per_token=ratio(n_bytes, total), chars_per_token=ratio(n_chars, total),
         fertility=ratio(total, n_words), word_method=words.method, vocab_size=vocab, types_used=len(seen),
         vocab_use=ratio(len(seen), vocab), zipf_exponent=fit.exponent, zipf_r2=fit.r2,
@@ -198,7 +221,8 @@ def evaluate(
             (``NAME=PATH`` to name one) or ``(name, tokenizer)`` pairs (:func:`load_tokenizers`).
         corpus_paths: text files (one corpus each) and folders of one ``*.txt`` per language
             (multilingual: figures per language and their parity too), each named in the report
-            by its file or folder name (the whole path when two are alike), or ``(name, path)``.
+            by its file or folder name (the whole path when two are alike), or ``(name, path)``;
+            ``(name, [text, ...])`` is a corpus of texts in memory (each cut into lines).
         segmenter: words for fertility by the Chinese segmenter (a ``Segmenter``, or a
             dictionary file for forward maximum matching); None: by whitespace.
         gold: gold segmentations (words separated by spaces, one sentence per line): each
@@ -239,7 +263,8 @@ def evaluate(
         raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
     words = WordCounter(_segmenter(segmenter))
     say = progress or (lambda _: None)
-    corpora = [open_corpus(path, label) for label, path in _corpus_labels(corpus_paths)]
+    corpora = [text_corpus(label, source) if isinstance(source, (list, tuple)) else open_corpus(source, label)
+               for label, source in _corpus_labels(corpus_paths)]
     report = EvalReport(tokenizers=list(toks), corpora=[c.name for c in corpora])
     sizes: Dict[str, List[_Sizes]] = {}
     for corpus in corpora:
@@ -255,7 +280,7 @@ def evaluate(
             total = np.zeros(kinds.limit, dtype=np.int64)
             per_part = []
             for s in sizes[corpus.name]:
-                counts = _count_ids(tok, s.lines, kinds.limit, threads)
+                counts = _count_ids(tok, s.part.blocks(errors), kinds.limit, threads)
                 if len(counts) > len(total):
                     total = np.concatenate([total, np.zeros(len(counts) - len(total), dtype=np.int64)])
                 total[:len(counts)] += counts
@@ -274,8 +299,10 @@ def evaluate(
             report.segmentation.append(score_tokens_as_words(name, tok, g, errors))
         if curves:
             say(f"{name}: compression against vocabulary size")
-            lines = [line for c in corpora for s in sizes[c.name] for line in s.lines]
-            report.curves.extend(compression_curve(name, tok, lines, curve_sizes, threads))
+            def blocks() -> Iterator[List[str]]:
+                return (b for c in corpora for part in c.parts for b in part.blocks(errors))
+
+            report.curves.extend(compression_curve(name, tok, blocks, curve_sizes, threads))
     return report
 
 
@@ -294,11 +321,11 @@ def _languages(report: EvalReport, name: str, corpus: Corpus, sizes: Sequence[_S
     report.parity.append(_parity(name, corpus, rows, reference))
 
 
-def _corpus_labels(paths: Sequence[Any]) -> List[Tuple[str, PathLike]]:
-    """(label, path) of each corpus: a ``(label, path)`` pair as given, else the file or folder
-    name (the whole path when two names are alike)."""
+def _corpus_labels(paths: Sequence[Any]) -> List[Tuple[str, Any]]:
+    """(label, path or texts) of each corpus: a ``(label, ...)`` pair as given, else the file
+    or folder name (the whole path when two names are alike)."""
     pairs = [(str(p[0]), p[1]) if isinstance(p, tuple) else (None, p) for p in paths]
-    names = [Path(os.path.abspath(p)).name for _, p in pairs]
+    names = [Path(os.path.abspath(p)).name if label is None else label for label, p in pairs]
     return [(label if label is not None else name if names.count(name) == 1 else str(path), path)
             for (label, path), name in zip(pairs, names)]
 

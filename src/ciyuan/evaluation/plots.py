@@ -28,7 +28,7 @@ from ciyuan._io import atomic_write_bytes
 from ciyuan.errors import CiyuanError, InvalidInputError
 from ciyuan.evaluation.report import EvalReport
 
-__all__ = ["write_plots", "PLOT_NAMES"]
+__all__ = ["write_plots", "render_plots", "PLOT_NAMES"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 PLOT_NAMES = ("compression_vs_vocab.png", "tokens_per_char_by_script.png", "token_lengths.png")
@@ -45,14 +45,16 @@ def _pyplot() -> Any:
     return plt
 
 
-def _save(fig: Any, path: Path) -> Path:
+def _png(plt: Any, fig: Any) -> bytes:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    atomic_write_bytes(path, buf.getvalue())
-    return path
+    try:
+        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
 
 
-def _compression(plt: Any, report: EvalReport, path: Path) -> Path:
+def _compression(plt: Any, report: EvalReport) -> bytes:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name in report.tokenizers:
         pts = [p for p in report.curves if p.tokenizer == name]
@@ -64,13 +66,10 @@ def _compression(plt: Any, report: EvalReport, path: Path) -> Path:
     ax.set_title("Compression against vocabulary size")
     ax.grid(True, alpha=0.3)
     ax.legend()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _png(plt, fig)
 
 
-def _tokens_per_char(plt: Any, report: EvalReport, path: Path) -> Path:
+def _tokens_per_char(plt: Any, report: EvalReport) -> bytes:
     groups: Dict[str, Dict[str, float]] = report.scripts()
     label = "script"
     if not groups:  # no multilingual corpus: one group per corpus
@@ -91,13 +90,10 @@ def _tokens_per_char(plt: Any, report: EvalReport, path: Path) -> Path:
     ax.set_title(f"Tokens per character by {label}")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _png(plt, fig)
 
 
-def _token_lengths(plt: Any, report: EvalReport, path: Path) -> Path:
+def _token_lengths(plt: Any, report: EvalReport) -> bytes:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     top = 1
     for name in report.tokenizers:
@@ -122,29 +118,42 @@ def _token_lengths(plt: Any, report: EvalReport, path: Path) -> Path:
     ax.set_title("Token length histogram")
     ax.grid(True, alpha=0.3)
     ax.legend()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _png(plt, fig)
+
+
+def render_plots(report: EvalReport) -> Dict[str, bytes]:
+    """The report's plots as PNG bytes, by file name (:data:`PLOT_NAMES`): the compression
+    curve only when the report has curves, the other two always. For a web page, which sends
+    them without files.
+
+    Raises:
+        CiyuanError: matplotlib is not installed.
+    """
+    plt = _pyplot()
+    pngs = {}
+    if report.curves:
+        pngs[PLOT_NAMES[0]] = _compression(plt, report)
+    pngs[PLOT_NAMES[1]] = _tokens_per_char(plt, report)
+    pngs[PLOT_NAMES[2]] = _token_lengths(plt, report)
+    return pngs
 
 
 def write_plots(report: EvalReport, out_dir: PathLike) -> List[Path]:
-    """Write the report's plots into ``out_dir`` (created if missing) and return their paths:
-    the compression curve only when the report has curves, the other two always.
+    """Write :func:`render_plots` into ``out_dir`` (created if missing), each file atomically,
+    and return their paths.
 
     Raises:
         InvalidInputError: ``out_dir`` cannot be created or written.
         CiyuanError: matplotlib is not installed.
     """
-    plt = _pyplot()
+    pngs = render_plots(report)
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise InvalidInputError(f"cannot create the plot folder {out}: {e.strerror}") from None
     paths = []
-    if report.curves:
-        paths.append(_compression(plt, report, out / PLOT_NAMES[0]))
-    paths.append(_tokens_per_char(plt, report, out / PLOT_NAMES[1]))
-    paths.append(_token_lengths(plt, report, out / PLOT_NAMES[2]))
+    for name, data in pngs.items():
+        atomic_write_bytes(out / name, data)
+        paths.append(out / name)
     return paths

@@ -125,9 +125,12 @@ class CurvePoint:
 
 @dataclass
 class SegmentationScore:
-    """A tokenizer's tokens scored as words against a gold segmentation (SIGHAN rules)."""
+    """A tokenizer's tokens scored as words against a gold segmentation (SIGHAN rules).
+    ``predicted_words``: the pieces the tokens cut the text into (byte pieces of one character
+    make one piece)."""
 
     tokenizer: str
+    #: the gold file's name
     gold: str
     gold_words: int
     predicted_words: int
@@ -258,7 +261,7 @@ class EvalReport:
             parts += ["", "## Tokens as words (segmentation P/R/F, SIGHAN rules)", "", _markdown_table(
                 self.segmentation,
                 ["tokenizer", "gold", "gold_words", "predicted_words", "correct", "precision", "recall", "f1"],
-                ["tokenizer", "gold", "gold words", "tokens", "correct", "P", "R", "F"])]
+                ["tokenizer", "gold", "gold words", "predicted words", "correct", "P", "R", "F"])]
         if self.curves:
             parts += ["", "## Compression against vocabulary size (merge-list prefixes)", "", _markdown_table(
                 self.curves, ["tokenizer", "vocab_size", "merges", "tokens", "bytes_per_token", "chars_per_token"],

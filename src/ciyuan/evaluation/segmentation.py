@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, List, Tuple, Union
 
 from ciyuan.evaluation.corpus import read_lines
@@ -53,6 +54,6 @@ def score_tokens_as_words(name: str, tok: "Tokenizer", gold: PathLike, errors: s
     encodings = tok.encode_batch(raw, add_special_tokens=False, allowed_special=(), disallowed_special=())
     predicted: List[str] = [cut_at_tokens(text, e.offsets) for text, e in zip(raw, encodings)]
     score = evaluate(gold_lines, predicted, alignment=alignment)
-    return SegmentationScore(tokenizer=name, gold=str(gold), gold_words=score.true_words,
+    return SegmentationScore(tokenizer=name, gold=Path(gold).name, gold_words=score.true_words,
                              predicted_words=score.test_words, correct=score.correct, precision=score.precision,
                              recall=score.recall, f1=score.f)
