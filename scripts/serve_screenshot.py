@@ -40,7 +40,8 @@ def main() -> None:
     tok = DATA / "tokenizers"
     server = subprocess.Popen(
         [sys.executable, "-m", "ciyuan", "serve", "--port", "0", f"gpt2={tok / 'gpt2' / 'tokenizer.json'}",
-         f"o200k_base={tok / 'tiktoken' / 'o200k_base.tiktoken'}", "--dict", str(DATA / "dicts" / "jieba_dict_small.txt")],
+         f"o200k_base={tok / 'tiktoken' / 'o200k_base.tiktoken'}",
+         "--dict", str(DATA / "dicts" / "jieba_dict_small.txt")],
         stdout=subprocess.PIPE, text=True)
     try:
         url = server.stdout.readline().split()[2]  # type: ignore[union-attr]
