@@ -217,6 +217,28 @@ def test_clicking_a_token_selects_its_span(driver: Any, tiny_files: Path) -> Non
     assert (info.get_attribute("data-start"), info.get_attribute("data-end")) == (str(start), str(end))
 
 
+def test_decode_ids(driver: Any, tiny_files: Path) -> None:
+    bpe = Tokenizer.load(tiny_files / "tok-bpe.json")
+    ids = bpe.encode(TYPED).ids
+    # The ids the page shows under the tokens, pasted back into the decode box.
+    shown = driver.execute_script(
+        "return document.querySelector(`#results .result[data-name='bpe'] details.ids code`).textContent;")
+    assert shown == ", ".join(map(str, ids))
+    driver.find_element(By.CSS_SELECTOR, "#decode-box summary").click()
+    Select(driver.find_element(By.ID, "decode-tokenizer")).select_by_value("bpe")
+    _type(driver, "#decode-ids", shown)
+    driver.find_element(By.CSS_SELECTOR, "#decode-form button").click()
+    _wait(driver, lambda d: d.find_element(By.ID, "decode-text").get_attribute("data-state") == "ready",
+          "the decoded text")
+    assert driver.execute_script("return document.querySelector('#decode-text').textContent;") == bpe.decode(ids)
+    decoded = [int(s.get_attribute("data-id")) for s in driver.find_elements(By.CSS_SELECTOR, "#decode-tokens .tok")]
+    assert decoded == ids
+    _type(driver, "#decode-ids", "1, 99999999")
+    driver.find_element(By.CSS_SELECTOR, "#decode-form button").click()
+    _wait(driver, lambda d: d.find_element(By.ID, "decode-text").get_attribute("data-state") == "error", "the error")
+    assert "99999999" in driver.find_element(By.ID, "decode-text").text
+
+
 def test_segmentation_methods_side_by_side_and_switched(driver: Any, tiny_files: Path) -> None:
     _tab(driver, "segment")
     text = "研究生命起源。他说的确实在理。结婚的和尚未结婚的都来了。"

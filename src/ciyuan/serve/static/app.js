@@ -102,6 +102,7 @@ async function refreshTokenizers() {
   renderTokenizerList();
   renderDictionaries();
   renderModels();
+  renderDecodeChoices();
   $("#allow-dirs").textContent = data.allow_dirs.length
     ? `Allowed folders: ${data.allow_dirs.join(", ")}`
     : "No folder is allowed: start ciyuan serve with --allow-dir DIR to load files by path.";
@@ -137,6 +138,43 @@ function renderTokenizerList() {
       box, el("span", { class: "name", text: t.name }), el("span", { class: "meta", text: describeEntry(t) }));
     label.dataset.name = t.name;
     list.append(label);
+  }
+}
+
+// The decode box offers every tokenizer; it starts on the first one chosen.
+function renderDecodeChoices() {
+  const chooser = $("#decode-tokenizer");
+  const current = chooser.value || state.selected[0];
+  chooser.replaceChildren(...state.tokenizers.map((t) => el("option", { value: t.name, text: t.name })));
+  if (current) chooser.value = current;
+}
+
+async function runDecode(event) {
+  event.preventDefault();
+  const out = $("#decode-text");
+  const tokens = $("#decode-tokens");
+  const raw = $("#decode-ids").value.trim();
+  const ids = raw ? raw.split(/[\s,\[\]]+/).filter(Boolean).map(Number) : [];
+  out.classList.remove("error");
+  if (ids.some((i) => !Number.isInteger(i))) {
+    out.textContent = "ids are whole numbers, separated by commas or spaces";
+    out.classList.add("error");
+    return;
+  }
+  try {
+    const data = await postJSON("/api/decode", { tokenizer: $("#decode-tokenizer").value, ids });
+    out.textContent = data.text;
+    tokens.replaceChildren(...data.tokens.map((t, i) => {
+      const span = el("span", { class: `tok c${i % 8} kind-${t.kind}`, text: t.token, title: `id ${t.id} · bytes ${t.bytes}` });
+      span.dataset.id = t.id;
+      return span;
+    }));
+    out.dataset.state = "ready";
+  } catch (e) {
+    out.textContent = e.message;
+    out.classList.add("error");
+    tokens.replaceChildren();
+    out.dataset.state = "error";
   }
 }
 
@@ -205,10 +243,11 @@ function renderResult(result) {
     span.dataset.kind = t.kind;
     tokens.append(span);
   });
+  const ids = el("details", { class: "ids" }, el("summary", { text: "ids" }), el("code", { text: result.ids.join(", ") }));
   const card = el("article", { class: "result" },
     el("header", {}, el("h3", { text: result.name }),
       el("span", { class: "model", text: [entry.model, entry.vocab_size && formatNumber(entry.vocab_size)].filter(Boolean).join(" · ") })),
-    renderCounts(result.counts), tokens);
+    renderCounts(result.counts), tokens, ids);
   card.dataset.name = result.name;
   return card;
 }
@@ -551,6 +590,7 @@ function wire() {
   $("#train-form").addEventListener("submit", startTraining);
   $("#train-use").addEventListener("click", () => showView("tokenize"));
   $("#eval-form").addEventListener("submit", startEval);
+  $("#decode-form").addEventListener("submit", runDecode);
 }
 
 async function start() {
