@@ -217,6 +217,18 @@ def test_clicking_a_token_selects_its_span(driver: Any, tiny_files: Path) -> Non
     assert (info.get_attribute("data-start"), info.get_attribute("data-end")) == (str(start), str(end))
 
 
+def test_upload_a_tokenizer_file_on_the_page(driver: Any, tiny_files: Path) -> None:
+    driver.find_element(By.CSS_SELECTOR, "details.load summary").click()
+    # A file input takes the file's path as typed keys (what choosing the file does).
+    driver.find_element(By.ID, "upload-tokenizer").send_keys(str(tiny_files / "wp" / "tokenizer.json"))
+    wp = Tokenizer.load(tiny_files / "wp" / "tokenizer.json")
+    text = driver.execute_script("return document.querySelector('#text').value;")
+    _wait(driver, lambda d: _tokens(d, "tokenizer") == _expected(wp, text), "the uploaded tokenizer's tokens")
+    label = driver.find_element(By.CSS_SELECTOR, "#tokenizer-list label[data-name=tokenizer]")
+    assert "upload" in label.text
+    _choose(driver, "tokenizer", False)
+
+
 def test_decode_ids(driver: Any, tiny_files: Path) -> None:
     bpe = Tokenizer.load(tiny_files / "tok-bpe.json")
     ids = bpe.encode(TYPED).ids
