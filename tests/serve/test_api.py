@@ -58,6 +58,22 @@ def test_encode_equals_tokenizer_encode(client: TestClient, tiny_files: Path, na
                                 "bytes_per_token": round(n_bytes / len(enc.ids), 3)}
 
 
+def test_encode_draws_at_most_max_drawn_tokens(client: TestClient, tiny_files: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from ciyuan.serve import api
+
+    monkeypatch.setattr(api, "MAX_DRAWN", 5)
+    enc = Tokenizer.load(tiny_files / "tok-bpe.json").encode(TEXT)
+    data = client.post("/api/encode", json={"text": TEXT, "tokenizers": ["bpe", "wp"]}).json()
+    bpe = data["results"][0]
+    assert len(bpe["tokens"]) == 5 and bpe["hidden"] == len(enc.ids) - 5
+    assert bpe["ids"] == enc.ids and bpe["counts"]["tokens"] == len(enc.ids)
+    # The boundary differences are those of every token, drawn or not.
+    monkeypatch.setattr(api, "MAX_DRAWN", 10**6)
+    assert client.post("/api/encode", json={"text": TEXT, "tokenizers": ["bpe", "wp"]}).json()["differ"] == \
+        data["differ"]
+
+
 def test_encode_marks_kinds(client: TestClient) -> None:
     results = client.post("/api/encode", json={"text": TEXT, "tokenizers": ["bpe", "wp"]}).json()["results"]
     bpe, wp = ({t["kind"] for t in r["tokens"]} for r in results)

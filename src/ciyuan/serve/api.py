@@ -41,7 +41,7 @@ from ciyuan.serve.eval_jobs import EvalJobs, EvalRequest, eval_available
 from ciyuan.serve.jobs import MODELS, TrainingJobs, TrainRequest, UnknownJobError
 from ciyuan.serve.paths import AllowedDirs, ForbiddenPathError, Found, tokenizer_kind
 from ciyuan.serve.segmentation import Dictionaries, NoDictionaryError
-from ciyuan.serve.token_view import boundary_diff, encoding_view, spans_of, token_kind
+from ciyuan.serve.token_view import boundary_diff, encoding_view, token_kind
 
 __all__ = ["Api", "ApiError", "error_response"]
 
@@ -49,6 +49,8 @@ log = logging.getLogger("ciyuan.serve")
 
 #: At most this many tokenizers side by side in one request.
 MAX_COMPARED = 8
+#: At most this many tokens of each tokenizer are drawn (the counts and ids are whole).
+MAX_DRAWN = 20_000
 
 
 class ApiError(CiyuanError):
@@ -228,9 +230,13 @@ class Api:
         entries = [self.catalog.entry(n) for n in names]  # 404 before any work
 
         def work() -> Dict[str, Any]:
-            results = [{"name": e.name, **encoding_view(e.load(), text)} for e in entries]
-            diff = boundary_diff(len(text), {r["name"]: spans_of(r) for r in results}) if len(results) > 1 else []
-            return {"results": results, "differ": diff}
+            results, spans = [], {}
+            for e in entries:
+                tok = e.load()
+                enc = tok.encode(text)
+                results.append({"name": e.name, **encoding_view(tok, text, encoding=enc, limit=MAX_DRAWN)})
+                spans[e.name] = list(enc.offsets)  # every token's, drawn or not
+            return {"results": results, "differ": boundary_diff(len(text), spans) if len(results) > 1 else []}
 
         return JSONResponse(await run_in_threadpool(work))
 

@@ -26,11 +26,12 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Mapping, Sequence, Set, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+from ciyuan.encoding import Encoding
 from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["encoding_view", "token_kind", "readable", "counts", "boundary_diff", "spans_of"]
+__all__ = ["encoding_view", "token_kind", "readable", "counts", "boundary_diff"]
 
 _BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")
 
@@ -94,19 +95,31 @@ def _unknown_token(tok: Tokenizer) -> Any:
     return getattr(tok.model, "unk_token", None)
 
 
-def encoding_view(tok: Tokenizer, text: str) -> Dict[str, Any]:
-    """``tok.encode(text)`` as the page draws it: ``tokens`` (``id``, ``token``, ``text`` - the
-    token's bytes as text, or ``null`` when they are not whole UTF-8 -, ``shown`` - the same
-    with the bytes of cut characters in hex (:func:`readable`) -, ``bytes`` in hex, ``start``,
-    ``end``, ``kind``), ``ids`` and ``counts``."""
-    enc = tok.encode(text)
+def encoding_view(tok: Tokenizer, text: str, *, encoding: Optional[Encoding] = None,
+                  limit: Optional[int] = None) -> Dict[str, Any]:
+    """``tok.encode(text)`` (or ``encoding``, its result) as the page draws it: ``tokens``
+    (``id``, ``token``, ``text`` - the token's bytes as text, or ``null`` when they are not
+    whole UTF-8 -, ``shown`` - the same with the bytes of cut characters in hex
+    (:func:`readable`) -, ``bytes`` in hex, ``start``, ``end``, ``kind``), ``ids``, ``counts``
+    and ``hidden``: how many tokens past ``limit`` are left out of ``tokens`` (a browser draws
+    tens of thousands of coloured tokens, not millions; ``ids`` and ``counts`` are whole).
+
+    Example:
+        >>> from ciyuan import Tokenizer
+        >>> tok = Tokenizer.train(["a b c"] * 3, None)
+        >>> view = encoding_view(tok, "a b c a", limit=2)
+        >>> len(view["tokens"]), view["hidden"], view["counts"]["tokens"]
+        (2, 2, 4)
+    """
+    enc = encoding if encoding is not None else tok.encode(text)
     ids, tokens, offsets, special_mask = enc.ids, enc.tokens, enc.offsets, enc.special_tokens_mask
+    drawn = len(ids) if limit is None else min(limit, len(ids))
     # One native call for every token's bytes rather than one per token.
-    pieces = tok.decode_bytes_batch([[i] for i in ids]) if ids else []
+    pieces = tok.decode_bytes_batch([[i] for i in ids[:drawn]]) if drawn else []
     specials = set(tok.special_tokens.values()) | set(tok.added_tokens)
     unk = _unknown_token(tok)
     out: List[Dict[str, Any]] = []
-    for i, token_id in enumerate(ids):
+    for i, token_id in enumerate(ids[:drawn]):
         data = pieces[i]
         # The unknown token is a special token too, but it stands for text the model could not
         # cut: it gets a colour of its own unless the post-processor added it.
@@ -121,12 +134,7 @@ def encoding_view(tok: Tokenizer, text: str) -> Dict[str, Any]:
         out.append({"id": token_id, "token": tokens[i], "text": shown,
                     "shown": shown if shown is not None else readable(data), "bytes": data.hex(" "),
                     "start": start, "end": end, "kind": kind})
-    return {"tokens": out, "ids": list(ids), "counts": counts(text, len(ids))}
-
-
-def spans_of(view: Mapping[str, Any]) -> List[Tuple[int, int]]:
-    """The ``(start, end)`` spans of a view's tokens."""
-    return [(t["start"], t["end"]) for t in view["tokens"]]
+    return {"tokens": out, "ids": list(ids), "counts": counts(text, len(ids)), "hidden": len(ids) - drawn}
 
 
 def boundary_diff(length: int, spans: Mapping[str, Sequence[Tuple[int, int]]]) -> List[Dict[str, Any]]:

@@ -243,6 +243,10 @@ function renderResult(result) {
     span.dataset.kind = t.kind;
     tokens.append(span);
   });
+  if (result.hidden) {
+    tokens.append(el("p", { class: "hint", text: `… and ${formatNumber(result.hidden)} more tokens, not drawn `
+      + "(they are in the counts and the ids)" }));
+  }
   const ids = el("details", { class: "ids" }, el("summary", { text: "ids" }), el("code", { text: result.ids.join(", ") }));
   const card = el("article", { class: "result" },
     el("header", {}, el("h3", { text: result.name }),
