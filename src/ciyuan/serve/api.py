@@ -35,7 +35,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 
 from ciyuan.errors import CiyuanError, InvalidInputError, ModelError
 from ciyuan.segment import METHODS
-from ciyuan.serve.catalog import Catalog, UnknownTokenizerError, load_tokenizer_file
+from ciyuan.serve.catalog import Catalog, Entry, UnknownTokenizerError, load_tokenizer_file
 from ciyuan.serve.config import ServeConfig, format_size, split_spec
 from ciyuan.serve.eval_jobs import EvalJobs, EvalRequest, eval_available
 from ciyuan.serve.jobs import MODELS, TrainingJobs, TrainRequest, UnknownJobError
@@ -145,7 +145,7 @@ class Api:
         self._tmp = tempfile.TemporaryDirectory(prefix="ciyuan-serve-")
         self.upload_dir = Path(self._tmp.name)
         self._upload_ids = itertools.count(1)
-        self.corpora: Dict[str, Path] = {}
+        self.uploaded_corpora: Dict[str, Path] = {}  # upload id -> file, for /api/train
         self.jobs = TrainingJobs(catalog, max_vocab=config.max_trained_vocab)
         self.evals = EvalJobs(catalog, named, self.upload_dir, segmenter)
         for found in self.allowed.scan():
@@ -157,7 +157,8 @@ class Api:
         self.evals.shutdown()
         self._tmp.cleanup()
 
-    def _offer(self, found: Found) -> Any:
+    def _offer(self, found: Found) -> Entry:
+        """The catalog's entry for a file of an allowed folder, made (not loaded) if it has none."""
         source = str(found.path)
         entry = self.catalog.by_source(source)
         if entry is None:
@@ -204,7 +205,7 @@ class Api:
         """The body is a UTF-8 text file to train on; answers its upload id."""
         path = await self._save_upload(request)
         upload_id = path.parent.name
-        self.corpora[upload_id] = path
+        self.uploaded_corpora[upload_id] = path
         return JSONResponse({"upload": upload_id, "name": path.name, "bytes": path.stat().st_size})
 
     async def _save_upload(self, request: Request) -> Path:
@@ -212,9 +213,13 @@ class Api:
         if not body:
             raise InvalidInputError("the upload is empty: send the file as the request body")
         folder = self.upload_dir / str(next(self._upload_ids))
-        folder.mkdir()
         path = folder / _safe_name(request.query_params.get("name", "upload"))
-        path.write_bytes(body)
+
+        def write() -> None:  # up to --max-upload-size: off the event loop
+            folder.mkdir()
+            path.write_bytes(body)
+
+        await run_in_threadpool(write)
         return path
 
     # -- tokenizing ----------------------------------------------------------------------------
@@ -281,7 +286,7 @@ class Api:
         upload = _field(data, "upload", str, default=None)
         path: Optional[Path] = None
         if upload is not None:
-            path = self.corpora.get(upload)
+            path = self.uploaded_corpora.get(upload)
             if path is None:
                 raise ApiError(404, f"no uploaded corpus {upload!r}; PUT it to /api/upload/corpus first")
         req = TrainRequest(model=_field(data, "model", str), vocab_size=_field(data, "vocab_size", int),

@@ -101,6 +101,8 @@ class ServeConfig:
         max_request_bytes: the largest request body (JSON); more gets 413.
         max_upload_bytes: the largest uploaded file (a tokenizer or a training corpus).
         max_trained_vocab: the largest vocabulary the page may train.
+        extra_hosts: more ``Host`` names to answer on a loopback address (a name this machine
+            has in ``/etc/hosts``, say).
     """
 
     host: str = DEFAULT_HOST
