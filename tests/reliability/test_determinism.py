@@ -45,12 +45,15 @@ def _corpus(path: Path, chars: int, seed: str) -> Path:
     rng = random.Random(seed)
     syllables = ["ka", "to", "ri", "n", "sho", "ve", "la", "qu", "ence", "ing", "词", "元", "文", "本", "单",
                  "位", "é", "ü", "ß", "ж", "д", "ا", "ل", "1", "42", "2026"]
-    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(3000)]
-    weights = [1 / (i + 1) for i in range(len(words))]  # Zipf: many ties among rare pairs
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(30_000)]
+    cum, total = [], 0.0
+    for i in range(len(words)):  # Zipf: many ties among rare pairs
+        total += 1 / (i + 1)
+        cum.append(total)
     lines: List[str] = []
     size = 0
     while size < chars:
-        line = " ".join(rng.choices(words, weights, k=rng.randint(1, 25))) + rng.choice([".", "!", "", "。"])
+        line = " ".join(rng.choices(words, cum_weights=cum, k=rng.randint(1, 25))) + rng.choice([".", "!", "", "。"])
         lines.append(line)
         size += len(line) + 1
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -64,7 +67,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _trained_bytes(make: Callable[..., object], file_name: str, source: Path, out: Path, threads: int,
                    **kw: object) -> bytes:
-    tok = Tokenizer.train([str(source)], make(threads, **kw))
+    tok = Tokenizer.train(source, make(threads, **kw))  # a path: read in chunks on all threads
     out.mkdir(parents=True, exist_ok=True)
     tok.save(out / file_name)
     return (out / file_name).read_bytes()
@@ -83,11 +86,16 @@ def test_trained_files_are_identical_across_threads_and_runs(corpus: Path, tmp_p
 @pytest.mark.parametrize("name", ["bpe", "wordpiece", "word level"])
 def test_spilled_counting_gives_the_same_file(corpus: Path, tmp_path: Path, name: str) -> None:
     """Counting under a memory limit spills sorted runs and merges them back: same file."""
+    from ciyuan.trainers.corpus import count_words
+
+    counts = count_words(corpus, memory_limit="256KB", spill_dir=tmp_path)
+    assert counts.runs > 1  # the limit really spills on this corpus
     make, file_name = TRAINERS[name]
     plain = _trained_bytes(make, file_name, corpus, tmp_path / "plain", 2)
+    (tmp_path / "runs").mkdir()
     for threads in (1, 8):
         spilled = _trained_bytes(make, file_name, corpus, tmp_path / f"spill{threads}", threads,
-                                 memory_limit=64 * 1024, spill_dir=tmp_path / "runs")
+                                 memory_limit="256KB", spill_dir=tmp_path / "runs")
         assert spilled == plain, f"{name}: {threads} threads with spilling"
 
 
@@ -101,10 +109,18 @@ def test_subword_nmt_codes_are_identical_run_to_run(corpus: Path) -> None:
     assert codes_text(learn_codes(list(reversed(lines)), 500)) == first  # counts, not order, decide
 
 
+REAL = {  # larger vocabularies: the Chinese alphabet alone is some 4,600 characters
+    "bpe": (lambda t: BpeTrainer(8000, threads=t), "tok.json"),
+    "byte-level bpe": (lambda t: BpeTrainer(8000, byte_level=True, threads=t), "tokenizer.json"),
+    "wordpiece": (lambda t: WordPieceTrainer(12000, threads=t), "tok.json"),
+    "unigram": (lambda t: UnigramTrainer(8000, threads=t), "spm.model"),
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["bpe", "byte-level bpe", "wordpiece", "unigram"])
+@pytest.mark.parametrize("name", list(REAL))
 def test_real_corpora_identical_across_threads(tmp_path: Path, name: str) -> None:
-    make, file_name = TRAINERS[name]
+    make, file_name = REAL[name]
     text = (read_prefix(shared("corpora", "en", "gutenberg_100mb.txt"), 6_000_000)
             + read_prefix(shared("corpora", "zh", "jinyong_16novels.txt"), 3_000_000))
     source = tmp_path / "real.txt"

@@ -18,6 +18,7 @@ keycaps), very long words, and mixtures of them. Slow (real tokenizer files) and
 from __future__ import annotations
 
 import io
+import os
 import warnings
 from typing import Any, Dict
 
@@ -25,11 +26,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ciyuan import UnknownIdError
 from tests.conftest import ENCODINGS, read_prefix, shared
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES = 150
+EXAMPLES = int(os.environ.get("CIYUAN_DIFF_EXAMPLES", "150"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -81,10 +83,16 @@ def test_tiktoken_decode_of_any_ids(ciyuan_tokenizers: Dict[str, Any], tiktoken_
     """Random ids, biased to the byte tokens: their bytes are often invalid UTF-8."""
     tok, enc = ciyuan_tokenizers[name], tiktoken_encodings[name]
     byte_ids = [enc.encode_single_token(bytes([b])) for b in range(256)]
-    ids = data.draw(st.lists(st.one_of(st.sampled_from(byte_ids), st.integers(0, enc.n_vocab - 1)), max_size=40))
-    ids = [i for i in ids if i < enc.max_token_value and i not in enc._special_tokens.values()]
+    ranks = len(enc._mergeable_ranks)  # ids 0 .. ranks - 1; the special tokens above, with holes
+    ids = data.draw(st.lists(st.one_of(st.sampled_from(byte_ids), st.integers(0, ranks - 1)), max_size=40))
     assert tok.decode_bytes(ids) == enc.decode_bytes(ids)
     assert tok.decode(ids) == enc.decode(ids)  # errors="replace" alike
+    hole = data.draw(st.integers(ranks, enc.max_token_value + 10))
+    if hole not in enc._special_tokens.values():  # an id that is no token: both refuse it
+        with pytest.raises(KeyError):
+            enc.decode_bytes([hole])
+        with pytest.raises(UnknownIdError):
+            tok.decode_bytes([hole])
 
 
 # --- Hugging Face tokenizers --------------------------------------------------------------
@@ -113,7 +121,8 @@ def test_hugging_face_tokenizers(hf_pairs: Dict[str, tuple], name: str, text: st
     got = ours.encode(text)
     assert got.ids == want.ids
     assert got.offsets == want.offsets
-    assert ours.decode(got.ids) == theirs.decode(want.ids)
+    for skip in (True, False):  # Hugging Face skips special tokens by default, ciyuan does not
+        assert ours.decode(got.ids, skip_special_tokens=skip) == theirs.decode(want.ids, skip_special_tokens=skip)
 
 
 # --- sentencepiece -------------------------------------------------------------------------
