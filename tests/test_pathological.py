@@ -100,7 +100,7 @@ def _small_tokenizers(folder: Path, ranks: int = 8000) -> Dict[str, list]:
 
 def _instructions(dump: Path) -> int:
     for line in dump.read_text(encoding="utf-8", errors="replace").splitlines():
-        if line.startswith("summary:") or line.startswith("totals:"):
+        if line.startswith(("summary:", "totals:")):
             return int(line.split()[1])
     raise AssertionError(f"no instruction count in {dump}")
 
