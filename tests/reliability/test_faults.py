@@ -282,6 +282,15 @@ def test_the_cli_on_a_full_disk_and_a_read_only_filesystem(small_disk: Path, tmp
         assert f"cannot write {out}: Read-only file system" in res.stderr
         with pytest.raises(InvalidInputError, match="cannot create the folder .*: Read-only file system"):
             Tokenizer.train(_texts(1), BpeTrainer(300)).save(small_disk / "sub" / "tokenizer.json")
+        # The other commands that write: train (a file) and encode-dataset (a folder of shards).
+        for args, what in (
+            (["train", "--vocab-size", "300", str(src), "-o", str(small_disk / "t.json")], "cannot write"),
+            (["encode-dataset", "-t", str(tok), str(src), "-o", str(small_disk / "shards")],
+             "cannot create the folder"),
+        ):
+            res = subprocess.run([sys.executable, "-m", "ciyuan", *args], capture_output=True, text=True, env=env)
+            assert res.returncode != 0 and "Traceback" not in res.stderr, res.stderr
+            assert what in res.stderr and "Read-only file system" in res.stderr, res.stderr
     finally:
         subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
 

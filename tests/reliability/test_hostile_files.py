@@ -166,7 +166,10 @@ def _json_edit(data: bytes, edit: Callable[[object], object]) -> bytes:
 
 
 def _first_int(value: object, new: object) -> object:
-    """``value`` with its first integer (depth first, in dict order) replaced by ``new``."""
+    """``value`` with its first token id replaced by ``new``: the first integer of the model's
+    vocabulary when there is one (tokenizer files), else of the whole value (encoder.json)."""
+    if isinstance(value, dict) and isinstance(value.get("model"), dict) and value["model"].get("vocab"):
+        return {**value, "model": {**value["model"], "vocab": _first_int(value["model"]["vocab"], new)}}
     done = [False]
 
     def walk(v: object) -> object:
