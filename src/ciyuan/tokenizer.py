@@ -1295,6 +1295,8 @@ class Tokenizer:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise FileFormatError(str(path), e.lineno, f"not valid JSON: {e.msg}") from None
+        except RecursionError:  # [[[[...: json recurses once per level
+            raise FileFormatError(str(path), None, "JSON nested too deeply") from None
         if isinstance(data, dict) and "ciyuan" not in data and isinstance(data.get("model"), dict):
             return cls._from_hf_json(path)  # a tokenizer.json whose first keys did not tell
         try:
