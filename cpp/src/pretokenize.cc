@@ -58,13 +58,71 @@ constexpr uint8_t kUp = unicode::kO200kUpper;
 constexpr uint8_t kLo = unicode::kO200kLower;
 constexpr uint8_t kSLN = kS | kL | kN;
 
-// Flags of the character at p (p < e) and its length. TK selects tiktoken's view of Unicode.
+// Three-byte characters (U+0800-U+FFFF: CJK, kana, Hangul, ...) by the 64 code points that share
+// their first two bytes: the flags every one of them has (all) and any of them has (any). A class
+// test that holds for both holds for each character of the block - a test is either "has one of
+// these flags" (then `all` decides) or "has none of them" (then `any` does) - so a run of such
+// characters is skipped without decoding them. Overlong forms and surrogates never pass.
+struct Block3Flags {
+    uint8_t all[1024];
+    uint8_t any[1024];
+};
+
+template <bool TK>
+Block3Flags make_block3_flags() {
+    Block3Flags t;
+    for (uint32_t block = 0; block < 1024; ++block) {
+        const uint32_t first = block << 6;
+        uint8_t all = 0xFF, any = 0;
+        if (first < 0x800 || (first >= 0xD800 && first < 0xE000)) {
+            all = 0;  // not a valid three-byte character: no test passes both
+            any = 0xFF;
+        } else {
+            for (uint32_t cp = first; cp < first + 64; ++cp) {
+                const uint8_t f = TK ? unicode::tiktoken_flags(cp) : unicode::flags(cp);
+                all &= f;
+                any |= f;
+            }
+        }
+        t.all[block] = all;
+        t.any[block] = any;
+    }
+    return t;
+}
+
+// Made when the module loads (2 x 63,488 lookups): a global, not a function's static, so that
+// reading it costs no initialization check in the scanning loops.
+const Block3Flags kBlock3Tiktoken = make_block3_flags<true>();
+const Block3Flags kBlock3Unicode = make_block3_flags<false>();
+
+template <bool TK>
+inline const Block3Flags& block3_flags() {
+    return TK ? kBlock3Tiktoken : kBlock3Unicode;
+}
+
+// The block of the three-byte character at p, or -1 when p (p < e) does not start one.
+inline int block3(const u8* p, const u8* e) {
+    if (e - p < 3 || (p[0] & 0xF0) != 0xE0 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return -1;
+    return ((p[0] & 0x0F) << 6) | (p[1] & 0x3F);
+}
+
+// Flags of the character at p (p < e) and its length. TK selects tiktoken's view of Unicode. A
+// three-byte character of a block whose 64 characters share their flags (CJK ideographs, kana,
+// Hangul) is not decoded.
 template <bool TK>
 inline uint8_t cls(const u8* p, const u8* e, size_t* len) {
     const u8 b = *p;
     if (b < 0x80) {
         *len = 1;
         return kAsciiFlags[b];
+    }
+    const int block = block3(p, e);
+    if (block >= 0) {
+        const Block3Flags& blocks = block3_flags<TK>();
+        if (blocks.all[block] == blocks.any[block]) {
+            *len = 3;
+            return blocks.all[block];
+        }
     }
     uint32_t cp;
     *len = utf8::decode(p, e, &cp);
@@ -160,7 +218,13 @@ inline const u8* run(const u8* p, const u8* e) {
         while (p < e && *p < 0x80 && C::test(kAsciiFlags[*p])) ++p;
 #endif
         if (p >= e || *p < 0x80) return p;
+        const Block3Flags& blocks = block3_flags<TK>();
         do {  // stay on the slow path while the text stays non-ASCII
+            const int b = block3(p, e);
+            if (b >= 0 && C::test(blocks.all[b]) && C::test(blocks.any[b])) {
+                p += 3;
+                continue;
+            }
             size_t l;
             if (!C::test(cls<TK>(p, e, &l))) return p;
             p += l;
@@ -328,7 +392,14 @@ inline bool o200k_core(const u8* q, const u8* e, const u8** match_end, const u8*
     const u8* last_both = nullptr;  // just after the last char of the run that is also in [Lo]
     uint8_t f = 0;
     size_t l = 0;
+    const Block3Flags& blocks = block3_flags<true>();
     while (r < e) {
+        const int b = block3(r, e);
+        if (b >= 0 && (blocks.all[b] & (kUp | kLo)) == (kUp | kLo)) {  // a CJK run: in both classes
+            r += 3;
+            last_both = r;
+            continue;
+        }
         f = cls<true>(r, e, &l);
         if (!(f & kUp)) break;
         r += l;

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import os
 import random
-import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -307,7 +306,7 @@ def test_matches_tiktoken(name: str, data: st.DataObject) -> None:
     assert got == tiktoken_spans(name, text), describe(text, got, tiktoken_spans(name, text), "tiktoken")
 
 
-# ---- linear time -------------------------------------------------------------------------------
+# ---- pathological inputs -------------------------------------------------------------------------------
 
 MB = 1 << 20
 PATHOLOGICAL = {
@@ -334,12 +333,12 @@ PATHOLOGICAL = {
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("kind", list(PATHOLOGICAL))
-def test_linear_time(name: str, kind: str) -> None:
+def test_pathological_megabyte(name: str, kind: str) -> None:
+    """A megabyte of an input that makes backtracking regexes quadratic is split (a quadratic
+    scanner would not finish). No clock is read: the growth of the work is counted in
+    instructions by tests/test_pathological.py::test_linear_work."""
     text = PATHOLOGICAL[kind]
-    t0 = time.perf_counter()
     spans = split_pieces(name, text)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 1.0, f"{name} took {elapsed:.2f} s on 1 MB of {kind}"
     if spans and name in TIKTOKEN_NAMES:
         assert spans[0][0] == 0 and spans[-1][1] == len(text.encode("utf-8"))
     check(name, text[:20000] + text[-3:])
