@@ -94,6 +94,7 @@ def server(tiny_files: Path) -> Iterator[str]:
 def driver(server: str) -> Iterator[Any]:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the page's console, read at the end
     for flag in BROWSER_FLAGS:
         options.add_argument(flag)
     browser = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
@@ -325,3 +326,11 @@ def test_plots_view_measures_the_chosen_tokenizers(driver: Any, tmp_path: Path) 
     _wait(driver, lambda d: all(d.execute_script("return arguments[0].naturalWidth", i) > 0 for i in images),
           "the plots drawn")
     driver.save_screenshot(str(tmp_path / "plots.png"))
+
+
+def test_no_script_errors_on_the_page(driver: Any) -> None:
+    """The console holds no JavaScript error from all the steps above. (The answers the tests
+    asked to fail, such as decoding an unknown id, are logged as failed loads: those are left out.)"""
+    errors = [e["message"] for e in driver.get_log("browser")
+              if e["level"] == "SEVERE" and "Failed to load resource" not in e["message"]]
+    assert errors == []
