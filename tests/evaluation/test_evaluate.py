@@ -202,6 +202,13 @@ def test_errors(tmp_path, real_tokenizers):
     with pytest.raises(InvalidInputError, match="bad.txt"):
         evaluate({"t": tok}, [bad])
     assert evaluate({"t": tok}, [bad], errors="replace").metrics[0].chars == len("okbad \ufffd byte")
+    for alpha in (0, -1, float("nan"), float("inf"), "2"):
+        with pytest.raises(InvalidInputError, match="renyi_alpha"):
+            evaluate({"t": tok}, [good], renyi_alpha=alpha)
+    with pytest.raises(InvalidInputError, match="curve_sizes"):
+        evaluate({"t": tok}, [good], curves=True, curve_sizes=[1000, 0])
+    with pytest.raises(InvalidInputError, match="gold segmentation .*missing.utf8: no such file"):
+        evaluate({"t": tok}, [good], gold=[tmp_path / "missing.utf8"])
 
 
 def test_empty_corpus_gives_nan_not_an_error(tmp_path, real_tokenizers):

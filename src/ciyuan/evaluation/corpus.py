@@ -71,7 +71,8 @@ class Corpus:
 BLOCK_BYTES = 8 << 20
 
 
-def iter_line_blocks(path: PathLike, errors: str = "strict", block_bytes: int = BLOCK_BYTES) -> Iterator[List[str]]:
+def iter_line_blocks(path: PathLike, errors: str = "strict", block_bytes: int = BLOCK_BYTES, *,
+                     what: str = "corpus") -> Iterator[List[str]]:
     """The non-blank lines of a UTF-8 file, without their line breaks (``\\n``, ``\\r\\n``), in
     lists of the lines of about ``block_bytes`` of the file each (a longer line is a block of
     its own).
@@ -83,11 +84,11 @@ def iter_line_blocks(path: PathLike, errors: str = "strict", block_bytes: int = 
     try:
         f = open(path, "rb")  # noqa: SIM115 (closed by the with below; the try is for the open)
     except FileNotFoundError:
-        raise InvalidInputError(f"corpus {path}: no such file") from None
+        raise InvalidInputError(f"{what} {path}: no such file") from None
     except IsADirectoryError:
-        raise InvalidInputError(f"corpus {path}: is a folder; name a text file or a folder of *.txt") from None
+        raise InvalidInputError(f"{what} {path}: is a folder; name a text file") from None
     except OSError as e:
-        raise InvalidInputError(f"corpus {path}: cannot read it: {e.strerror}") from None
+        raise InvalidInputError(f"{what} {path}: cannot read it: {e.strerror}") from None
     with f:
         rest, offset, line = b"", 0, 1
         while True:
@@ -114,7 +115,7 @@ def iter_line_blocks(path: PathLike, errors: str = "strict", block_bytes: int = 
                 yield lines
 
 
-def read_lines(path: PathLike, errors: str = "strict") -> List[str]:
+def read_lines(path: PathLike, errors: str = "strict", *, what: str = "corpus") -> List[str]:
     """All the lines :func:`iter_line_blocks` gives, in one list.
 
     Example:
@@ -124,7 +125,7 @@ def read_lines(path: PathLike, errors: str = "strict") -> List[str]:
         >>> read_lines(p)
         ['one two', 'three']
     """
-    return [line for block in iter_line_blocks(path, errors) for line in block]
+    return [line for block in iter_line_blocks(path, errors, what=what) for line in block]
 
 
 def text_corpus(name: str, texts: Iterable[str]) -> Corpus:

@@ -239,7 +239,8 @@ def evaluate(
         progress: called with a line of text before each step (a web page's progress).
 
     Raises:
-        InvalidInputError: a missing file, invalid UTF-8, an empty list of tokenizers or corpora.
+        InvalidInputError: a missing file, invalid UTF-8, an empty list of tokenizers or corpora,
+            a ``renyi_alpha`` that is not positive, a ``curve_sizes`` that is not positive integers.
 
     Example:
         >>> import tempfile, pathlib
@@ -261,6 +262,11 @@ def evaluate(
         raise InvalidInputError("no corpus to evaluate on")
     if errors not in ("strict", "replace"):
         raise InvalidInputError(f"errors must be 'strict' or 'replace', not {errors!r}")
+    if isinstance(renyi_alpha, bool) or not isinstance(renyi_alpha, (int, float)) or not renyi_alpha > 0 \
+            or math.isinf(renyi_alpha):
+        raise InvalidInputError(f"renyi_alpha must be a positive number, not {renyi_alpha!r}")
+    if curve_sizes is not None and any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in curve_sizes):
+        raise InvalidInputError(f"curve_sizes must be positive integers, not {list(curve_sizes)!r}")
     words = WordCounter(_segmenter(segmenter))
     say = progress or (lambda _: None)
     corpora = [text_corpus(label, source) if isinstance(source, (list, tuple)) else open_corpus(source, label)

@@ -49,7 +49,7 @@ def score_tokens_as_words(name: str, tok: "Tokenizer", gold: PathLike, errors: s
     from ciyuan.segment import evaluate
     from ciyuan.segment.scoring import split_words
 
-    gold_lines = read_lines(gold, errors)
+    gold_lines = read_lines(gold, errors, what="gold segmentation")
     raw = ["".join(split_words(line)) for line in gold_lines]
     encodings = tok.encode_batch(raw, add_special_tokens=False, allowed_special=(), disallowed_special=())
     predicted: List[str] = [cut_at_tokens(text, e.offsets) for text, e in zip(raw, encodings)]
