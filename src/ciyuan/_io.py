@@ -4,6 +4,7 @@ and reading UTF-8 with errors that name the file and byte offset."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import tempfile
@@ -13,14 +14,37 @@ from typing import BinaryIO, Iterator, Union
 from ciyuan._text import decode_utf8
 from ciyuan.errors import InvalidInputError
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_output", "read_utf8"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_output", "make_dirs", "read_utf8"]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+#: Errors that only writing gives (a full disk or quota, a read-only filesystem, a file too
+#: large): raised while the output is written, they are the output's fault, whatever code
+#: made the write.
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
+
+
+def _write_error(path: Path, e: OSError) -> InvalidInputError:
+    hint = {errno.ENOSPC: "free some space or write elsewhere", errno.EDQUOT: "free some space or write elsewhere",
+            errno.EROFS: "the filesystem is read-only: write elsewhere"}.get(e.errno or 0, "write elsewhere")
+    return InvalidInputError(f"cannot write {path}: {e.strerror}; {hint} (the old file, if any, is unchanged)")
 
 
 @contextlib.contextmanager
 def atomic_output(path: PathLike) -> Iterator[BinaryIO]:
-    """A binary file to stream into; it replaces ``path`` only if the block finishes."""
+    """A binary file to stream into; it replaces ``path`` only if the block finishes.
+
+    A missing or unwritable folder, a full disk or a read-only filesystem is an
+    :class:`~ciyuan.errors.InvalidInputError` naming ``path``, and ``path`` is left as it was.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> out = pathlib.Path(tempfile.mkdtemp()) / "out.bin"
+        >>> with atomic_output(out) as f:
+        ...     _ = f.write(b"done")
+        >>> out.read_bytes()
+        b'done'
+    """
     path = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
@@ -35,15 +59,49 @@ def atomic_output(path: PathLike) -> Iterator[BinaryIO]:
         except OSError:
             mode = 0o666 & ~_umask()
         os.chmod(tmp, mode)
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        f = os.fdopen(fd, "wb")
+        try:
+            try:
+                yield f
+            except OSError as e:
+                if e.errno in _WRITE_ERRNOS:  # the block's writes to f failed
+                    raise _write_error(path, e) from None
+                raise
+            try:
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as e:  # the last buffered bytes did not fit
+                raise _write_error(path, e) from None
+        finally:
+            # After a failed write, close() would try the buffered bytes again and fail the same
+            # way: that second error says nothing new (and would hide the first).
+            with contextlib.suppress(OSError):
+                f.close()
+        try:
+            os.replace(tmp, path)
+        except OSError as e:  # e.g. path is a folder
+            raise InvalidInputError(f"cannot write {path}: {e.strerror}") from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def make_dirs(path: PathLike) -> Path:
+    """Create the folder ``path`` (and its parents) if missing; an :class:`InvalidInputError`
+    naming it when it cannot be (a read-only filesystem, a file in the way, no permission).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> make_dirs(pathlib.Path(tempfile.mkdtemp()) / "a" / "b").is_dir()
+        True
+    """
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InvalidInputError(f"cannot create the folder {path}: {e.strerror}; write elsewhere") from None
+    return path
 
 
 @functools.lru_cache(maxsize=None)

@@ -32,7 +32,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
-from ciyuan._io import PathLike, atomic_write_text
+from ciyuan._io import PathLike, atomic_write_text, make_dirs
 from ciyuan.byte_alphabet import bytes_to_printable
 from ciyuan.errors import ModelError
 from ciyuan.formats.bpe_ranks import merges_from_ranks, ranks_from_merges
@@ -174,7 +174,7 @@ def _write_gpt2(tok: "Tokenizer", out: Path, lost: List[str], notes: List[str]) 
     def write() -> None:
         import json
 
-        folder.mkdir(parents=True, exist_ok=True)
+        make_dirs(folder)
         atomic_write_text(folder / "encoder.json", json.dumps(encoder, ensure_ascii=False))
         lines = ["#version: 0.2"] + [f"{bytes_to_printable(a)} {bytes_to_printable(b)}" for a, b in merges]
         atomic_write_text(folder / "vocab.bpe", "\n".join(lines) + "\n")

@@ -1295,8 +1295,8 @@ class Tokenizer:
             data = json.loads(text)
         except json.JSONDecodeError as e:
             raise FileFormatError(str(path), e.lineno, f"not valid JSON: {e.msg}") from None
-        except RecursionError:  # json's own limit on nesting (found by fuzz/py/fuzz_tokenizer_json.py)
-            raise FileFormatError(str(path), None, "the JSON nests too deeply to be a tokenizer file") from None
+        except RecursionError:  # [[[[...: json recurses once per level
+            raise FileFormatError(str(path), None, "JSON nested too deeply") from None
         if isinstance(data, dict) and "ciyuan" not in data and isinstance(data.get("model"), dict):
             return cls._from_hf_json(path)  # a tokenizer.json whose first keys did not tell
         try:

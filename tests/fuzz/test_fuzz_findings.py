@@ -27,10 +27,10 @@ def test_trainer_special_token_with_a_lone_surrogate_is_an_input_error():
 
 
 def test_deeply_nested_ciyuan_json_is_a_file_format_error(tmp_path):
-    # fuzz_tokenizer_json: RecursionError from json.loads
+    # fuzz_tokenizer_json: RecursionError from json.loads (also found and fixed by tests/reliability)
     path = tmp_path / "deep.json"
     path.write_text('{"ciyuan": 1, "model": ' + "[" * 100_000 + "]" * 100_000 + "}")
-    with pytest.raises(FileFormatError, match="nests too deeply"):
+    with pytest.raises(FileFormatError, match="nested too deeply"):
         Tokenizer.from_file(path)
 
 

@@ -55,10 +55,19 @@ def test_unmatched_text_default_and_baseline(d):
     assert fmm(text, d) == ["研究", "iPhone", " ", "15", " ", "Pro", "的", " ", "x1", "，", "！", "生命", "\t", "起源"]
     assert fmm(text, d, baseline=True) == [
         "研究", *"iPhone", "1", "5", *"Pro", "的", "x", "1", "，", "！", "生命", "起源"]
-    # Whitespace separates words even in baseline mode.
-    d2 = Dictionary(["生命起源"])
-    assert fmm("生命 起源", d2, baseline=True) == ["生", "命", "起", "源"]
-    assert fmm("生命起源", d2, baseline=True) == ["生命起源"]
+    # The baseline deletes a line's whitespace before matching (mwseg.pl's s/\s*//g): words
+    # span it; line breaks still separate lines.
+    d2 = Dictionary(["生命起源", "ColinI"])
+    for method in ("fmm", "bmm", "bimm", "dag"):
+        seg = Segmenter(d2, method, baseline=True)
+        assert seg.lcut("生命 起源") == seg.lcut("生命\u3000起\t源") == ["生命起源"]
+        assert seg.lcut("生命\n起源") == ["生", "命", "起", "源"]
+        assert seg.lcut("Colin I need you") == ["ColinI", *"needyou"]
+        assert seg.tokenize(" 生命 起源 x") == [("生命起源", 1, 6), ("x", 7, 8)]
+        assert seg.spans("a\u2003b 生命 起源") == [(0, 1), (2, 3), (4, 9)]
+        assert seg.lcut_batch(["生命 起源", "生命\n起源"], threads=2) == [["生命起源"], ["生", "命", "起", "源"]]
+        assert seg.segment_bytes("生命 起源\r\nColin I\u3000need\n".encode()) == \
+            "生命起源\nColinI n e e d\n".encode()
 
 
 @pytest.mark.parametrize("method", ["fmm", "bmm", "bimm", "dag"])

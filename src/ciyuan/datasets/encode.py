@@ -50,7 +50,7 @@ from typing import (
     Union,
 )
 
-from ciyuan._io import PathLike
+from ciyuan._io import PathLike, make_dirs
 from ciyuan.datasets.manifest import MANIFEST_NAME, Manifest, describe_inputs
 from ciyuan.datasets.progress import DatasetProgress
 from ciyuan.datasets.sources import DocumentBatch, DocumentStream, expand_sources
@@ -183,7 +183,7 @@ def encode_dataset(
         "disallowed_special": _special_setting(disallowed_special),
         "tokenizer": tokenizer_fingerprint(tok),
     }
-    out.mkdir(parents=True, exist_ok=True)
+    make_dirs(out)
     manifest = _prepare(out, job, describe_inputs(files), prefix, overwrite)
     if manifest.complete:
         return _result(out, manifest, resumed=len(manifest.shards))

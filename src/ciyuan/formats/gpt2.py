@@ -30,6 +30,8 @@ def load_gpt2(encoder_json: PathLike, vocab_bpe: PathLike
         encoder = json.loads(read_utf8(encoder_json))
     except json.JSONDecodeError as e:
         raise FileFormatError(str(encoder_json), e.lineno, f"not valid JSON: {e.msg}") from None
+    except RecursionError:  # [[[[...: json recurses once per level
+        raise FileFormatError(str(encoder_json), None, "JSON nested too deeply") from None
     except OSError as e:
         raise FileFormatError(str(encoder_json), None, f"cannot read the file: {e.strerror}") from None
     if not isinstance(encoder, dict):

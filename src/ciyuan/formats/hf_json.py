@@ -34,7 +34,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
-from ciyuan._io import PathLike, atomic_write_bytes
+from ciyuan._io import PathLike, atomic_write_bytes, make_dirs
 from ciyuan.byte_alphabet import bytes_to_printable
 from ciyuan.decoders.base import DECODERS
 from ciyuan.errors import CiyuanError, FileFormatError, ModelError
@@ -482,5 +482,5 @@ def write_hf_json(data: Dict[str, Any], path: PathLike, *, indent: Optional[int]
         text = _orjson.dumps(data)
     else:
         text = json.dumps(data, ensure_ascii=False, indent=indent).encode("utf-8")
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(Path(path).parent)
     atomic_write_bytes(path, text)

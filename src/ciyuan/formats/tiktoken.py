@@ -242,6 +242,11 @@ def tiktoken_parts(
     if special_tokens is None:
         special_tokens = ENCODINGS[name].special_tokens if name is not None else {}
     _check_special_tokens(path, ranks, special_tokens, name, identified, chosen)
-    model = BPE(ranks, byte_level=True, rank_by_token=True)
+    try:
+        model = BPE(ranks, byte_level=True, rank_by_token=True)
+    except FileFormatError:
+        raise
+    except ModelError as e:  # e.g. one huge rank (a table entry per id below it): name the file
+        raise FileFormatError(str(path), None, str(e)) from None
     return TokenizerParts(model=model, pre_tokenizer=Split(split_pattern), decoder=ByteLevel(),
                           special_tokens=dict(special_tokens))

@@ -105,5 +105,5 @@ def load_bpe(vocab_txt: PathLike, merges_txt: PathLike, *, byte_level: bool = Fa
         return BPE(vocab, merges, byte_level=byte_level, end_of_word_suffix=end_of_word_suffix, unk_token=unk_token)
     except FileFormatError:
         raise
-    except ModelError as e:
-        raise FileFormatError(str(merges_txt), None, str(e)) from None
+    except ModelError as e:  # the two files disagree (or one is empty): name both
+        raise FileFormatError(f"{vocab_txt} + {merges_txt}", None, str(e)) from None

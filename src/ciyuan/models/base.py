@@ -18,7 +18,7 @@ from ciyuan.decoders.base import Decoder
 from ciyuan.errors import InvalidInputError, ModelError
 from ciyuan.registry import Registry
 
-__all__ = ["Model", "MODELS", "check_alpha"]
+__all__ = ["Model", "MODELS", "check_alpha", "check_id_limit", "MAX_ID_HOLES"]
 
 
 class Model(ABC):
@@ -130,6 +130,31 @@ class Model(ABC):
     @abstractmethod
     def from_dict(cls, data: Dict[str, Any]) -> "Model":
         """Rebuild a model from :meth:`to_dict`'s form."""
+
+
+#: Ids may leave holes (unused ids), but a model holds a table entry per id up to the largest:
+#: one huge id in a hostile file would ask for gigabytes. So the holes are bounded: at most as
+#: many as the tokens, or this many, whichever is more.
+MAX_ID_HOLES = 1 << 20
+
+
+def check_id_limit(largest: int, count: int, token: object = None) -> None:
+    """:class:`~ciyuan.errors.ModelError` when ids up to ``largest`` for ``count`` tokens would
+    leave more holes than :data:`MAX_ID_HOLES` (or than ``count``), or pass 2^31 - 1.
+
+    Example:
+        >>> check_id_limit(99, 100)
+        >>> check_id_limit(2**32 - 1, 2)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ciyuan.errors.ModelError: id 4294967295 is too large for 2 tokens: ...; renumber the vocabulary
+    """
+    holes = largest + 1 - count
+    if largest >= (1 << 31) - 1 or holes > max(count, MAX_ID_HOLES):
+        of = f" (of {token!r})" if token is not None else ""
+        raise ModelError(f"id {largest}{of} is too large for {count} tokens: ids may leave at most "
+                         f"{max(count, MAX_ID_HOLES)} unused below the largest (here {holes}); renumber the "
+                         "vocabulary")
 
 
 def check_alpha(alpha: float, *, at_most: Optional[float] = None, what: str = "alpha") -> float:

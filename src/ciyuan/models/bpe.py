@@ -19,7 +19,7 @@ from ciyuan import _core
 from ciyuan.byte_alphabet import CHAR_TO_BYTE, bytes_to_printable, printable_to_bytes
 from ciyuan.decoders.base import DECODERS, Decoder
 from ciyuan.errors import InvalidInputError, ModelError, UnknownIdError
-from ciyuan.models.base import MODELS, Model, check_alpha
+from ciyuan.models.base import MODELS, Model, check_alpha, check_id_limit
 
 __all__ = ["BPE", "looks_byte_level"]
 
@@ -212,6 +212,7 @@ class BPE(Model):
         size = max(vocab.values()) + 1
         if min(vocab.values()) < 0:
             raise ModelError("token ids must be non-negative")
+        check_id_limit(size - 1, len(vocab))  # before the table of size entries is made
         tokens: List[Optional[bytes]] = [None] * size
         if self.byte_level:
             fast = _printable_tokens_by_id(vocab, size)

@@ -7,7 +7,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from ciyuan import _core
 from ciyuan.errors import ModelError, UnknownIdError
-from ciyuan.models.base import Model
+from ciyuan.models.base import Model, check_id_limit
 
 __all__ = ["VocabLike", "tokens_by_id"]
 
@@ -26,8 +26,7 @@ def tokens_by_id(vocab: VocabLike) -> List[Optional[str]]:
             if isinstance(i, bool) or not isinstance(i, int) or i < 0:
                 raise ModelError(f"the id of {token!r} must be a non-negative integer, got {i!r}")
             if i >= len(tokens):
-                if i >= 1 << 31:
-                    raise ModelError(f"the id of {token!r} ({i}) is too large")
+                check_id_limit(i, len(vocab), token)  # before the table grows to i entries
                 tokens.extend([None] * (i + 1 - len(tokens)))
             if tokens[i] is not None:
                 raise ModelError(f"id {i} is given to both {tokens[i]!r} and {token!r}")

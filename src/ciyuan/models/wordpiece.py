@@ -18,7 +18,7 @@ from typing import Any, Dict, Optional
 from ciyuan import _core
 from ciyuan._io import PathLike
 from ciyuan.decoders.base import DECODERS, Decoder
-from ciyuan.errors import ModelError
+from ciyuan.errors import FileFormatError, ModelError
 from ciyuan.models.base import MODELS
 from ciyuan.models.vocab import VocabLike, _VocabModel
 
@@ -74,7 +74,13 @@ class WordPiece(_VocabModel):
         """
         from ciyuan.models.vocab_txt import load_bert_vocab
 
-        return cls(load_bert_vocab(vocab_txt), **options)
+        tokens = load_bert_vocab(vocab_txt)
+        try:
+            return cls(tokens, **options)
+        except FileFormatError:
+            raise
+        except ModelError as e:  # e.g. no unk_token in the file: say which file
+            raise FileFormatError(str(vocab_txt), None, str(e)) from None
 
     def save_vocab(self, path: PathLike) -> None:
         """Write the vocabulary as BERT's ``vocab.txt`` (atomically; ids must have no holes)."""

@@ -1,4 +1,4 @@
-"""Dictionary-based Chinese word segmentation in plain Python (the test oracle for the core).
+r"""Dictionary-based Chinese word segmentation in plain Python (the test oracle for the core).
 
 The textbook algorithms over a set of words, on a string without whitespace:
 
@@ -9,10 +9,12 @@ The textbook algorithms over a set of words, on a string without whitespace:
 - jieba's DAG method: the path through dictionary words with the largest sum of
   log(freq / total), ties to the longer word.
 
-``segment`` adds what the native core does around them: whitespace separates runs (dropped in
-baseline mode, a word per character otherwise), and outside baseline mode single ASCII letters
-and digits join into runs, and the DAG method works inside jieba's blocks. Cost: O(n * L)
-dictionary lookups for n characters and words of at most L characters; fine for an oracle.
+``segment`` adds what the native core does around them: whitespace separates runs (a word per
+character), except in baseline mode, where the SIGHAN bakeoff's ``mwseg.pl`` deletes every
+whitespace character of a line before matching (``s/\s*//g``: words may span it); outside
+baseline mode single ASCII letters and digits join into runs, and the DAG method works inside
+jieba's blocks. Cost: O(n * L) dictionary lookups for n characters and words of at most L
+characters; fine for an oracle.
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ def segment(text: str, freq: Mapping[str, int], method: str = "fmm", baseline: b
     max_len = max(max_len, 1)
     algo = {"fmm": fmm, "bmm": bmm, "bimm": bimm}.get(method)
     out: List[str] = []
+    if baseline:  # lines stay apart; any other whitespace goes before matching
+        text = "".join(c for c in text if c == "\n" or not c.isspace())
     if method == "dag" and not baseline:
         for i, part in enumerate(_JIEBA_BLOCK.split(text)):
             if i % 2:  # the split's captured blocks

@@ -1,4 +1,4 @@
-"""The Segmenter: one dictionary, one method, and jieba-style calls (``cut``, ``lcut``,
+r"""The Segmenter: one dictionary, one method, and jieba-style calls (``cut``, ``lcut``,
 ``tokenize``) plus batches on all cores.
 
 Methods: ``"fmm"`` (forward maximum matching), ``"bmm"`` (backward), ``"bimm"`` (both; fewer
@@ -9,20 +9,22 @@ Text outside the dictionary: by default single ASCII letters and digits join int
 (``"iPhone6"`` stays one word), whitespace and any other unmatched character are words of their
 own, and the DAG method segments inside jieba's blocks (runs of CJK ideographs, ASCII letters
 and digits and ``+#&._%-``) exactly as ``jieba.cut(HMM=False)``. ``baseline=True`` follows the
-SIGHAN 2005 bakeoff's maximum matching baseline: whitespace is dropped and every unmatched
-character is a word (whitespace still separates words).
+SIGHAN 2005 bakeoff's maximum matching baseline (``mwseg.pl``): every whitespace character of a
+line is deleted before matching (its ``s/\s*//g``), so a dictionary word may span a space
+("四位 一体" matches the word "四位一体"), and every unmatched character is a word.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+import re
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ciyuan import _core
 from ciyuan._text import replace_surrogates
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.segment.dictionary import Dictionary, DictionarySource, as_dictionary
 
-__all__ = ["Segmenter", "METHODS"]
+__all__ = ["Segmenter", "METHODS", "baseline_text"]
 
 #: The method names and the native methods they select.
 METHODS: Dict[str, _core.SegmentMethod] = {
@@ -31,6 +33,40 @@ METHODS: Dict[str, _core.SegmentMethod] = {
     "bimm": _core.SegmentMethod.bimm,
     "dag": _core.SegmentMethod.dag,
 }
+
+
+#: Whitespace other than the line break (Python's ``str.isspace()`` set, which the native core
+#: uses too): the baseline deletes it from each line before matching; lines stay apart.
+_LINE_SPACE = re.compile(r"[^\S\n]+")
+#: The same characters as UTF-8 bytes, for :meth:`Segmenter.segment_bytes` (valid UTF-8 only:
+#: each alternative starts at a lead byte, so it never matches inside another character).
+_LINE_SPACE_BYTES = re.compile(
+    rb"(?:[\t\x0b\x0c\r\x1c-\x20]|\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f"
+    rb"|\xe3\x80\x80)+")
+
+def baseline_text(text: str) -> str:
+    """``text`` as the bakeoff baseline matches it: every whitespace character but ``"\\n"``
+    deleted (``mwseg.pl`` reads a line, then ``s/\\s*//g``).
+
+    Example:
+        >>> baseline_text("Colin I need you\\n四位 一体")
+        'ColinIneedyou\\n四位一体'
+    """
+    return _LINE_SPACE.sub("", text)
+
+
+def _baseline_offsets(text: str, spans: Callable[[str], List[Any]]) -> List[Any]:
+    """``spans`` of the baseline text, with its character offsets mapped back to ``text``: a
+    word starts at its first character and ends after its last (a word that spans deleted
+    whitespace covers it)."""
+    short = baseline_text(text)
+    if len(short) == len(text):
+        return spans(text)
+    kept = [i for i, c in enumerate(text) if c == "\n" or not c.isspace()]
+    out = []
+    for *word, s, e in spans(short):  # (word, start, end) or (start, end)
+        out.append((*word, kept[s], kept[e - 1] + 1))  # a word is never empty
+    return out
 
 
 def _clean(text: object) -> str:
@@ -45,8 +81,8 @@ class Segmenter:
     Args:
         dictionary: a :class:`Dictionary`, or the path(s) of dictionary files.
         method: ``"fmm"``, ``"bmm"``, ``"bimm"`` or ``"dag"``.
-        baseline: the SIGHAN bakeoff baseline's handling of text outside the dictionary
-            (whitespace dropped, every unmatched character a word).
+        baseline: the SIGHAN bakeoff baseline's rules: the whitespace of each line deleted
+            before matching (words may span it), every unmatched character a word.
         max_word_len: the longest word to match, in characters (default: the dictionary's
             longest word).
 
@@ -80,7 +116,15 @@ class Segmenter:
         self._cut = self._native.cut
 
     def lcut(self, text: str) -> List[str]:
-        """The words of ``text`` as a list (jieba's ``lcut``)."""
+        """The words of ``text`` as a list (jieba's ``lcut``).
+
+        Example:
+            >>> seg = Segmenter(Dictionary(["四位一体"]), "fmm", baseline=True)
+            >>> seg.lcut("四位 一体")
+            ['四位一体']
+        """
+        if self.baseline:
+            text = baseline_text(_clean(text))
         try:
             # The native call checks the type itself (TypeError for non-str): this is the hot
             # path of per-line loops, so nothing else runs before it.
@@ -98,14 +142,26 @@ class Segmenter:
     __call__ = lcut
 
     def tokenize(self, text: str) -> List[Tuple[str, int, int]]:
-        """``(word, start, end)`` for each word, in character offsets (jieba's ``tokenize``)."""
+        """``(word, start, end)`` for each word, in character offsets (jieba's ``tokenize``).
+        With ``baseline``, a word that spans deleted whitespace covers it (``text[start:end]``
+        then holds the whitespace the word has not)."""
+        if self.baseline:
+            return _baseline_offsets(_clean(text), self._tokenize)
+        return self._tokenize(text)
+
+    def _tokenize(self, text: str) -> List[Tuple[str, int, int]]:
         try:
             return self._native.tokenize(_clean(text))
         except UnicodeEncodeError:
             return self._native.tokenize(replace_surrogates(text))
 
     def spans(self, text: str) -> List[Tuple[int, int]]:
-        """``(start, end)`` character offsets of the words of ``text``."""
+        """``(start, end)`` character offsets of the words of ``text`` (see :meth:`tokenize`)."""
+        if self.baseline:
+            return _baseline_offsets(_clean(text), self._spans)
+        return self._spans(text)
+
+    def _spans(self, text: str) -> List[Tuple[int, int]]:
         try:
             return self._native.spans(_clean(text))
         except UnicodeEncodeError:
@@ -121,6 +177,8 @@ class Segmenter:
             [['中国', '人'], ['人']]
         """
         texts = [_clean(t) for t in texts]
+        if self.baseline:
+            texts = [baseline_text(t) for t in texts]
         check_count(threads, "threads", least=1, allow_none=True)
         try:
             return self._native.cut_batch(texts, threads or 0)
@@ -136,7 +194,15 @@ class Segmenter:
             >>> Segmenter(Dictionary(["中国"])).segment_bytes("中国人\\n".encode())
             b'\\xe4\\xb8\\xad\\xe5\\x9b\\xbd \\xe4\\xba\\xba\\n'
         """
-        return self._native.segment_lines(bytes(data), threads or 0)
+        data = bytes(data)
+        if self.baseline:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                pass  # the native call names the first bad byte of the data as given
+            else:
+                data = _LINE_SPACE_BYTES.sub(b"", data)
+        return self._native.segment_lines(data, threads or 0)
 
     def __repr__(self) -> str:
         extra = ", baseline=True" if self.baseline else ""

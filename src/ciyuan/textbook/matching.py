@@ -66,6 +66,7 @@ WordSource = Union[Dictionary, Iterable[str]]
 Corpus = Union[str, Iterable[str], Mapping[str, int]]
 
 _SPACE = re.compile(r"\s")  # Python's str.isspace() characters, as the native segmenter's
+_SPACE_RUNS = re.compile(r"(\s+)")
 
 
 # -- maximum matching -------------------------------------------------------------------------------
@@ -103,14 +104,15 @@ def _max_matching(sentence: str, dictionary: WordSource, max_len: int, method: s
     seg = Segmenter(words, method, baseline=True, max_word_len=max_len)
     if not _SPACE.search(sentence):
         return seg.lcut(sentence)
-    # Baseline mode drops whitespace: put each whitespace character back as a word of its own.
+    # The document's whitespace is a character like any other, which no word contains: each is a
+    # word of its own, and the runs between them are matched apart (baseline mode would delete it
+    # and match across).
     out: List[str] = []
-    at = 0
-    for word, start, end in seg.tokenize(sentence):
-        out.extend(sentence[at:start])
-        out.append(word)
-        at = end
-    out.extend(sentence[at:])
+    for run in _SPACE_RUNS.split(sentence):
+        if run and _SPACE.match(run):
+            out.extend(run)
+        elif run:
+            out.extend(seg.lcut(run))
     return out
 
 
