@@ -134,6 +134,7 @@ else ifneq ($(filter fuzz_$(TARGET),$(FUZZ_PY)),)
 	# hooks atheris feeds libFuzzer with (no input would ever look new). What it finds is then
 	# replayed on the sanitized build, where the native core's memory errors show.
 	$(MAKE) sanitize-install
+	$(PY) -c 'import atheris' 2>/dev/null || $(PY) -m pip install --quiet atheris
 	nice -n 19 $(PY) fuzz/py/fuzz_$(TARGET).py -max_total_time=$(SECONDS) -max_len=4096 -timeout=20 \
 	  -rss_limit_mb=4096 -artifact_prefix=build/fuzz/crashes/$(TARGET)/ -print_final_stats=1 \
 	  build/fuzz/corpus/$(TARGET) tests/fuzz_corpus/$(TARGET)

@@ -1,10 +1,12 @@
 // Fuzz target "pretokenize": every pre-tokenizer scanner on any bytes (the scanners promise never
 // to read out of bounds, invalid UTF-8 included). Input: one byte picks the pattern, the rest is
 // the text. Properties: pieces are non-empty, in order and inside the text; the contiguous
-// patterns cover the text exactly; next_piece and next_pieces find the pieces split_pieces finds.
+// patterns cover the text exactly; next_piece and next_pieces find the pieces split_pieces finds;
+// every SIMD level this CPU has (the block scanners) finds the scalar scanner's pieces.
 #include <utility>
 #include <vector>
 
+#include "ciyuan/cpu_features.h"
 #include "ciyuan/pretokenize.h"
 #include "fuzz_input.h"
 
@@ -49,5 +51,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pos = batch[n - 1].second;
   }
   FUZZ_CHECK(k == pieces.size());
+
+  // The same pieces at every SIMD level up to the best (the process-wide level is put back).
+  const ciyuan::SimdLevel was = ciyuan::simd_level();
+  for (int level = 0; level <= static_cast<int>(ciyuan::best_simd_level()); ++level) {
+    ciyuan::set_simd_level(static_cast<ciyuan::SimdLevel>(level));
+    std::vector<std::pair<uint32_t, uint32_t>> at_level;
+    ciyuan::split_pieces(p, text, at_level);
+    FUZZ_CHECK(at_level == pieces);
+  }
+  ciyuan::set_simd_level(was);
   return 0;
 }
