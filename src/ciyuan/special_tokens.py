@@ -246,6 +246,8 @@ def added_tokens_from_list(items: Iterable[Any]) -> Dict[int, AddedToken]:
         False
     """
     out: Dict[int, AddedToken] = {}
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise ModelError(f"added tokens must be a list of objects, not {type(items).__name__}")
     for n, item in enumerate(items):
         if not isinstance(item, Mapping):
             raise ModelError(f"added token {n} must be an object with 'id' and 'content', not {item!r}")

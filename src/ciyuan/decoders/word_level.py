@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from ciyuan.decoders.base import DECODERS, Decoder
+from ciyuan.errors import ModelError
 
 __all__ = ["WordLevel", "CharLevel"]
 
@@ -31,6 +32,8 @@ class WordLevel(Decoder):
     reads_tokens = True
 
     def __init__(self, separator: Optional[str] = None) -> None:
+        if separator is not None and not isinstance(separator, str):  # e.g. a tokenizer.json field of the wrong type
+            raise ModelError(f"the decoder's separator must be a string, not {type(separator).__name__}")
         self.separator = self.default_separator if separator is None else separator
 
     def decode(self, tokens: List[bytes]) -> str:

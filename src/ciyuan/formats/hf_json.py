@@ -144,14 +144,15 @@ def _nested_where(data: Dict[str, Any], registry: Any, where: str) -> Tuple[str,
     """The place and type of the first unknown type, looked for inside Sequences too
     (``pre_tokenizer.pretokenizers[1]``)."""
     names = set(registry.names())
-    if data.get("type") not in names:
-        return where, data.get("type")
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in names:  # a list or dict "type" is unhashable
+        return where, kind
     for key, value in data.items():
         if isinstance(value, list):
             for i, item in enumerate(value):
                 if isinstance(item, dict) and "type" in item:
                     found = _nested_where(item, registry, f"{where}.{key}[{i}]")
-                    if found[1] not in names:
+                    if not isinstance(found[1], str) or found[1] not in names:
                         return found
     return where, data.get("type")
 

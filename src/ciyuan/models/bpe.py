@@ -188,7 +188,10 @@ class BPE(Model):
                     f"byte-level token {token!r} is not written in GPT-2's printable byte alphabet; "
                     "pass raw bytes instead"
                 ) from None
-        return token.encode("utf-8")
+        try:
+            return token.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: no UTF-8 form, so no token can be it
+            raise ModelError(f"token {token!r} holds a lone surrogate, which has no UTF-8 form") from None
 
     def _merge_ids_fast(self, vocab: BpeVocab, merges: Optional[Sequence[Tuple[TokenLike, TokenLike]]]
                         ) -> Optional[List[Tuple[int, int]]]:

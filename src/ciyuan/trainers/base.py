@@ -23,6 +23,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Type, TypeVar
 
+from ciyuan._text import is_utf8_encodable
 from ciyuan.errors import InvalidInputError, check_count
 from ciyuan.registry import Registry
 from ciyuan.trainers.corpus import PathLike, TrainingSource, WordCounts, count_words
@@ -101,6 +102,9 @@ class Trainer(ABC):
             raise InvalidInputError("special_tokens must be a list of non-empty strings")
         if len(set(special_tokens)) != len(special_tokens):
             raise InvalidInputError("special_tokens lists a token twice")
+        for t in special_tokens:
+            if not is_utf8_encodable(t):  # the native trainer takes UTF-8 (found by fuzz/py/fuzz_trainers.py)
+                raise InvalidInputError(f"special token {t!r} holds a lone surrogate, which has no UTF-8 form")
         if unk_token is not None and unk_token not in special_tokens:
             raise InvalidInputError(f"unk_token {unk_token!r} must be one of special_tokens")
         self.vocab_size = vocab_size
