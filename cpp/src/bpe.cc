@@ -206,6 +206,14 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
         short_tokens_.insert(load_upto8(t.data(), t.size()), t.size(), static_cast<uint32_t>(id));
     }
   }
+  if (rank_by_bytes_) {
+    two_byte_ids_.assign(1 << 16, kNone);
+    for (size_t id = 0; id < tokens_.size(); ++id) {
+      const std::string& t = tokens_[id];
+      if (present_[id] && t.size() == 2 && vocab_.find(t) == id)
+        two_byte_ids_[(static_cast<unsigned char>(t[0]) << 8) | static_cast<unsigned char>(t[1])] = static_cast<uint32_t>(id);
+    }
+  }
   build_pair_filter(pair_keys);
   if (config_.byte_level) build_char_first(pair_keys, pair_ids);
 }
@@ -508,6 +516,7 @@ PairMap::Value BpeModel::pair_value(uint64_t key, const char* p, size_t n, const
 // else the long-token filter before vocab_.
 inline uint32_t BpeModel::joined_id(const char* p, size_t n, const char* limit) const {
   static_assert(kNone == BytesMap::kMissing && kNone == ShortKeyMap::kMissing, "one 'none' for every lookup");
+  if (n == 2) return two_byte_ids_[(static_cast<unsigned char>(p[0]) << 8) | static_cast<unsigned char>(p[1])];
   if (n <= kShortPiece) return short_token_id(p, n, limit);
   const uint64_t hash = hash_bytes(p, n);
   return maybe_long_token(hash) ? vocab_.find_hashed(p, n, hash) : BytesMap::kMissing;
@@ -827,8 +836,14 @@ inline const BpeModel::CharEncoding* BpeModel::char_encoding(uint32_t cp) const 
 bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t end,
                                   std::vector<Symbol>& syms) const {
   syms.clear();
-  bool non_ascii = false;
   const unsigned char* u = reinterpret_cast<const unsigned char*>(text.data());
+  if (is_ascii(text.data() + start, end - start)) {  // a word of English or code: a symbol per byte
+    syms.resize(end - start);
+    for (size_t i = start; i < end; ++i)
+      syms[i - start] = Symbol{byte_ids_[u[i]], static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1)};
+    return false;
+  }
+  bool non_ascii = false;
   // The crossing rank of the boundary before the current character (none at the start).
   uint32_t left_crossing = kNone;
   for (size_t i = start; i < end;) {

@@ -204,6 +204,9 @@ class BpeModel final : public TokenModel {
   std::vector<CharEncoding> char_astral_;     // the other planes' characters found in tokens,
   PairMap char_index_astral_;                 // by code point -> {index into char_astral_, 0}
   std::vector<uint32_t> crossing_rank_;   // [last byte of left char][first byte of right char]
+  // With rank_by_bytes_: [first byte][second byte] -> the id of that two-byte token (kNone:
+  // none). A piece's first merges all join two bytes: one load each instead of a hash lookup.
+  std::vector<uint32_t> two_byte_ids_;
   const CharEncoding* char_encoding(uint32_t cp) const;
   size_t piece_slots_ = 0;  // per-thread piece cache size (a power of two, or 0)
   // A Bloom filter over the tokens longer than 8 bytes: a long piece (a CJK clause, a rare

@@ -7,6 +7,8 @@
 - :mod:`ciyuan.cli.convert` - ``convert``
 - :mod:`ciyuan.cli.subword_nmt` - ``apply-bpe``, ``learn-bpe`` (subword-nmt codes)
 - :mod:`ciyuan.cli.encode_dataset` - ``encode-dataset`` (a corpus into token shards)
+- :mod:`ciyuan.cli.eval` - ``eval`` (compression, fertility, parity and plots of tokenizers)
+- :mod:`ciyuan.cli.serve` - ``serve`` (the tokenizer playground page)
 - :mod:`ciyuan.cli.files` - inputs, output and line batches, shared by them
 
 Flags are named after the keyword arguments they set (``--lowercase`` for ``lowercase=``,
@@ -22,13 +24,14 @@ from typing import Optional, Sequence
 
 # Only what every command needs is imported here; each command imports the rest when it runs,
 # so that a short job (`ciyuan segment` on one file, say) does not start by loading all of it.
-from ciyuan.cli import convert, encode, encode_dataset, segment, subword_nmt, train, zh_bpe
+from ciyuan.cli import convert, encode, encode_dataset, segment, serve, subword_nmt, train, zh_bpe
+from ciyuan.cli import eval as eval_
 from ciyuan.cli.options import add_command
 from ciyuan.errors import CiyuanError, DisallowedSpecialTokenError
 
 __all__ = ["main"]
 
-_GROUPS = (encode, train, zh_bpe, segment, convert, subword_nmt, encode_dataset)
+_GROUPS = (encode, train, zh_bpe, segment, convert, subword_nmt, encode_dataset, eval_, serve)
 
 _DESCRIPTION = """\
 ciyuan (词元): train, run and explain tokenizers.
@@ -44,6 +47,10 @@ ciyuan (词元): train, run and explain tokenizers.
   apply-bpe / learn-bpe        subword-nmt codes, applied and learned as subword-nmt does
   encode-dataset               a corpus (text, JSON Lines, Parquet) into token shards for
                                training (Megatron .bin/.idx, flat tokens, Parquet); resumable
+  eval                         measure tokenizers on corpora: compression, fertility,
+                               vocabulary use, parity across languages, plots
+  serve                        a local web page: tokens coloured, tokenizers side by side,
+                               Chinese segmentation, small tokenizers trained on the page
 
 Line-oriented commands read files, or standard input when none (or -) is named, and write
 one output line per input line. `ciyuan COMMAND --help` explains each command."""
