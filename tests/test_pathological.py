@@ -9,7 +9,9 @@ to a file of its own. Linear work grows 4x; quadratic work 16x; the bound is 5x.
 Under valgrind a tokenizer of 100k ranks takes a minute to load, so the child uses the first
 8,000 ranks (tiktoken files) or merges (GPT-2) of the real files: the same native scanner,
 model and merge loop, on a vocabulary that loads in a second. The round trip of the full
-tokenizers on 1M characters of each input is checked directly (no counting).
+tokenizers on 1M characters of each input is checked directly (no counting). The same count
+holds the load of a WordPiece vocabulary with one token of 200k and 800k characters to linear
+work (its trie build once crossed the whole used region for each character of such a token).
 """
 
 from __future__ import annotations
@@ -77,6 +79,14 @@ for name, tok in toks.items():
             os.getppid()
             tok.encode_ids(text)
             order.append([name, kind, label])
+# A vocabulary with one very long token: the trie build of WordPiece (and of the segmentation
+# dictionaries) once crossed the whole used region for each character of it.
+from ciyuan.models import WordPiece
+for label, n in (("small", 20 * spec["n"]), ("large", 80 * spec["n"])):
+    tokens = ["[UNK]", "a", "x" * n]
+    os.getppid()
+    WordPiece(tokens, unk_token="[UNK]")
+    order.append(["WordPiece vocabulary", "one token of 200k / 800k characters", label])
 os.getppid()
 print(json.dumps(order))
 '''

@@ -44,23 +44,25 @@ void DoubleArrayTrie::use_cell(size_t t) {
   if (w == 0) free_blocks_[t / 4096] &= ~(uint64_t{1} << ((t / 64) % 64));
 }
 
-// The first free cell at or after t (nodes_.size() when there is none). Two bitmap levels:
-// cells, and 64-cell words that have a free cell, so a full region is skipped 4096 at a time.
-size_t DoubleArrayTrie::next_free(size_t t) const {
+// The first free cell at or after t (nodes_.size() when there is none), or `limit` when that
+// comes first (the search stops there). Two bitmap levels: cells, and 64-cell words that have a
+// free cell, so a full region is skipped 4096 at a time.
+size_t DoubleArrayTrie::next_free(size_t t, size_t limit) const {
+  const size_t none = std::min(nodes_.size(), limit);
   size_t w = t / 64;
-  if (w >= free_bits_.size()) return nodes_.size();
+  if (w >= free_bits_.size()) return none;
   const uint64_t bits = free_bits_[w] & (~uint64_t{0} << (t % 64));
-  if (bits) return std::min(nodes_.size(), w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
+  if (bits) return std::min(none, w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
   ++w;
   size_t b = w / 64;
-  if (b >= free_blocks_.size()) return nodes_.size();
+  if (b >= free_blocks_.size()) return none;
   uint64_t blocks = (w % 64) ? free_blocks_[b] & (~uint64_t{0} << (w % 64)) : free_blocks_[b];
   while (blocks == 0) {
-    if (++b >= free_blocks_.size()) return nodes_.size();
+    if (++b >= free_blocks_.size() || b * 4096 >= limit) return none;
     blocks = free_blocks_[b];
   }
   w = b * 64 + static_cast<size_t>(__builtin_ctzll(blocks));
-  return std::min(nodes_.size(), w * 64 + static_cast<size_t>(__builtin_ctzll(free_bits_[w])));
+  return std::min(none, w * 64 + static_cast<size_t>(__builtin_ctzll(free_bits_[w])));
 }
 
 // The smallest base (from a start position) at which every label of a sibling set (sorted
@@ -72,7 +74,19 @@ size_t DoubleArrayTrie::next_free(size_t t) const {
 int32_t DoubleArrayTrie::find_base(const std::vector<uint32_t>& labels) {
   first_free_ = next_free(first_free_);
   if (labels.size() == 1) {
-    const size_t pos = next_free(std::max<size_t>(first_free_, labels[0] + 1));
+    // A free cell below the alphabet's size takes only smaller labels, so some stay free all
+    // along and first_free_ stays below them; a search from there crossed every cell used
+    // since (a long key, a chain of single children, made the build quadratic). Any free cell
+    // from alphabet_ on takes any label: those searches start at single_from_, the first free
+    // one there when last looked. Same cell as a search from `start`, without the crossing.
+    const size_t start = std::max<size_t>(first_free_, labels[0] + 1);
+    const size_t from = std::max<size_t>(single_from_, alphabet_);
+    size_t pos;
+    if (start > from) {
+      pos = next_free(start);
+    } else if (start >= alphabet_ || (pos = next_free(start, alphabet_)) >= alphabet_) {
+      pos = single_from_ = next_free(from);
+    }
     if (pos + alphabet_ + 1 > nodes_.size()) reserve_cells(pos + alphabet_ + 1);
     return static_cast<int32_t>(pos - labels[0]);
   }
@@ -97,6 +111,7 @@ void DoubleArrayTrie::build(const std::vector<uint32_t>& keys, const std::vector
   free_bits_.clear();
   free_blocks_.clear();
   first_free_ = multi_from_ = 1;
+  single_from_ = 0;
   // About one cell per key label, plus room past the last base: reserving it up front saves
   // the copies of a growing array.
   nodes_.reserve(keys.size() + keys.size() / 8 + 2 * static_cast<size_t>(alphabet_) + 1024);

@@ -70,7 +70,7 @@ class DoubleArrayTrie {
   int32_t find_base(const std::vector<uint32_t>& labels);
   void reserve_cells(size_t n);
   void use_cell(size_t t);
-  size_t next_free(size_t t) const;
+  size_t next_free(size_t t, size_t limit = SIZE_MAX) const;
   uint64_t free_window(size_t t) const;
   // A search for a set of several children that needed more than this many steps of 64 bases
   // moves the start of later such searches past the region it crossed.
@@ -82,6 +82,7 @@ class DoubleArrayTrie {
   std::vector<uint64_t> free_blocks_;  // bit w: free_bits_[w] != 0
   size_t first_free_ = 1;            // no free cell below this one
   size_t multi_from_ = 1;
+  size_t single_from_ = 0;           // no free cell in [alphabet_, single_from_)
   uint32_t alphabet_ = 1;
 };
 
