@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator, List
 import pytest
 from starlette.testclient import TestClient
 
-from ciyuan.serve import ServeConfig, create_app
+from ciyuan.serve import ServeConfig, api, create_app
 from tests.conftest import read_prefix, shared
 from tests.serve.conftest import BASE_URL
 
@@ -30,7 +30,9 @@ def client() -> Iterator[TestClient]:
                                      f"bert={tok / 'bert' / 'bert-base-uncased-vocab.txt'}",
                                      f"llama2={tok / 'sentencepiece' / 'llama2.model'}"],
                          dictionaries=[str(shared("dicts", "jieba_dict_small.txt"))], max_request_bytes=8 << 20)
-    with TestClient(create_app(config), base_url=BASE_URL) as c:
+    # Every token drawn, however many (the page draws the first MAX_DRAWN): all are compared.
+    with pytest.MonkeyPatch.context() as patch, TestClient(create_app(config), base_url=BASE_URL) as c:
+        patch.setattr(api, "MAX_DRAWN", 10**9)
         yield c
 
 

@@ -3,7 +3,7 @@ runs (``GET /api/train/{id}``), the trained tokenizer added to the catalog when 
 
 Progress comes from the trainers themselves (:func:`ciyuan.trainers.progress.progress_listener`):
 ``counting`` until the words are counted, then ``training`` with the merges (BPE, WordPiece) or
-pruning steps (Unigram) done out of their total.
+the rounds of EM and pruning (Unigram) done out of their total.
 
 Example:
     >>> from ciyuan.serve.catalog import Catalog
