@@ -149,7 +149,9 @@ ifneq ($(filter $(TARGET),$(FUZZ_CPP)),)
 	$(MAKE) $(LF_DIR)/$(TARGET)
 	$(FUZZ_ENV) nice -n 19 $(LF_DIR)/$(TARGET) -merge=1 -max_len=4096 tests/fuzz_corpus/$(TARGET) build/fuzz/corpus/$(TARGET)
 else
-	nice -n 19 $(PY) fuzz/py/fuzz_$(TARGET).py -merge=1 -max_len=4096 tests/fuzz_corpus/$(TARGET) build/fuzz/corpus/$(TARGET)
+	# libFuzzer's -merge re-executes argv[0], which a Python script run by .venv's interpreter is
+	# not; atheris keeps only inputs that added coverage anyway, so they are copied as they are.
+	cp -n build/fuzz/corpus/$(TARGET)/* tests/fuzz_corpus/$(TARGET)/
 endif
 
 fuzz-regress: $(SAN_STAMP) $(addprefix $(RG_DIR)/,$(FUZZ_CPP))

@@ -2,6 +2,8 @@
 // registers its own classes; C++ errors become the exceptions of ciyuan/errors.py.
 #include <nanobind/nanobind.h>
 
+#include <cstring>
+
 #include "ciyuan/errors.h"
 #include "id_arrays.h"
 
@@ -36,7 +38,13 @@ NB_MODULE(_core, m) {
       std::rethrow_exception(p);
     } catch (const ciyuan::Error& e) {
       nb::object cls = nb::module_::import_("ciyuan.errors").attr(python_error_name(e.kind()));
-      PyErr_SetString(cls.ptr(), e.what());
+      // The message quotes input (a word, a token), so it may hold invalid UTF-8; PyErr_SetString
+      // would then raise UnicodeDecodeError instead of the ciyuan error. Decode with U+FFFD.
+      const char* what = e.what();
+      PyObject* message = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "replace");
+      if (message == nullptr) return;  // the decode's own error (out of memory) stands
+      PyErr_SetObject(cls.ptr(), message);
+      Py_DECREF(message);
     }
   });
   register_pre_tokenizers(m);

@@ -70,9 +70,13 @@ WordPieceModel::WordPieceModel(std::vector<std::string> tokens, std::vector<uint
 
 void WordPieceModel::unknown(const char* w, size_t n, uint32_t start, uint32_t end, std::vector<Token>& out) const {
   if (config_.unk_id < 0) {
-    std::string shown(w, std::min<size_t>(n, 64));
+    // At most 64 bytes of the word, cut at a character boundary: half a UTF-8 character would
+    // make the message itself invalid UTF-8 (found by fuzz/py/fuzz_models.py).
+    size_t cut = std::min<size_t>(n, 64);
+    while (cut < n && cut > 0 && (static_cast<unsigned char>(w[cut]) & 0xC0) == 0x80) --cut;
+    std::string shown(w, cut);
     throw Error(ErrorKind::kInvalidInput,
-                "'" + shown + (n > 64 ? "...'" : "'") +
+                "'" + shown + (cut < n ? "...'" : "'") +
                     " cannot be encoded with this vocabulary and the model has no unknown token; give the model "
                     "an unk_token (e.g. \"[UNK]\") that is in its vocabulary");
   }

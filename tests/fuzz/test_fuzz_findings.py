@@ -65,3 +65,25 @@ def test_word_level_decoder_separator_of_the_wrong_type_is_a_model_error(tmp_pat
 
     with pytest.raises(ModelError, match="separator must be a string"):
         DECODERS.from_dict({"type": "WordLevel", "separator": ["x"]})
+
+
+def test_wordpiece_unknown_word_message_cut_inside_a_character_is_an_input_error():
+    # fuzz_models: a WordPiece model without an unk token quotes the first 64 bytes of the word
+    # it cannot encode; cut inside a UTF-8 character, the message raised UnicodeDecodeError
+    from ciyuan.models import WordPiece
+
+    tok = Tokenizer(model=WordPiece({"a": 0, "b": 1}, unk_token=None, continuing_subword_prefix="▁"))
+    with pytest.raises(InvalidInputError, match="cannot be encoded"):
+        tok.encode("\ufffd" * 30)  # 90 bytes: byte 64 is inside the 22nd character
+
+
+def test_subword_nmt_empty_piece_after_a_glossary_is_an_input_error():
+    # fuzz_subword_nmt: a glossary match followed inside the word by a newline only left an empty
+    # piece, and encoding it raised IndexError (subword-nmt's apply-bpe raises the same)
+    from ciyuan.formats.subword_nmt import parse_codes
+    from ciyuan.formats.subword_nmt_apply import SubwordNmt
+
+    bpe = SubwordNmt(parse_codes("#version: 0.2\na b\n"), glossaries=[">w/"])
+    assert bpe.process_line("a b>w/ c") == "a b@@ >w/ c"
+    with pytest.raises(InvalidInputError, match="empty piece"):
+        bpe.process_line("a\nb>w/\n a")

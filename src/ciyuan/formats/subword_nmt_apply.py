@@ -193,6 +193,12 @@ class SubwordNmt:
         for g in self.glossaries:
             segments = [s for seg in segments for s in isolate_glossary(seg, g)]
         for seg in segments:
+            if not seg:
+                # A glossary match followed inside the word by spaces or newlines only (the text
+                # after the last match is stripped): subword-nmt's apply-bpe fails here with an
+                # IndexError, so there is no output to match (found by fuzz/py/fuzz_subword_nmt.py).
+                raise InvalidInputError(f"the word {word!r} leaves an empty piece once the glossaries are isolated; "
+                                        "subword-nmt's apply-bpe cannot segment it either")
             if self._glossary_regex is not None and self._glossary_regex.match(seg):
                 pieces.append(seg)
             else:
