@@ -133,3 +133,13 @@ def test_native_single_text_raises_cpythons_unicode_error(cl100k):
         assert info.value.object == text
     with pytest.raises(TypeError, match="expected str, got bytes"):
         cl100k._encoder.encode_ids(b"bytes", b"")
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_texts_shorter_than_a_word(cl100k, threads):
+    # Pieces of a text under 8 bytes are read byte by byte: a text of 1-7 bytes in a buffer of its
+    # own once had its piece read as 8 bytes (a heap over-read that `make sanitize` reported).
+    texts = ["斉", "a", "ab c", "词元", "1234567", "\x00", "é"]
+    assert cl100k.encode_batch_ids(texts, threads=threads) == [cl100k.encode(t).ids for t in texts]
+    for t in texts:
+        assert cl100k.encode_ids(t) == cl100k.encode(t).ids

@@ -932,8 +932,9 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
   if (!short_whole_ || config_.longest_match) return TokenModel::encode_pieces_ids(text, pieces, n, ids, scratch);
   ThreadCache* cache = nullptr;  // asked for once, by the first piece that needs it
   const char* base = text.data();
-  // Every piece but the last few can be read as 8 bytes at once: one check for the batch.
-  const size_t safe_end = text.size() >= 8 ? text.size() - 8 : 0;
+  // A piece starting before this can be read as 8 bytes at once (none in a text shorter than 8
+  // bytes: its pieces are read byte by byte).
+  const size_t safe_below = text.size() >= 8 ? text.size() - 7 : 0;
   uint64_t keys[kLookupBatch];   // a short piece's bytes, a cached one's hash_bytes
   uint32_t where[kLookupBatch];  // a short piece's slot in short_tokens_
   for (size_t done = 0; done < n; done += kLookupBatch) {
@@ -943,7 +944,7 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
       const size_t start = batch[k].first, len = batch[k].second - start;
       if (len - 1 < kShortPiece) {
         uint64_t key;
-        if (start <= safe_end) {
+        if (start < safe_below) {
           std::memcpy(&key, base + start, 8);
           key &= ~uint64_t{0} >> (64 - 8 * len);
         } else {
