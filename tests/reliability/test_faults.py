@@ -175,27 +175,31 @@ def test_a_save_killed_at_any_point_leaves_a_whole_file(tmp_path: Path, name: st
 
 def test_a_killed_encode_dataset_keeps_its_finished_shards(tmp_path: Path) -> None:
     """The shards and manifest of encode-dataset are written the same way: killed at random
-    moments, every file in the output folder is one that a finished run wrote (or a hidden
-    temporary), and the manifest always reads as JSON naming shards that exist whole."""
+    file events (not at random times: a loaded machine would move them past the run's end), every
+    file in the output folder is one that a finished run wrote (or a hidden temporary), and the
+    manifest always reads as JSON naming shards that exist whole."""
     import json
 
     tok = _bpe(1)
     src = tmp_path / "in.txt"
     src.write_text("\n".join(_texts(1) * 40) + "\n", encoding="utf-8")
     whole = tmp_path / "whole"
-    start = time.perf_counter()
     _encode_dataset(tok, src, whole)
-    took = time.perf_counter() - start  # kill moments spread over one run's length
     finished = {p.name: p.read_bytes() for p in whole.iterdir()}
     assert "manifest.json" in finished and len(finished) > 20
     out = tmp_path / "work"
     rng = random.Random("faults-encode-dataset")
     partial = 0
     for _ in range(6):
-        pid = _in_child(lambda: _encode_dataset(tok, src, out))
-        time.sleep(rng.uniform(0.0, took))
-        os.kill(pid, signal.SIGKILL)
-        _reap(pid)
+        # A run makes at least one file event per file it writes: the first run is killed inside
+        # itself, after some shards and manifests; a resumed one may finish.
+        event = rng.randrange(len(finished) // 2, len(finished) + 1)
+
+        def killed_run(event: int = event) -> None:
+            _kill_at_event(event, str(out))
+            _encode_dataset(tok, src, out)
+
+        _reap(_in_child(killed_run))
         if not out.exists():
             continue
         names = set()
