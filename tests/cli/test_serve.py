@@ -100,14 +100,15 @@ class Server:
                     conn.putheader(k, v)
                 conn.endheaders()
                 assert body is not None
-                for i in range(0, len(body), 1000):
-                    part = body[i:i + 1000]
+                chunks = [f"{len(body[i:i + 1000]):x}\r\n".encode() + body[i:i + 1000] + b"\r\n"
+                          for i in range(0, len(body), 1000)] + [b"0\r\n\r\n"]
+                for chunk in chunks:
                     try:
-                        conn.send(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+                        conn.send(chunk)
                     except (BrokenPipeError, ConnectionResetError):
-                        break  # the server answered 413 and closed: the answer is still there to read
-                else:
-                    conn.send(b"0\r\n\r\n")
+                        # The server answered 413 and closed, before or after the last chunk:
+                        # the answer is still there to read.
+                        break
             else:
                 conn.request(method, path, body=body, headers=headers or {})
             response = conn.getresponse()
