@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <queue>
 
@@ -152,6 +153,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
   rank_by_bytes_ = config_.rank_by_token && short_whole_ && config_.byte_level && config_.end_of_word_suffix.empty();
   std::vector<uint64_t> pair_keys;
   std::vector<uint32_t> pair_ids;  // with rank_by_bytes_: the token each of pair_keys makes
+  bool one_maker_per_token = true;
   if (config_.rank_by_token) {
     // tiktoken's rule - a pair merges if the two tokens joined are a token, ranked by that
     // token's id - turned into the same id-pair table as merge lists use: every way of cutting
@@ -173,6 +175,8 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
       }
     }
   } else {
+    // The token each merge makes, and whether some token is made by two different pairs.
+    std::vector<uint64_t> made_by(config_.byte_level ? tokens_.size() : 0, ~uint64_t{0});
     for (size_t rank = 0; rank < merges_.size(); ++rank) {
       auto [left, right] = merges_[rank];
       if (!has_id(left) || !has_id(right))
@@ -193,7 +197,24 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
       // A pair listed twice keeps its first (lowest) rank, as every BPE implementation does.
       pairs_.insert(PairMap::key(left, right), PairMap::Value{static_cast<uint32_t>(rank), id});
       pair_keys.push_back(PairMap::key(left, right));
+      if (!made_by.empty()) {
+        if (made_by[id] != ~uint64_t{0} && made_by[id] != PairMap::key(left, right)) one_maker_per_token = false;
+        made_by[id] = PairMap::key(left, right);
+      }
     }
+  }
+  // Windows (encode_piece_windowed) rest on a property of BPE whose merges rank a token the same
+  // whichever pair makes it: tiktoken's rule, or a merge list that makes each token once. Then
+  // a sequence of tokens is the encoding of its text exactly when each two neighbours are the
+  // encoding of their own bytes (see there). Byte-level only, with every byte a token: symbols
+  // start as bytes and nothing is unknown.
+  bool every_byte = true;
+  for (int b = 0; b < 256; ++b) every_byte = every_byte && byte_ids_[b] != BytesMap::kMissing;
+  if (config_.byte_level && every_byte && prefix.empty() && config_.end_of_word_suffix.empty() &&
+      !config_.longest_match && (config_.rank_by_token || one_maker_per_token)) {
+    window_bytes_ = size_t{1} << 16;
+    // Tests set a small window to put many seams in short texts.
+    if (const char* env = std::getenv("CIYUAN_BPE_WINDOW")) window_bytes_ = std::max<long>(1, std::atol(env));
   }
   if (short_whole_) {
     size_t count = 0;
@@ -1078,6 +1099,16 @@ void BpeModel::encode_piece_uncached(ThreadCache& cache, std::string_view text, 
     }
   }
 
+  if (window_bytes_ && n > 2 * window_bytes_) return encode_piece_windowed(cache, text, start, end, out);
+  const size_t first = out.size();
+  if (!merge_span(cache, text, start, end, out)) remember(out.data() + first, out.size() - first);
+}
+
+// Flattened (everything it calls inlined, push_back included): with the merge loop a function of
+// its own, GCC called push_back out of line here and in char_first_symbols, +2% instructions on
+// English and Chinese (callgrind).
+__attribute__((flatten)) bool BpeModel::merge_span(ThreadCache& cache, std::string_view text, size_t start,
+                                                   size_t end, std::vector<Token>& out) const {
   std::vector<Symbol>& syms = cache.symbols;
   bool has_unk = false;
   bool filter_first = true;
@@ -1096,7 +1127,61 @@ void BpeModel::encode_piece_uncached(ThreadCache& cache, std::string_view text, 
   // An element loop, not out.insert(range): for the few symbols of a piece, vector's range insert
   // costs 6% more instructions per MB of English (measured with cachegrind).
   for (const Symbol& s : syms) out.push_back(Token{s.id, s.start, s.end});
-  if (!has_unk) remember(syms.data(), syms.size());
+  return has_unk;
+}
+
+// A piece of megabytes (a text without spaces, one letter repeated) would need some 40 bytes
+// of symbols, links and heap entries per byte in one merge loop. Instead it is merged in windows
+// of window_bytes_, each on its own, and the windows' tokens are joined where that is exact.
+//
+// The property that makes it exact (for the models window_bytes_ is set for; the argument is
+// the one of github/rust-gems' bpe crate): if tokens t1..tk are the encoding of their text, and
+// tk t' is the encoding of its two tokens' bytes, then t1..tk t' is the encoding of its text - no
+// merge of the whole crosses the seam before tk, or the pair would not encode to itself. So out
+// always holds the encoding of text[start, pos). A window's first token is joined when it and
+// out's last token are "compatible" (their bytes encode to the two of them); when they are not,
+// the k tokens on each side of the seam are merged again as one span, k = 1, 2, 4..., until the
+// span's ends are compatible with the tokens beside them (k reaching both ends always is). Real
+// seams settle at k = 1 or 2, so the work stays linear and the memory a window's.
+// Cold: seldom run, and kept out of the inliner's budget for the hot path.
+__attribute__((cold)) void BpeModel::encode_piece_windowed(ThreadCache& cache, std::string_view text, size_t start, size_t end,
+                                     std::vector<Token>& out) const {
+  const size_t first = out.size();  // the piece's tokens start here
+  const auto* u = reinterpret_cast<const unsigned char*>(text.data());
+  std::vector<Token> window, middle, scratch;
+  for (size_t pos = start; pos < end;) {
+    size_t stop = std::min(end, pos + window_bytes_);
+    // A seam between a character's bytes would only cost char_first_symbols its shortcut.
+    for (int k = 0; k < 3 && stop < end && utf8::is_continuation(u[stop]); ++k) ++stop;
+    window.clear();
+    merge_span(cache, text, pos, stop, window);
+    size_t kept_from = 0;  // the window's tokens before this one were merged again with out's
+    if (out.size() > first && !compatible(cache, text, out.back(), window.front(), scratch)) {
+      for (size_t k = 1;; k *= 2) {
+        const size_t left = std::min(k, out.size() - first), right = std::min(k, window.size());
+        middle.clear();
+        merge_span(cache, text, out[out.size() - left].start, window[right - 1].end, middle);
+        const bool left_ok = left == out.size() - first ||
+                             compatible(cache, text, out[out.size() - left - 1], middle.front(), scratch);
+        const bool right_ok = right == window.size() || compatible(cache, text, middle.back(), window[right], scratch);
+        if (left_ok && right_ok) {
+          out.resize(out.size() - left);
+          out.insert(out.end(), middle.begin(), middle.end());
+          kept_from = right;
+          break;
+        }
+      }
+    }
+    out.insert(out.end(), window.begin() + static_cast<std::ptrdiff_t>(kept_from), window.end());
+    pos = stop;
+  }
+}
+
+__attribute__((cold)) bool BpeModel::compatible(ThreadCache& cache, std::string_view text, const Token& a, const Token& b,
+                          std::vector<Token>& scratch) const {
+  scratch.clear();
+  merge_span(cache, text, a.start, b.end, scratch);
+  return scratch.size() == 2 && scratch[0].id == a.id && scratch[0].end == a.end && scratch[1].id == b.id;
 }
 
 void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t end,

@@ -127,6 +127,16 @@ class BpeModel final : public TokenModel {
   struct PiecePlace;
   void encode_piece_uncached(ThreadCache& cache, std::string_view text, size_t start, size_t end, uint64_t hash,
                              const PiecePlace& place, std::vector<Token>& out) const;
+  // The merges of text[start, end) as one piece, appended to out; returns whether a symbol was
+  // unknown (not remembered in the piece cache then).
+  bool merge_span(ThreadCache& cache, std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
+  // A piece of more than 2 * window_bytes_ bytes, merged window by window with the seams
+  // checked (see bpe.cc): memory bounded by a window, not by the piece.
+  void encode_piece_windowed(ThreadCache& cache, std::string_view text, size_t start, size_t end,
+                             std::vector<Token>& out) const;
+  // Whether a and b, adjacent tokens of text, are what merging their joined bytes gives.
+  bool compatible(ThreadCache& cache, std::string_view text, const Token& a, const Token& b,
+                  std::vector<Token>& scratch) const;
   // Per-thread caches (no locks): recent pair lookups in front of pairs_ (which is megabytes,
   // a memory miss per lookup, while text keeps reusing thousands of pairs), and recent pieces
   // with their tokens.
@@ -200,6 +210,8 @@ class BpeModel final : public TokenModel {
   bool short_whole_ = false;   // encode_piece settles short pieces that are tokens inline
   bool char_first_ = false;
   bool rank_by_bytes_ = false;  // rank_by_token with short_tokens_: JoinedRank, no pairs_
+  // Long pieces may be merged in windows of window_bytes_ (0: never; see encode_piece_windowed).
+  size_t window_bytes_ = 0;
   std::vector<CharEncoding> char_bmp_;        // by code point < 0x10000 (count 0: none)
   std::vector<CharEncoding> char_astral_;     // the other planes' characters found in tokens,
   PairMap char_index_astral_;                 // by code point -> {index into char_astral_, 0}

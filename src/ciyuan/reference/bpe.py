@@ -18,12 +18,19 @@ queue, and the candidate merges if it still applies (an earlier merge of a neigh
 outdated it; it was still drawn for). A merge queues the new pairs on either side of the new
 symbol. The piece is done when the queue is empty. ``p = 0`` is plain BPE; ``p = 1`` leaves the
 single bytes. While sampling, a piece that is a token is not taken whole.
+
+Long pieces in windows (``encode_in_windows``): when a token's rank does not depend on the pair
+that makes it (tiktoken's rule, or a merges list that makes each token once), a list of tokens
+is the encoding of its bytes exactly when every two neighbours are the encoding of their own
+bytes. So a long piece can be encoded window by window: a window's tokens are appended when the
+seam's two tokens are such a pair; otherwise the k tokens on each side of the seam are encoded
+again as one span, k = 1, 2, 4..., until the span fits the tokens on both sides.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import regex
 
@@ -32,6 +39,7 @@ __all__ = [
     "encode_piece_by_merges",
     "encode_word_by_merges",
     "encode_longest_match",
+    "encode_in_windows",
     "encode",
     "decode",
 ]
@@ -102,6 +110,31 @@ def encode_piece_by_token_rank(
         return [ranks[piece]]
     parts = _merge_loop([bytes([b]) for b in piece], lambda a, b: ranks.get(a + b), dropout, rng)
     return [ranks[p] for p in parts]
+
+
+def encode_in_windows(piece: bytes, encode_span: Callable[[bytes], List[bytes]], window: int) -> List[bytes]:
+    """``encode_span(piece)`` (the parts of one merge loop) computed window by window of ``window``
+    bytes, the seams checked (see the top of this file)."""
+
+    def pair_fits(a: bytes, b: bytes) -> bool:
+        return encode_span(a + b) == [a, b]
+
+    out: List[bytes] = []
+    for pos in range(0, len(piece), window):
+        parts = encode_span(piece[pos : pos + window])
+        if out and not pair_fits(out[-1], parts[0]):
+            k = 1
+            while True:
+                left, right = min(k, len(out)), min(k, len(parts))
+                middle = encode_span(b"".join(out[-left:] + parts[:right]))
+                if (left == len(out) or pair_fits(out[-left - 1], middle[0])) and (
+                    right == len(parts) or pair_fits(middle[-1], parts[right])
+                ):
+                    out, parts = out[:-left] + middle, parts[right:]
+                    break
+                k *= 2
+        out += parts
+    return out
 
 
 def encode_piece_by_merges(
