@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["config", "paths", "catalog", "token_view", "segmentation", "jobs", "eval_jobs", "guard", "app"]
+MODULES = ["config", "paths", "catalog", "token_view", "segmentation", "job_table", "jobs", "eval_jobs", "guard", "app"]
 
 
 @pytest.mark.parametrize("name", MODULES)

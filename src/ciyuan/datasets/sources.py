@@ -36,6 +36,7 @@ import re
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
+from ciyuan._io import after_last_newline, line_blocks
 from ciyuan._text import utf8_error
 from ciyuan.errors import InvalidInputError
 
@@ -230,25 +231,12 @@ class DocumentStream:
             self._fraction = None
 
     def _chunked(self, name: str, stream: IO[bytes], block_batch: Callable[[str, bytes, int, int], DocumentBatch],
-                 cut: Callable[[bytes, int], int] = lambda data, _: data.rfind(b"\n") + 1) -> Iterator[DocumentBatch]:
+                 cut: Callable[[bytes, int], int] = after_last_newline) -> Iterator[DocumentBatch]:
         """``block_batch(name, block, lines before it, bytes before it)`` of each block of whole
         lines (the last may lack its newline) read in chunks of about ``_CHUNK_BYTES``; a block
-        ends where ``cut(data, bytes carried over)`` says (0: read on)."""
+        ends where ``cut(data, bytes carried over)`` says (0: read on; see :func:`line_blocks`)."""
         number = offset = 0
-        rest = b""
-        while True:
-            chunk = stream.read(_CHUNK_BYTES)
-            if chunk:
-                data = rest + chunk if rest else chunk
-                end = cut(data, len(rest))
-                if end == 0:  # no place to cut yet (a line, or a block, longer than a chunk): read on
-                    rest = data
-                    continue
-                block, rest = data[:end], data[end:]
-            elif rest:
-                block, rest = rest, b""
-            else:
-                return
+        for block in line_blocks(stream, _CHUNK_BYTES, cut):
             batch = block_batch(name, block, number, offset)
             if batch.texts:
                 yield batch

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, List, Optional, Sequence, Union
 
-from ciyuan._io import read_utf8
+from ciyuan._io import line_blocks, read_utf8
 from ciyuan._text import utf8_error
 from ciyuan.errors import InvalidInputError
 
@@ -90,20 +90,8 @@ def iter_line_blocks(path: PathLike, errors: str = "strict", block_bytes: int = 
     except OSError as e:
         raise InvalidInputError(f"{what} {path}: cannot read it: {e.strerror}") from None
     with f:
-        rest, offset, line = b"", 0, 1
-        while True:
-            data = f.read(block_bytes)
-            if data:
-                data = rest + data
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:  # no line break yet: a long line, read on
-                    rest = data
-                    continue
-                block, rest = data[:cut], data[cut:]
-            elif rest:
-                block, rest = rest, b""
-            else:
-                return
+        offset, line = 0, 1
+        for block in line_blocks(f, block_bytes):
             try:
                 text = block.decode("utf-8", errors)
             except UnicodeDecodeError as e:

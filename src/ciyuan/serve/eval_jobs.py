@@ -22,17 +22,15 @@ Example:
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from ciyuan.errors import CiyuanError, InvalidInputError
+from ciyuan.errors import InvalidInputError
 from ciyuan.segment import Segmenter
 from ciyuan.serve.catalog import Catalog
-from ciyuan.serve.jobs import UnknownJobError
+from ciyuan.serve.job_table import JobTable, UnknownJobError
 
 __all__ = ["EvalRequest", "EvalJob", "EvalJobs", "TEXT_CORPUS", "eval_available"]
 
@@ -46,10 +44,6 @@ def eval_available() -> Optional[str]:
     if missing:
         return f"the plots need {' and '.join(missing)}: pip install 'ciyuan[eval]'"
     return None
-
-
-class _Cancelled(CiyuanError):
-    """Raised from the progress callback to stop a run when the server shuts down."""
 
 
 @dataclass
@@ -86,8 +80,9 @@ class EvalJob:
                 "plots": [{"name": p, "url": f"/api/eval/{self.id}/plots/{p}"} for p in self.plots]}
 
 
-class EvalJobs:
-    """The page's evaluation runs: one at a time on a worker thread, kept for polling.
+class EvalJobs(JobTable[EvalJob]):
+    """The page's evaluation runs: one at a time on a worker thread, kept for polling
+    (:class:`~ciyuan.serve.job_table.JobTable`: ``get``, ``list``, ``wait``, ``shutdown``).
 
     Args:
         catalog: the tokenizers.
@@ -96,17 +91,15 @@ class EvalJobs:
         segmenter: the segmenter for words of Chinese text (``segment_words``), if any.
     """
 
+    noun, failure = "evaluation run", "evaluation failed"
+
     def __init__(self, catalog: Catalog, corpora: Mapping[str, Path], folder: Path,
                  segmenter: Optional[Segmenter] = None) -> None:
+        super().__init__("ciyuan-eval")
         self.catalog = catalog
         self.corpora = dict(corpora)
         self.folder = folder
         self.segmenter = segmenter
-        self._jobs: Dict[str, EvalJob] = {}
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._closing = threading.Event()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ciyuan-eval")
 
     def corpus_names(self) -> List[str]:
         return [TEXT_CORPUS, *self.corpora]
@@ -130,24 +123,7 @@ class EvalJobs:
             raise InvalidInputError("the text box is empty: type some text, or choose another corpus")
         if request.segment_words and self.segmenter is None:
             raise InvalidInputError("words by the Chinese segmenter need a dictionary: start ciyuan serve with --dict")
-        with self._lock:
-            job_id = str(next(self._ids))
-            job = EvalJob(job_id, request, self.folder / f"eval-{job_id}")
-            self._jobs[job_id] = job
-        self._pool.submit(self._run, job)
-        return job
-
-    def get(self, job_id: str) -> EvalJob:
-        with self._lock:
-            job = self._jobs.get(job_id)
-        if job is None:
-            raise UnknownJobError(f"no evaluation run {job_id!r}")
-        return job
-
-    def wait(self, job_id: str, timeout: Optional[float] = None) -> EvalJob:
-        job = self.get(job_id)
-        job.finished.wait(timeout)
-        return job
+        return self._add(lambda job_id: EvalJob(job_id, request, self.folder / f"eval-{job_id}"))
 
     def plot(self, job_id: str, name: str) -> Path:
         """The PNG ``name`` of a finished run.
@@ -160,42 +136,30 @@ class EvalJobs:
             raise UnknownJobError(f"evaluation run {job_id} has no plot {name!r}")
         return job.folder / "plots" / name
 
-    def shutdown(self) -> None:
-        self._closing.set()
-        self._pool.shutdown(wait=True, cancel_futures=True)
-
     def _say(self, job: EvalJob, message: str) -> None:
-        if self._closing.is_set():
-            raise _Cancelled("the server is shutting down")
+        self._check_closing()
         job.message = message
 
-    def _run(self, job: EvalJob) -> None:
+    def _work(self, job: EvalJob) -> None:
         from ciyuan.evaluation import evaluate, write_plots
 
         request = job.request
-        try:
-            job.state = "running"
-            job.folder.mkdir(parents=True)
-            tokenizers = {name: self.catalog.get(name) for name in request.tokenizers}
-            corpora: List[Any] = []
-            for name in request.corpora:
-                if name == TEXT_CORPUS:
-                    path = job.folder / "text.txt"
-                    path.write_text(request.text or "", encoding="utf-8")
-                    corpora.append(("the text box", path))
-                else:
-                    corpora.append((name, self.corpora[name]))
-            # threads=1: the server's other requests keep a core.
-            report = evaluate(tokenizers, corpora, segmenter=self.segmenter if request.segment_words else None,
-                              curves=request.curves, threads=1, progress=lambda m: self._say(job, m))
-            self._say(job, "drawing the plots")
-            job.plots = [p.name for p in write_plots(report, job.folder / "plots")]
-            job.report = report.to_dict()
-            job.markdown = report.to_markdown()
-            job.state, job.message = "done", ""
-        except CiyuanError as e:
-            job.error, job.state = str(e), "error"
-        except Exception as e:  # noqa: BLE001 - reported to the page, not lost in a thread
-            job.error, job.state = f"evaluation failed: {type(e).__name__}: {e}", "error"
-        finally:
-            job.finished.set()
+        job.state = "running"
+        job.folder.mkdir(parents=True)
+        tokenizers = {name: self.catalog.get(name) for name in request.tokenizers}
+        corpora: List[Any] = []
+        for name in request.corpora:
+            if name == TEXT_CORPUS:
+                path = job.folder / "text.txt"
+                path.write_text(request.text or "", encoding="utf-8")
+                corpora.append(("the text box", path))
+            else:
+                corpora.append((name, self.corpora[name]))
+        # threads=1: the server's other requests keep a core.
+        report = evaluate(tokenizers, corpora, segmenter=self.segmenter if request.segment_words else None,
+                          curves=request.curves, threads=1, progress=lambda m: self._say(job, m))
+        self._say(job, "drawing the plots")
+        job.plots = [p.name for p in write_plots(report, job.folder / "plots")]
+        job.report = report.to_dict()
+        job.markdown = report.to_markdown()
+        job.state, job.message = "done", ""

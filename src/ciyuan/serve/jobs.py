@@ -16,16 +16,15 @@ Example:
 
 from __future__ import annotations
 
-import itertools
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
 from ciyuan import decoders, normalizers, pre_tokenizers
-from ciyuan.errors import CiyuanError, InvalidInputError
+from ciyuan.errors import InvalidInputError
 from ciyuan.serve.catalog import Catalog
+from ciyuan.serve.job_table import JobTable, UnknownJobError
 from ciyuan.tokenizer import Tokenizer
 from ciyuan.trainers import BpeTrainer, Trainer, UnigramTrainer, WordPieceTrainer
 from ciyuan.trainers.progress import progress_listener
@@ -42,14 +41,6 @@ MODELS: Dict[str, str] = {
 # The smallest vocabulary each model can hold: byte-level BPE starts from the 256 bytes;
 # WordPiece needs room for its special tokens; Unigram for its 3 meta and 256 byte pieces.
 _MIN_VOCAB = {"bpe": 257, "wordpiece": 10, "unigram": 300}
-
-
-class UnknownJobError(CiyuanError, LookupError):
-    """No training job of that id (answered with 404)."""
-
-
-class _Cancelled(CiyuanError):
-    """Raised from the progress listener to stop a job when the server shuts down."""
 
 
 @dataclass
@@ -123,74 +114,39 @@ class Job:
                 "tokenizer": self.tokenizer}
 
 
-class TrainingJobs:
-    """The page's training runs: queued on one worker thread, kept for polling."""
+class TrainingJobs(JobTable[Job]):
+    """The page's training runs: queued on one worker thread, kept for polling
+    (:class:`~ciyuan.serve.job_table.JobTable`: ``get``, ``list``, ``wait``, ``shutdown``)."""
+
+    noun, failure = "training job", "training failed"
 
     def __init__(self, catalog: Catalog, max_vocab: int = 50_000) -> None:
+        super().__init__("ciyuan-train")
         self.catalog = catalog
         self.max_vocab = max_vocab
-        self._jobs: Dict[str, Job] = {}
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._closing = threading.Event()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ciyuan-train")
 
     def start(self, request: TrainRequest) -> Job:
         """Queue a run (checked first: :class:`InvalidInputError` for a bad request)."""
         request.check(self.max_vocab)
-        with self._lock:
-            job = Job(str(next(self._ids)), request)
-            self._jobs[job.id] = job
-        self._pool.submit(self._run, job)
-        return job
-
-    def get(self, job_id: str) -> Job:
-        with self._lock:
-            job = self._jobs.get(job_id)
-        if job is None:
-            raise UnknownJobError(f"no training job {job_id!r}")
-        return job
-
-    def list(self) -> List[Job]:
-        with self._lock:
-            return list(self._jobs.values())
-
-    def wait(self, job_id: str, timeout: Optional[float] = None) -> Job:
-        """The job, once it has finished (or ``timeout`` seconds passed)."""
-        job = self.get(job_id)
-        job.finished.wait(timeout)
-        return job
-
-    def shutdown(self) -> None:
-        """Stop the running job at its next progress report, drop the queued ones, and wait."""
-        self._closing.set()
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        return self._add(lambda job_id: Job(job_id, request))
 
     def _listen(self, job: Job, label: str, done: int, total: int) -> None:
-        if self._closing.is_set():
-            raise _Cancelled("the server is shutting down")
+        self._check_closing()
         job.state, job.label, job.done, job.total = "training", label, done, total
 
-    def _run(self, job: Job) -> None:
+    def _work(self, job: Job) -> None:
         request = job.request
-        try:
-            job.state = "counting"
-            source: Union[List[str], List[Path]]
-            if request.text is not None:
-                source = request.text.splitlines(keepends=True)
-            else:
-                assert request.path is not None  # checked in start()
-                source = [request.path]
-            with progress_listener(lambda label, done, total: self._listen(job, label, done, total)):
-                tok = Tokenizer.train(source, request.trainer(), **request.stages())
-            name = request.name or f"trained-{request.model}-{job.id}"
-            entry = self.catalog.add_loaded(name, tok, origin="trained", kind=request.model,
-                                            source=f"trained on the page ({MODELS[request.model]})")
-            job.tokenizer = entry.name
-            job.state = "done"
-        except CiyuanError as e:
-            job.error, job.state = str(e), "error"
-        except Exception as e:  # noqa: BLE001 - a job's failure is reported to the page, not lost in a thread
-            job.error, job.state = f"training failed: {type(e).__name__}: {e}", "error"
-        finally:
-            job.finished.set()
+        job.state = "counting"
+        source: Union[List[str], List[Path]]
+        if request.text is not None:
+            source = request.text.splitlines(keepends=True)
+        else:
+            assert request.path is not None  # checked in start()
+            source = [request.path]
+        with progress_listener(lambda label, done, total: self._listen(job, label, done, total)):
+            tok = Tokenizer.train(source, request.trainer(), **request.stages())
+        name = request.name or f"trained-{request.model}-{job.id}"
+        entry = self.catalog.add_loaded(name, tok, origin="trained", kind=request.model,
+                                        source=f"trained on the page ({MODELS[request.model]})")
+        job.tokenizer = entry.name
+        job.state = "done"

@@ -43,7 +43,7 @@ from typing import (
 )
 
 from ciyuan import _core, _text
-from ciyuan._io import PathLike
+from ciyuan._io import PathLike, line_blocks
 from ciyuan.datasets.sources import Document, file_kind, iter_documents
 from ciyuan.errors import InvalidInputError
 from ciyuan.front_end import FrontEnd, native_front_end
@@ -401,26 +401,12 @@ def file_chunks(path: Path, errors: str) -> Iterator[bytes]:
     with f:
         offset = 0
         line = 1
-        rest = b""
-        while True:
-            data = f.read(_CHUNK_BYTES)
-            buf = rest + data
-            if not data:
-                chunk, rest = buf, b""
-            else:
-                cut = buf.rfind(b"\n") + 1
-                if cut == 0:
-                    rest = buf
-                    continue
-                chunk, rest = buf[:cut], buf[cut:]
-            if chunk:
-                bad = _core.utf8_error_offset(chunk)
-                if bad != len(chunk) and errors == "strict":
-                    raise _text.utf8_error(path, chunk, bad, offset=offset, first_line=line)
-                offset += len(chunk)
-                line += chunk.count(b"\n")
-                if bad != len(chunk):
-                    chunk = chunk.decode("utf-8", "replace").encode("utf-8")
-                yield chunk
-            if not data:
-                return
+        for chunk in line_blocks(f, _CHUNK_BYTES):
+            bad = _core.utf8_error_offset(chunk)
+            if bad != len(chunk) and errors == "strict":
+                raise _text.utf8_error(path, chunk, bad, offset=offset, first_line=line)
+            offset += len(chunk)
+            line += chunk.count(b"\n")
+            if bad != len(chunk):
+                chunk = chunk.decode("utf-8", "replace").encode("utf-8")
+            yield chunk
