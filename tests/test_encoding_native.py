@@ -74,3 +74,35 @@ def test_slot_class_refuses_what_is_not_an_object_slot() -> None:
         _core.SlotClass(Plain, ["a", "b"])
     with pytest.raises(TypeError):
         _core.SlotClass(3, ["a"])
+
+
+def test_batch_encodings_are_untracked_until_changed() -> None:
+    """A batch's Encodings (and their ids lists) are left out of the cyclic collector's walks;
+    anything that may give one a reference back to itself tracks it again first, so a cycle
+    through a changed Encoding is still freed."""
+    import gc
+    import weakref
+
+    tok = bert()
+    batch = tok.encode_batch(["hello world", "naïve 你好"])
+    for e in batch:
+        assert not gc.is_tracked(e) and not gc.is_tracked(e.ids)
+        assert not gc.is_tracked(e.offsets)
+        assert e.type_ids == [0] * len(e)  # fields read the same untracked
+    class Holder:
+        pass
+
+    e, holder = batch[0], Holder()
+    holder.encoding = e  # type: ignore[attr-defined]
+    e.tokens = [holder] * len(e)  # type: ignore[list-item]  # a cycle: e -> tokens -> holder -> e
+    assert gc.is_tracked(e)
+    ref = weakref.ref(holder)
+    del e, holder, batch
+    gc.collect()
+    assert ref() is None
+    for change in (lambda x: x.truncate(1), lambda x: x.pad(9), lambda x: x.set_type_id(1),
+                   lambda x: setattr(x, "type_ids", [1] * len(x)), lambda x: x.merge_with(x.copy())):
+        x = tok.encode_batch(["hello world"])[0]
+        change(x)
+        assert gc.is_tracked(x)
+    _core.gc_track(3)  # not a container: nothing to do

@@ -41,6 +41,13 @@ _FIELDS = ("ids", "type_ids", "tokens", "offsets", "special_tokens_mask", "atten
 
 _NONE: List["Encoding"] = []  # the shared "no overflowing windows" (never mutated: always replaced)
 
+# A batch's Encodings are made untracked by the cyclic garbage collector (``_core.gc_track``'s
+# note in register_encoder.cc): as made, nothing they hold can point back at them, and tens of
+# thousands of tracked objects would be walked by every later full collection. Whatever can give
+# an Encoding a reference that may lead back to it (a setter, truncation, padding, merging)
+# tracks it again first, so a cycle through a changed Encoding is always collectable.
+_track = _core.gc_track
+
 # The slots a native batch sets (Encoding._from_native_batch): the first four per text (data,
 # text, ids, length), the others the same for the whole batch.
 _NATIVE_SLOTS = ("_native", "_text", "_ids", "_length", "_tokenizer", "_wrap", "_overflowing",
@@ -81,7 +88,8 @@ LayoutPiece = Union[AddedTokens, Tuple[int, Optional[int]]]
 
 class NativeWrap:
     """How a single-sequence template wraps every text of a batch (e.g. BERT's ``[CLS] $A
-    [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings."""
+    [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings.
+    Never changed once made: the native field getters keep what they read of the last one."""
 
     __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids", "masks")
 
@@ -292,6 +300,7 @@ class Encoding:
 
     @_ranges.setter
     def _ranges(self, value: Ranges) -> None:
+        _track(self)
         self._range_map = value
 
     def _native_field(self, field: str) -> list:
@@ -463,6 +472,7 @@ class Encoding:
 
     @overflowing.setter
     def overflowing(self, value: Sequence["Encoding"]) -> None:
+        _track(self)
         self._overflowing = list(value)
 
     @property
@@ -493,6 +503,7 @@ class Encoding:
         values = list(value)
         if len(values) != len(self):
             raise ValueError(f"{slot[1:]} needs {len(self)} values (one per token), got {len(values)}")
+        _track(self)
         self._flatten()
         setattr(self, slot, values)
 
@@ -552,6 +563,7 @@ class Encoding:
                                   overflowing)
 
     def _set_parts(self, parts: List[Part], length: int) -> None:
+        _track(self)
         if self._parts is None:
             # A flat Encoding about to change shape: its current fields become one immutable part.
             snapshot = Encoding(self._tokenizer, self._ids, self._offsets, self._make_ids, self._make_offsets,
@@ -599,6 +611,7 @@ class Encoding:
             n = self.copy()
             n.merge_with(other.copy())
             overflowings.append(n)
+        _track(self)
         shift = len(self)
         for k, (start, stop) in pair._ranges.items():
             self._ranges[k] = (start + shift, stop + shift)
@@ -661,6 +674,7 @@ class Encoding:
         n = len(self)
         if max_length >= n:
             return
+        _track(self)
         if self._parts is None:
             # A flat Encoding becomes a part of its own first (a snapshot of its fields): the
             # windows cut below then point at that, not at this Encoding, which changes.
