@@ -4,6 +4,8 @@ the Encodings the Python path makes: every field equal, settable, composable."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ciyuan import Tokenizer, _core
 from ciyuan.encoding import _NATIVE_SLOTS, Encoding
@@ -106,3 +108,25 @@ def test_batch_encodings_are_untracked_until_changed() -> None:
         change(x)
         assert gc.is_tracked(x)
     _core.gc_track(3)  # not a container: nothing to do
+
+
+# Words of the vocabulary, pieces of them, CJK, accents, punctuation and spaces: texts whose
+# tokens are known, unknown and split, with offsets through the normalizer.
+_PIECES = st.sampled_from(["hello", "world", "s", "un", "aff", "able", "naïve", "Naive", "你", "好", "!", ",", " ",
+                           "  ", "\t", "e\u0301", "HELLO", "x", "\u00e9", "\U0001F600", "\u3000"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=30), st.booleans(), st.sampled_from([1, 2]))
+def test_generated_batches_equal_the_python_path(texts: list, processor: bool, threads: int) -> None:
+    """Every field of a batch's Encodings (made natively, untracked, read through the native
+    descriptors) equals that of an Encoding made on the Python side from the same native
+    result (Encoding._from_native + the processor), in any order of reads, twice."""
+    tok = bert(processor)
+    batch = tok.encode_batch(texts, threads=threads)
+    for text, e in zip(texts, batch):
+        data = tok._encoder.encode(text, tok._policy((), "all"))
+        raw = Encoding._from_native(tok, data, text)
+        want = tok._post_process(raw, None, True) if processor else raw
+        assert fields(e) == fields(want)
+        assert fields(e)[::-1] == fields(want)[::-1]

@@ -49,19 +49,22 @@ inline PyObject* id_object(uint32_t id) {
 inline uint32_t id_of(const ciyuan::Token& t) { return t.id; }
 inline uint32_t id_of(uint32_t id) { return id; }
 
-// Stores in items[0, n) new references to the int objects of the ids of tokens[0, n), whose
-// largest id is `max_id` (below kCachedIdLimit): the cache is sized once, then each item is a
-// load, an INCREF and a store (id_object's checks per item cost more than the item). False
-// with a Python error set when an int cannot be made (the items not yet stored are untouched).
+// Stores in items[0, n) new references to the int objects of the ids of tokens[0, n), from
+// `objects` (the id cache, already covering every one of these ids): each item is a load, an
+// INCREF and a store (id_object's checks per item cost more than the item). False with a
+// Python error set when an int cannot be made (the items not yet stored are untouched).
 template <class T>
-bool fill_cached_ids(PyObject** items, const T* tokens, size_t n, uint32_t max_id) {
-  PyObject** objects = id_cache(max_id).data();
+bool fill_cached_ids(PyObject** items, const T* tokens, size_t n, PyObject** objects) {
+  // A long list's objects are scattered over the heap: start loading those a few ids ahead (and
+  // the cache's entries further ahead), so that their misses overlap. A short one (a line's
+  // tokens) mostly meets the frequent ids, already in cache: the prefetches would only cost.
+  const bool ahead = n > 64;
   for (size_t i = 0; i < n; ++i) {
-    // The objects are scattered over the heap: start loading those a few ids ahead (and the
-    // cache's entries further ahead), so that their misses overlap.
-    if (i + 32 < n) __builtin_prefetch(&objects[id_of(tokens[i + 32])]);
-    if (i + 16 < n) {
-      if (PyObject* ahead = objects[id_of(tokens[i + 16])]) __builtin_prefetch(ahead, 1);
+    if (ahead) {
+      if (i + 32 < n) __builtin_prefetch(&objects[id_of(tokens[i + 32])]);
+      if (i + 16 < n) {
+        if (PyObject* next = objects[id_of(tokens[i + 16])]) __builtin_prefetch(next, 1);
+      }
     }
     const uint32_t id = id_of(tokens[i]);
     PyObject* item = objects[id];
@@ -91,8 +94,9 @@ nb::list wrapped_id_list(const std::vector<uint32_t>& head, const T* tokens, siz
   const uint32_t max_id = std::max({max_id_of(head.data(), nh), max_id_of(tokens, n), max_id_of(tail.data(), nt)});
   bool ok = true;
   if (max_id < kCachedIdLimit) {
-    ok = fill_cached_ids(items, head.data(), nh, max_id) && fill_cached_ids(items + nh, tokens, n, max_id) &&
-         fill_cached_ids(items + nh + n, tail.data(), nt, max_id);
+    PyObject** objects = id_cache(max_id).data();  // sized once for the whole list
+    ok = fill_cached_ids(items, head.data(), nh, objects) && fill_cached_ids(items + nh, tokens, n, objects) &&
+         fill_cached_ids(items + nh + n, tail.data(), nt, objects);
   } else {
     auto add = [&](size_t at, uint32_t id) {
       PyObject* item = ok ? id_object(id) : nullptr;

@@ -739,7 +739,8 @@ def _native_getters() -> None:
                                  ("attention_mask", 1, 1), ("special_tokens_mask", 1, 0)):
         prop = Encoding.__dict__[field]
         getter: Any = _core.field_getter(_native_maker, "_" + field, prop.fget, kind, default, field)
-        setattr(Encoding, field, property(getter, prop.fset, None, prop.__doc__))
+        # property(getter, prop.fset, None, prop.__doc__), read without property's call of the getter
+        setattr(Encoding, field, _core.field_descriptor(getter, prop.fset, prop.__doc__))
 
 
 _native_getters()
