@@ -130,3 +130,22 @@ def test_generated_batches_equal_the_python_path(texts: list, processor: bool, t
         want = tok._post_process(raw, None, True) if processor else raw
         assert fields(e) == fields(want)
         assert fields(e)[::-1] == fields(want)[::-1]
+
+
+def test_native_wrap_is_made_again_only_for_other_added_tokens() -> None:
+    from ciyuan.encoding import AddedTokens, NativeWrap
+
+    cls_, sep = AddedTokens([2], ["[CLS]"]), AddedTokens([3], ["[SEP]"])
+    wrap = NativeWrap.of([cls_], 0, [sep])
+    assert NativeWrap.of([cls_], 0, [sep]) is wrap
+    assert NativeWrap.of([cls_], 1, [sep]) is not wrap  # another type id
+    other = NativeWrap.of([AddedTokens([2], ["[CLS]"])], 0, [sep])  # equal, but another object
+    assert other is not wrap and other.head_ids == wrap.head_ids
+    assert NativeWrap.of([], 0, [sep]).head_ids == []
+    # Two tokenizers with different templates, batches interleaved: each gets its own tokens.
+    a, b = bert(), Tokenizer(bert().model, normalizer=BertNormalizer(), pre_tokenizer=BertPreTokenizer(),
+                             post_processor=BertProcessing(("[CLS]", 2), ("[SEP]", 3)),
+                             special_tokens={"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3})
+    for _ in range(2):
+        assert a.encode_batch(["hello"])[0].ids == [2, 4, 3]
+        assert b.encode_batch(["hello"])[0].ids == [3, 4, 2]

@@ -109,6 +109,34 @@ class NativeWrap:
         inner = {"type_ids": self.type_id, "attention_mask": 1, "special_tokens_mask": 0}
         self.masks = {field: (self.fields[field][0], value, self.fields[field][1]) for field, value in inner.items()}
 
+    @classmethod
+    def of(cls, head_tokens: List[AddedTokens], type_id: Optional[int], tail_tokens: List[AddedTokens]
+           ) -> "NativeWrap":
+        """``NativeWrap(head_tokens, type_id, tail_tokens)``; the last one made, when given the same
+        AddedTokens objects again (they are immutable, and a template hands out the ones it holds):
+        building it costs more than encoding a batch of a few short texts.
+
+        Example:
+            >>> cls_, sep = AddedTokens([101], ["[CLS]"]), AddedTokens([102], ["[SEP]"])
+            >>> NativeWrap.of([cls_], 0, [sep]) is NativeWrap.of([cls_], 0, [sep])
+            True
+        """
+        last = _last_wrap[0]
+        if last is not None:
+            (head, kept_type, tail), wrap = last
+            if (kept_type == type_id and len(head) == len(head_tokens) and len(tail) == len(tail_tokens)
+                    and all(a is b for a, b in zip(head, head_tokens))
+                    and all(a is b for a, b in zip(tail, tail_tokens))):
+                return wrap
+        wrap = cls(head_tokens, type_id, tail_tokens)
+        _last_wrap[0] = ((tuple(head_tokens), type_id, tuple(tail_tokens)), wrap)
+        return wrap
+
+
+# NativeWrap.of's last wrap and what it was made of (a one-item list: replaced whole, never changed).
+_WrapKey = Tuple[Tuple[AddedTokens, ...], Optional[int], Tuple[AddedTokens, ...]]
+_last_wrap: List[Optional[Tuple[_WrapKey, NativeWrap]]] = [None]
+
 
 def _part_len(part: Part) -> int:
     kind = part[0]
