@@ -137,8 +137,8 @@ def run_config(libs: Sequence[str], tokenizer_json: Path, slices_path: Path, siz
     try:
         for w in workers:
             w.round(0)  # warm-up: slice 0
-        per: Dict[str, dict] = {lib: {"mbps": [], "cores": [], "ids": set(), "offsets": set(), "rss": 0.0}
-                                for lib in libs}
+        per: Dict[str, dict] = {lib: {"mbps": [], "cores": [], "cpu": [], "ids": set(), "offsets": set(),
+                                      "rss": 0.0} for lib in libs}
         for r in range(1, rounds + 1):
             order = workers[r % len(workers):] + workers[: r % len(workers)]
             for w in order:
@@ -146,6 +146,7 @@ def run_config(libs: Sequence[str], tokenizer_json: Path, slices_path: Path, siz
                 rec = per[w.lib]
                 rec["mbps"].append(sizes[r] / float(seconds))
                 rec["cores"].append(float(cpu) / float(seconds))
+                rec["cpu"].append(float(cpu))
                 rec["ids"].add((r, ids_digest))
                 if off_digest != "-":
                     rec["offsets"].add((r, off_digest))
@@ -177,7 +178,8 @@ def main() -> None:
         (["hf023"] if args.hf023 else []) + ["ids"]
     print(f"# {machine()}")
     print(f"# bert-base-{args.vocab}, {args.mb} MB per round, {args.rounds} rounds (+1 warm-up), a new slice "
-          f"each round; MB/s medians; x = per-round ratio to hf1, median; cores = CPU s / wall s; RSS = peak MB")
+          f"each round; MB/s medians; x = per-round ratio to hf1, median; cores = CPU s / wall s; RSS = peak MB; "
+          f"per core = hf1 CPU s / CPU s, per round, median")
     head = "corpus docs       thr " + " ".join(f"{lib:>11}" for lib in libs)
     print(head + "  " + " ".join(f"{lib + '/hf1':>15}" for lib in libs if lib != "hf1") + "  ids  offsets")
     with tempfile.TemporaryDirectory() as tmp:
@@ -212,6 +214,12 @@ def report(corpus: str, docs: str, threads: int, libs: List[str], per: Dict[str,
     print(f"{corpus:6} {docs:10} {threads:>3} {cells}  {' '.join(ratios)}  {ids_same!s:4} {off_same}")
     print(f"{'':21} cores " + " ".join(f"{statistics.median(per[lib]['cores']):>11.2f}" for lib in libs))
     print(f"{'':21} RSS   " + " ".join(f"{per[lib]['rss']:>11.0f}" for lib in libs))
+    # Per core: the same slice's CPU seconds, Hugging Face 1.0's over each library's (per round,
+    # then the median) - the measure that holds when a library's "one thread" call keeps more
+    # than one core busy, and the steadiest one on a loaded machine.
+    per_core = " ".join(f"{statistics.median(h / c for h, c in zip(per['hf1']['cpu'], per[lib]['cpu'])):>14.2f}x"
+                        for lib in libs if lib != "hf1")
+    print(f"{'':21} per core {'':{12 * len(libs) - 9}} {per_core}")
     sys.stdout.flush()
 
 

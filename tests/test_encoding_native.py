@@ -4,6 +4,8 @@ the Encodings the Python path makes: every field equal, settable, composable."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ciyuan import Tokenizer, _core
 from ciyuan.encoding import _NATIVE_SLOTS, Encoding
@@ -74,3 +76,76 @@ def test_slot_class_refuses_what_is_not_an_object_slot() -> None:
         _core.SlotClass(Plain, ["a", "b"])
     with pytest.raises(TypeError):
         _core.SlotClass(3, ["a"])
+
+
+def test_batch_encodings_are_untracked_until_changed() -> None:
+    """A batch's Encodings (and their ids lists) are left out of the cyclic collector's walks;
+    anything that may give one a reference back to itself tracks it again first, so a cycle
+    through a changed Encoding is still freed."""
+    import gc
+    import weakref
+
+    tok = bert()
+    batch = tok.encode_batch(["hello world", "naïve 你好"])
+    for e in batch:
+        assert not gc.is_tracked(e) and not gc.is_tracked(e.ids)
+        assert not gc.is_tracked(e.offsets)
+        assert e.type_ids == [0] * len(e)  # fields read the same untracked
+    class Holder:
+        pass
+
+    e, holder = batch[0], Holder()
+    holder.encoding = e  # type: ignore[attr-defined]
+    e.tokens = [holder] * len(e)  # type: ignore[list-item]  # a cycle: e -> tokens -> holder -> e
+    assert gc.is_tracked(e)
+    ref = weakref.ref(holder)
+    del e, holder, batch
+    gc.collect()
+    assert ref() is None
+    for change in (lambda x: x.truncate(1), lambda x: x.pad(9), lambda x: x.set_type_id(1),
+                   lambda x: setattr(x, "type_ids", [1] * len(x)), lambda x: x.merge_with(x.copy())):
+        x = tok.encode_batch(["hello world"])[0]
+        change(x)
+        assert gc.is_tracked(x)
+    _core.gc_track(3)  # not a container: nothing to do
+
+
+# Words of the vocabulary, pieces of them, CJK, accents, punctuation and spaces: texts whose
+# tokens are known, unknown and split, with offsets through the normalizer.
+_PIECES = st.sampled_from(["hello", "world", "s", "un", "aff", "able", "naïve", "Naive", "你", "好", "!", ",", " ",
+                           "  ", "\t", "e\u0301", "HELLO", "x", "\u00e9", "\U0001F600", "\u3000"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=12).map("".join), max_size=30), st.booleans(), st.sampled_from([1, 2]))
+def test_generated_batches_equal_the_python_path(texts: list, processor: bool, threads: int) -> None:
+    """Every field of a batch's Encodings (made natively, untracked, read through the native
+    descriptors) equals that of an Encoding made on the Python side from the same native
+    result (Encoding._from_native + the processor), in any order of reads, twice."""
+    tok = bert(processor)
+    batch = tok.encode_batch(texts, threads=threads)
+    for text, e in zip(texts, batch):
+        data = tok._encoder.encode(text, tok._policy((), "all"))
+        raw = Encoding._from_native(tok, data, text)
+        want = tok._post_process(raw, None, True) if processor else raw
+        assert fields(e) == fields(want)
+        assert fields(e)[::-1] == fields(want)[::-1]
+
+
+def test_native_wrap_is_made_again_only_for_other_added_tokens() -> None:
+    from ciyuan.encoding import AddedTokens, NativeWrap
+
+    cls_, sep = AddedTokens([2], ["[CLS]"]), AddedTokens([3], ["[SEP]"])
+    wrap = NativeWrap.of([cls_], 0, [sep])
+    assert NativeWrap.of([cls_], 0, [sep]) is wrap
+    assert NativeWrap.of([cls_], 1, [sep]) is not wrap  # another type id
+    other = NativeWrap.of([AddedTokens([2], ["[CLS]"])], 0, [sep])  # equal, but another object
+    assert other is not wrap and other.head_ids == wrap.head_ids
+    assert NativeWrap.of([], 0, [sep]).head_ids == []
+    # Two tokenizers with different templates, batches interleaved: each gets its own tokens.
+    a, b = bert(), Tokenizer(bert().model, normalizer=BertNormalizer(), pre_tokenizer=BertPreTokenizer(),
+                             post_processor=BertProcessing(("[CLS]", 2), ("[SEP]", 3)),
+                             special_tokens={"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3})
+    for _ in range(2):
+        assert a.encode_batch(["hello"])[0].ids == [2, 4, 3]
+        assert b.encode_batch(["hello"])[0].ids == [3, 4, 2]

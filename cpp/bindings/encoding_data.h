@@ -49,72 +49,80 @@ inline PyObject* id_object(uint32_t id) {
 inline uint32_t id_of(const ciyuan::Token& t) { return t.id; }
 inline uint32_t id_of(uint32_t id) { return id; }
 
+// Stores in items[0, n) new references to the int objects of the ids of tokens[0, n), from
+// `objects` (the id cache, already covering every one of these ids): each item is a load, an
+// INCREF and a store (id_object's checks per item cost more than the item). False with a
+// Python error set when an int cannot be made (the items not yet stored are untouched).
 template <class T>
-nb::list id_list(const T* tokens, size_t n) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (!list) throw nb::python_error();
-  uint32_t max_id = 0;
-  for (size_t i = 0; i < n; ++i) max_id = std::max(max_id, id_of(tokens[i]));
-  if (n && max_id < kCachedIdLimit) {
-    // The common case in one tight loop: the cache is sized once, then each item is a load, an
-    // INCREF and a store (id_object's checks per item cost more than the item).
-    PyObject** objects = id_cache(max_id).data();
-    PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
-    for (size_t i = 0; i < n; ++i) {
-      // The objects are scattered over the heap: start loading those a few ids ahead (and the
-      // cache's entries further ahead), so that their misses overlap.
+bool fill_cached_ids(PyObject** items, const T* tokens, size_t n, PyObject** objects) {
+  // A long list's objects are scattered over the heap: start loading those a few ids ahead (and
+  // the cache's entries further ahead), so that their misses overlap. A short one (a line's
+  // tokens) mostly meets the frequent ids, already in cache: the prefetches would only cost.
+  const bool ahead = n > 64;
+  for (size_t i = 0; i < n; ++i) {
+    if (ahead) {
       if (i + 32 < n) __builtin_prefetch(&objects[id_of(tokens[i + 32])]);
       if (i + 16 < n) {
-        if (PyObject* ahead = objects[id_of(tokens[i + 16])]) __builtin_prefetch(ahead, 1);
+        if (PyObject* next = objects[id_of(tokens[i + 16])]) __builtin_prefetch(next, 1);
       }
-      const uint32_t id = id_of(tokens[i]);
-      PyObject* item = objects[id];
-      if (!item && !(item = objects[id] = PyLong_FromUnsignedLong(id))) {
-        Py_DECREF(list);  // the items not set yet are null, which list_dealloc skips
-        throw nb::python_error();
-      }
-      Py_INCREF(item);
-      items[i] = item;
     }
-    return nb::steal<nb::list>(list);
+    const uint32_t id = id_of(tokens[i]);
+    PyObject* item = objects[id];
+    if (!item && !(item = objects[id] = PyLong_FromUnsignedLong(id))) return false;
+    Py_INCREF(item);
+    items[i] = item;
   }
-  for (size_t i = 0; i < n; ++i) {
-    PyObject* item = id_object(id_of(tokens[i]));
-    if (!item) {
-      Py_DECREF(list);
-      throw nb::python_error();
-    }
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+  return true;
+}
+
+template <class T>
+uint32_t max_id_of(const T* tokens, size_t n) {
+  uint32_t max_id = 0;
+  for (size_t i = 0; i < n; ++i) max_id = std::max(max_id, id_of(tokens[i]));
+  return max_id;
+}
+
+// head + the ids of tokens[0, n) + tail as one list (a template's special tokens around a text's
+// ids; both empty: the ids alone).
+template <class T>
+nb::list wrapped_id_list(const std::vector<uint32_t>& head, const T* tokens, size_t n,
+                         const std::vector<uint32_t>& tail) {
+  const size_t nh = head.size(), nt = tail.size();
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(nh + n + nt));
+  if (!list) throw nb::python_error();
+  PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+  const uint32_t max_id = std::max({max_id_of(head.data(), nh), max_id_of(tokens, n), max_id_of(tail.data(), nt)});
+  bool ok = true;
+  if (max_id < kCachedIdLimit) {
+    PyObject** objects = id_cache(max_id).data();  // sized once for the whole list
+    ok = fill_cached_ids(items, head.data(), nh, objects) && fill_cached_ids(items + nh, tokens, n, objects) &&
+         fill_cached_ids(items + nh + n, tail.data(), nt, objects);
+  } else {
+    auto add = [&](size_t at, uint32_t id) {
+      PyObject* item = ok ? id_object(id) : nullptr;
+      ok = item != nullptr;
+      if (ok) items[at] = item;
+    };
+    for (size_t i = 0; i < nh; ++i) add(i, head[i]);
+    for (size_t i = 0; i < n; ++i) add(nh + i, id_of(tokens[i]));
+    for (size_t i = 0; i < nt; ++i) add(nh + n + i, tail[i]);
+  }
+  if (!ok) {
+    Py_DECREF(list);  // the items not set are null, which list_dealloc skips
+    throw nb::python_error();
   }
   return nb::steal<nb::list>(list);
+}
+
+template <class T>
+nb::list id_list(const T* tokens, size_t n) {
+  static const std::vector<uint32_t> none;
+  return wrapped_id_list(none, tokens, n, none);
 }
 
 template <class T>
 nb::list id_list(const std::vector<T>& tokens) {
   return id_list(tokens.data(), tokens.size());
-}
-
-// head + ids[0, n) + tail as one list (a template's special tokens around a text's ids).
-inline nb::list wrapped_id_list(const std::vector<uint32_t>& head, const uint32_t* ids, size_t n,
-                                const std::vector<uint32_t>& tail) {
-  if (head.empty() && tail.empty()) return id_list(ids, n);
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(head.size() + n + tail.size()));
-  if (!list) throw nb::python_error();
-  size_t at = 0;
-  auto add = [&](const uint32_t* part, size_t count) {
-    for (size_t k = 0; k < count; ++k) {
-      PyObject* item = id_object(part[k]);
-      if (!item) {
-        Py_DECREF(list);
-        throw nb::python_error();
-      }
-      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(at++), item);
-    }
-  };
-  add(head.data(), head.size());
-  add(ids, n);
-  add(tail.data(), tail.size());
-  return nb::steal<nb::list>(list);
 }
 
 inline nb::list wrapped_id_list(const std::vector<uint32_t>& head, const std::vector<uint32_t>& ids,

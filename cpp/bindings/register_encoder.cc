@@ -122,27 +122,6 @@ EncodingData* encoding_data(Fill&& fill) {
   return data;
 }
 
-// head + the ids of `tokens` + tail, as one list.
-nb::list wrapped_ids(const std::vector<uint32_t>& head, const std::vector<Token>& tokens,
-                     const std::vector<uint32_t>& tail) {
-  const size_t n = head.size() + tokens.size() + tail.size();
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (!list) throw nb::python_error();
-  size_t at = 0;
-  auto add = [&](uint32_t id) {
-    PyObject* item = ciyuan_bindings::id_object(id);
-    if (!item) {
-      Py_DECREF(list);  // the items not yet set are NULL, which the list's deallocation skips
-      throw nb::python_error();
-    }
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(at++), item);
-  };
-  for (uint32_t id : head) add(id);
-  for (const Token& t : tokens) add(t.id);
-  for (uint32_t id : tail) add(id);
-  return nb::steal<nb::list>(list);
-}
-
 // One Encoding per text of a batch, made by `maker` (the Encoding class and its slots): slot 0
 // gets the text's EncodingData (`data(i)`: the object and its C++ value), 1 its text, 2 its ids
 // (with `head` before and `tail` after them), 3 the token count; the other slots get
@@ -162,7 +141,7 @@ nb::list make_encodings(const SlotClass& maker, nb::tuple values, nb::list texts
   nb::list result = nb::steal<nb::list>(out);
   for (size_t i = 0; i < n; ++i) {
     auto [object, value] = data(i);
-    nb::list ids = wrapped_ids(head, value->tokens, tail);
+    nb::list ids = wrapped_id_list(head, value->tokens.data(), value->tokens.size(), tail);
     nb::object length = nb::steal(PyLong_FromSize_t(head.size() + value->tokens.size() + tail.size()));
     if (!length.ptr()) throw nb::python_error();
     slots[0] = object.ptr();
@@ -171,6 +150,13 @@ nb::list make_encodings(const SlotClass& maker, nb::tuple values, nb::list texts
     slots[3] = length.ptr();
     PyObject* enc = maker.make(slots.data());
     if (!enc) throw nb::python_error();
+    // Neither the Encoding nor its ids list can be part of a cycle as made (their references
+    // are the tokenizer, shared batch values, the text, an EncodingData and ints), so the
+    // collector need not walk them: untracked, a batch's tens of thousands of objects cost
+    // later collections nothing (about a tenth of a batch of short lines otherwise). Encoding's
+    // Python code tracks an Encoding again (gc_track) before anything can point back at it.
+    PyObject_GC_UnTrack(enc);
+    PyObject_GC_UnTrack(ids.ptr());
     PyList_SET_ITEM(out, static_cast<Py_ssize_t>(i), enc);
   }
   return result;
@@ -220,6 +206,10 @@ struct FieldGetter {
   nb::object field;       // the field's name (the key of the wrap's `masks`)
   nb::object fallback;
   nb::object masks_name = nb::str("masks"), before_name = nb::str("before"), after_name = nb::str("after");
+  // The last wrap read (a batch's Encodings share one) and what was read of it: masks[field]
+  // (mask fields) or its before/after counts (offsets). NativeWrap never changes once made.
+  nb::object last_wrap, last_parts;
+  size_t last_before = 0, last_after = 0;
 };
 
 PyObject* slot_at(PyObject* obj, Py_ssize_t offset) {
@@ -227,6 +217,7 @@ PyObject* slot_at(PyObject* obj, Py_ssize_t offset) {
 }
 
 // head + [value] * (n - len(head) - len(tail)) + tail (all borrowed; head and tail are lists).
+// The middle is one object n times: its count is raised once, and the stores are a plain fill.
 PyObject* mask_list(PyObject* head, PyObject* value, PyObject* tail, Py_ssize_t n) {
   const Py_ssize_t nh = PyList_GET_SIZE(head), nt = PyList_GET_SIZE(tail);
   if (nh + nt > n) {
@@ -235,16 +226,23 @@ PyObject* mask_list(PyObject* head, PyObject* value, PyObject* tail, Py_ssize_t 
   }
   PyObject* list = PyList_New(n);
   if (!list) return nullptr;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* v = i < nh ? PyList_GET_ITEM(head, i) : i >= n - nt ? PyList_GET_ITEM(tail, i - (n - nt)) : value;
-    Py_INCREF(v);
-    PyList_SET_ITEM(list, i, v);
+  PyObject** items = reinterpret_cast<PyListObject*>(list)->ob_item;
+  for (Py_ssize_t i = 0; i < nh; ++i) {
+    items[i] = PyList_GET_ITEM(head, i);
+    Py_INCREF(items[i]);
+  }
+  const Py_ssize_t middle = n - nh - nt;
+  std::fill(items + nh, items + nh + middle, value);
+  Py_SET_REFCNT(value, Py_REFCNT(value) + middle);
+  for (Py_ssize_t i = 0; i < nt; ++i) {
+    items[nh + middle + i] = PyList_GET_ITEM(tail, i);
+    Py_INCREF(items[nh + middle + i]);
   }
   return list;
 }
 
 // A mask of a native result, or nullptr with no error set when the Python getter must decide.
-PyObject* native_mask(const FieldGetter& g, PyObject* obj, PyObject* wrap, Py_ssize_t n) {
+PyObject* native_mask(FieldGetter& g, PyObject* obj, PyObject* wrap, Py_ssize_t n) {
   if (wrap == Py_None) {
     PyObject* fill = ciyuan_bindings::id_object(static_cast<uint32_t>(g.mask_default));
     if (!fill) return nullptr;
@@ -254,35 +252,52 @@ PyObject* native_mask(const FieldGetter& g, PyObject* obj, PyObject* wrap, Py_ss
     Py_DECREF(fill);
     return list;
   }
-  PyObject* masks = PyObject_GetAttr(wrap, g.masks_name.ptr());
-  if (!masks) return nullptr;
-  PyObject* list = nullptr;
-  PyObject* parts = PyDict_Check(masks) ? PyDict_GetItemWithError(masks, g.field.ptr()) : nullptr;
-  if (parts && PyTuple_Check(parts) && PyTuple_GET_SIZE(parts) == 3 && PyList_Check(PyTuple_GET_ITEM(parts, 0)) &&
-      PyList_Check(PyTuple_GET_ITEM(parts, 2)))
-    list = mask_list(PyTuple_GET_ITEM(parts, 0), PyTuple_GET_ITEM(parts, 1), PyTuple_GET_ITEM(parts, 2), n);
-  Py_DECREF(masks);
+  // The wrap's parts of this field, kept for the last wrap seen: a batch's Encodings share one
+  // wrap, so the attribute and dict lookups are made once per batch, not per Encoding and field.
+  // (The wrap is held, so a new wrap can never be mistaken for it at the same address.)
+  if (wrap != g.last_wrap.ptr()) {
+    PyObject* masks = PyObject_GetAttr(wrap, g.masks_name.ptr());
+    if (!masks) return nullptr;
+    PyObject* parts = PyDict_Check(masks) ? PyDict_GetItemWithError(masks, g.field.ptr()) : nullptr;
+    const bool usable = parts && PyTuple_Check(parts) && PyTuple_GET_SIZE(parts) == 3 &&
+                        PyList_Check(PyTuple_GET_ITEM(parts, 0)) && PyList_Check(PyTuple_GET_ITEM(parts, 2));
+    nb::object kept = usable ? nb::borrow(parts) : nb::object();
+    Py_DECREF(masks);
+    if (!usable) return nullptr;  // the Python getter decides (or reports the error set)
+    g.last_parts = std::move(kept);
+    g.last_wrap = nb::borrow(wrap);
+  }
+  PyObject* parts = g.last_parts.ptr();
   (void)obj;
-  return list;
+  return mask_list(PyTuple_GET_ITEM(parts, 0), PyTuple_GET_ITEM(parts, 1), PyTuple_GET_ITEM(parts, 2), n);
 }
 
 // The character offsets of a native result (kept in the slot, as the Python getter does), or
 // nullptr with no error set when the Python getter must decide.
-PyObject* native_offsets(const FieldGetter& g, PyObject* obj, PyObject* native, PyObject* wrap) {
+PyObject* native_offsets(FieldGetter& g, PyObject* obj, PyObject* native, PyObject* wrap) {
   PyObject* text = slot_at(obj, g.text);
   if (!text || !PyUnicode_Check(text) || !nb::isinstance<EncodingData>(native)) return nullptr;
   size_t before = 0, after = 0;
   if (wrap != Py_None) {
-    nb::object b = nb::steal(PyObject_GetAttr(wrap, g.before_name.ptr()));
-    nb::object a = b.ptr() ? nb::steal(PyObject_GetAttr(wrap, g.after_name.ptr())) : nb::object();
-    if (!a.ptr()) return nullptr;
-    before = PyLong_AsSize_t(b.ptr());
-    after = PyLong_AsSize_t(a.ptr());
-    if (PyErr_Occurred()) return nullptr;
+    if (wrap != g.last_wrap.ptr()) {  // read once per wrap (per batch), as native_mask does
+      nb::object b = nb::steal(PyObject_GetAttr(wrap, g.before_name.ptr()));
+      nb::object a = b.ptr() ? nb::steal(PyObject_GetAttr(wrap, g.after_name.ptr())) : nb::object();
+      if (!a.ptr()) return nullptr;
+      const size_t nb_before = PyLong_AsSize_t(b.ptr()), nb_after = PyLong_AsSize_t(a.ptr());
+      if (PyErr_Occurred()) return nullptr;
+      g.last_before = nb_before;
+      g.last_after = nb_after;
+      g.last_wrap = nb::borrow(wrap);
+    }
+    before = g.last_before;
+    after = g.last_after;
   }
   try {
     const EncodingData& data = *nb::inst_ptr<EncodingData>(native);
     nb::list offsets = ciyuan_bindings::char_offsets(data.tokens, text, before, after);
+    // Kept by an untracked Encoding (a batch's), it is left untracked too, as its ids list: a
+    // list of (int, int) tuples holds nothing that can lead back to it.
+    if (!PyObject_GC_IsTracked(obj)) PyObject_GC_UnTrack(offsets.ptr());
     PyObject*& slot = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + g.slot);
     PyObject* old = slot;
     slot = offsets.inc_ref().ptr();
@@ -297,7 +312,7 @@ PyObject* native_offsets(const FieldGetter& g, PyObject* obj, PyObject* native, 
 }
 
 PyObject* field_get(PyObject* self, PyObject* obj) {
-  const FieldGetter& g = *nb::inst_ptr<FieldGetter>(self);
+  FieldGetter& g = *nb::inst_ptr<FieldGetter>(self);
   if (!PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(g.cls.ptr())))
     return PyObject_CallOneArg(g.fallback.ptr(), obj);
   PyObject* value = slot_at(obj, g.slot);
@@ -349,6 +364,100 @@ nb::object field_getter(const SlotClass& maker, const std::string& slot, nb::obj
   return nb::steal(fn);
 }
 
+// A data descriptor over a field getter (what `property(getter, fset, None, doc)` is, without
+// property's call of the getter: reading the field then goes straight from the attribute lookup
+// to field_get, a fifth of the cost of reading a mask of a batch's Encoding). Setting calls
+// `fset(obj, value)`; deleting is refused, as a property without a deleter refuses it.
+struct FieldDescr {
+  PyObject_HEAD
+  PyObject* fget;  // a builtin made by field_getter (its self is the FieldGetter)
+  PyObject* fset;  // the Python setter, or None
+  PyObject* doc;
+};
+
+PyObject* field_descr_get(PyObject* self, PyObject* obj, PyObject*) {
+  auto* d = reinterpret_cast<FieldDescr*>(self);
+  if (!obj) {  // read on the class: the descriptor itself
+    Py_INCREF(self);
+    return self;
+  }
+  return field_get(PyCFunction_GET_SELF(d->fget), obj);
+}
+
+int field_descr_set(PyObject* self, PyObject* obj, PyObject* value) {
+  auto* d = reinterpret_cast<FieldDescr*>(self);
+  if (!value || d->fset == Py_None) {
+    PyErr_SetString(PyExc_AttributeError, value ? "can't set attribute" : "can't delete attribute");
+    return -1;
+  }
+  PyObject* args[2] = {obj, value};
+  PyObject* r = PyObject_Vectorcall(d->fset, args, 2, nullptr);
+  if (!r) return -1;
+  Py_DECREF(r);
+  return 0;
+}
+
+int field_descr_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* d = reinterpret_cast<FieldDescr*>(self);
+  Py_VISIT(d->fget);
+  Py_VISIT(d->fset);
+  Py_VISIT(d->doc);
+  Py_VISIT(Py_TYPE(self));  // a heap type: its instances hold it
+  return 0;
+}
+
+int field_descr_clear(PyObject* self) {
+  auto* d = reinterpret_cast<FieldDescr*>(self);
+  Py_CLEAR(d->fget);
+  Py_CLEAR(d->fset);
+  Py_CLEAR(d->doc);
+  return 0;
+}
+
+void field_descr_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  field_descr_clear(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyMemberDef field_descr_members[] = {
+    {"fget", T_OBJECT, offsetof(FieldDescr, fget), READONLY, "The getter (a builtin, see field_getter)."},
+    {"fset", T_OBJECT, offsetof(FieldDescr, fset), READONLY, "The setter, or None."},
+    {"__doc__", T_OBJECT, offsetof(FieldDescr, doc), READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr},
+};
+
+PyType_Slot field_descr_slots[] = {
+    {Py_tp_descr_get, reinterpret_cast<void*>(field_descr_get)},
+    {Py_tp_descr_set, reinterpret_cast<void*>(field_descr_set)},
+    {Py_tp_traverse, reinterpret_cast<void*>(field_descr_traverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(field_descr_clear)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(field_descr_dealloc)},
+    {Py_tp_members, field_descr_members},
+    {0, nullptr},
+};
+
+PyType_Spec field_descr_spec = {"ciyuan._core.FieldDescriptor", sizeof(FieldDescr), 0,
+                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, field_descr_slots};
+
+// A FieldDescriptor over `getter` (made by field_getter), with setter `fset` (or None) and `doc`.
+nb::object field_descriptor(nb::handle getter, nb::handle fset, nb::handle doc) {
+  if (!PyCFunction_Check(getter.ptr()) || PyCFunction_GET_FUNCTION(getter.ptr()) != field_get)
+    throw nb::type_error("field_descriptor needs a getter made by field_getter");
+  static PyObject* type = PyType_FromSpec(&field_descr_spec);  // made once, kept for the process
+  if (!type) throw nb::python_error();
+  // (PyObject_GC_New takes the instance's reference to its heap type, released in dealloc.)
+  auto* d = PyObject_GC_New(FieldDescr, reinterpret_cast<PyTypeObject*>(type));
+  if (!d) throw nb::python_error();
+  d->fget = getter.inc_ref().ptr();
+  d->fset = fset.inc_ref().ptr();
+  d->doc = doc.inc_ref().ptr();
+  PyObject_GC_Track(d);
+  return nb::steal(reinterpret_cast<PyObject*>(d));
+}
+
 void register_encoding_data(nb::module_& m) {
   nb::class_<FieldGetter>(m, "FieldGetter", "What a getter made by field_getter holds.");
   m.def("field_getter", &field_getter, nb::arg("maker"), nb::arg("slot"), nb::arg("fallback"), nb::arg("kind") = 0,
@@ -357,6 +466,20 @@ void register_encoding_data(nb::module_& m) {
         "native result (slot _native set), with kind 1 a mask (wrap.masks[field]: head + [value] * ... + tail, "
         "or [mask_default] * _length with no wrap), with kind 2 the character offsets (kept in the slot); "
         "else fallback(obj).");
+  m.def("field_descriptor", &field_descriptor, nb::arg("getter"), nb::arg("fset").none(), nb::arg("doc").none(),
+        "property(getter, fset, None, doc) for a getter made by field_getter, reading the field without "
+        "property's call of the getter.");
+  m.def(
+      "gc_track",
+      [](nb::handle obj) {
+        // What PyObject_GC_Track does, but a no-op for an object already tracked or of a type
+        // the collector does not know (CPython aborts on tracking twice).
+        PyObject* o = obj.ptr();
+        if (PyObject_IS_GC(o) && !PyObject_GC_IsTracked(o)) PyObject_GC_Track(o);
+      },
+      nb::arg("obj"),
+      "Track `obj` by the cyclic garbage collector again (a batch's Encodings are made untracked; "
+      "Encoding calls this before it is changed). Nothing for an object already tracked.");
   nb::class_<SlotClass>(m, "SlotClass",
                         "Makes instances of a class with __slots__ from native code (a batch's Encodings).")
       .def(nb::init<nb::handle, const std::vector<std::string>&>(), nb::arg("cls"), nb::arg("slots"),

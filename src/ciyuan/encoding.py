@@ -41,6 +41,13 @@ _FIELDS = ("ids", "type_ids", "tokens", "offsets", "special_tokens_mask", "atten
 
 _NONE: List["Encoding"] = []  # the shared "no overflowing windows" (never mutated: always replaced)
 
+# A batch's Encodings are made untracked by the cyclic garbage collector (``_core.gc_track``'s
+# note in register_encoder.cc): as made, nothing they hold can point back at them, and tens of
+# thousands of tracked objects would be walked by every later full collection. Whatever can give
+# an Encoding a reference that may lead back to it (a setter, truncation, padding, merging)
+# tracks it again first, so a cycle through a changed Encoding is always collectable.
+_track = _core.gc_track
+
 # The slots a native batch sets (Encoding._from_native_batch): the first four per text (data,
 # text, ids, length), the others the same for the whole batch.
 _NATIVE_SLOTS = ("_native", "_text", "_ids", "_length", "_tokenizer", "_wrap", "_overflowing",
@@ -81,7 +88,8 @@ LayoutPiece = Union[AddedTokens, Tuple[int, Optional[int]]]
 
 class NativeWrap:
     """How a single-sequence template wraps every text of a batch (e.g. BERT's ``[CLS] $A
-    [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings."""
+    [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings.
+    Never changed once made: the native field getters keep what they read of the last one."""
 
     __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids", "masks")
 
@@ -100,6 +108,34 @@ class NativeWrap:
         # Each mask field as (values before, value of each of the text's tokens, values after).
         inner = {"type_ids": self.type_id, "attention_mask": 1, "special_tokens_mask": 0}
         self.masks = {field: (self.fields[field][0], value, self.fields[field][1]) for field, value in inner.items()}
+
+    @classmethod
+    def of(cls, head_tokens: List[AddedTokens], type_id: Optional[int], tail_tokens: List[AddedTokens]
+           ) -> "NativeWrap":
+        """``NativeWrap(head_tokens, type_id, tail_tokens)``; the last one made, when given the same
+        AddedTokens objects again (they are immutable, and a template hands out the ones it holds):
+        building it costs more than encoding a batch of a few short texts.
+
+        Example:
+            >>> cls_, sep = AddedTokens([101], ["[CLS]"]), AddedTokens([102], ["[SEP]"])
+            >>> NativeWrap.of([cls_], 0, [sep]) is NativeWrap.of([cls_], 0, [sep])
+            True
+        """
+        last = _last_wrap[0]
+        if last is not None:
+            (head, kept_type, tail), wrap = last
+            if (kept_type == type_id and len(head) == len(head_tokens) and len(tail) == len(tail_tokens)
+                    and all(a is b for a, b in zip(head, head_tokens))
+                    and all(a is b for a, b in zip(tail, tail_tokens))):
+                return wrap
+        wrap = cls(head_tokens, type_id, tail_tokens)
+        _last_wrap[0] = ((tuple(head_tokens), type_id, tuple(tail_tokens)), wrap)
+        return wrap
+
+
+# NativeWrap.of's last wrap and what it was made of (a one-item list: replaced whole, never changed).
+_WrapKey = Tuple[Tuple[AddedTokens, ...], Optional[int], Tuple[AddedTokens, ...]]
+_last_wrap: List[Optional[Tuple[_WrapKey, NativeWrap]]] = [None]
 
 
 def _part_len(part: Part) -> int:
@@ -292,6 +328,7 @@ class Encoding:
 
     @_ranges.setter
     def _ranges(self, value: Ranges) -> None:
+        _track(self)
         self._range_map = value
 
     def _native_field(self, field: str) -> list:
@@ -463,6 +500,7 @@ class Encoding:
 
     @overflowing.setter
     def overflowing(self, value: Sequence["Encoding"]) -> None:
+        _track(self)
         self._overflowing = list(value)
 
     @property
@@ -493,6 +531,7 @@ class Encoding:
         values = list(value)
         if len(values) != len(self):
             raise ValueError(f"{slot[1:]} needs {len(self)} values (one per token), got {len(values)}")
+        _track(self)
         self._flatten()
         setattr(self, slot, values)
 
@@ -552,6 +591,7 @@ class Encoding:
                                   overflowing)
 
     def _set_parts(self, parts: List[Part], length: int) -> None:
+        _track(self)
         if self._parts is None:
             # A flat Encoding about to change shape: its current fields become one immutable part.
             snapshot = Encoding(self._tokenizer, self._ids, self._offsets, self._make_ids, self._make_offsets,
@@ -599,6 +639,7 @@ class Encoding:
             n = self.copy()
             n.merge_with(other.copy())
             overflowings.append(n)
+        _track(self)
         shift = len(self)
         for k, (start, stop) in pair._ranges.items():
             self._ranges[k] = (start + shift, stop + shift)
@@ -661,6 +702,7 @@ class Encoding:
         n = len(self)
         if max_length >= n:
             return
+        _track(self)
         if self._parts is None:
             # A flat Encoding becomes a part of its own first (a snapshot of its fields): the
             # windows cut below then point at that, not at this Encoding, which changes.
@@ -725,7 +767,8 @@ def _native_getters() -> None:
                                  ("attention_mask", 1, 1), ("special_tokens_mask", 1, 0)):
         prop = Encoding.__dict__[field]
         getter: Any = _core.field_getter(_native_maker, "_" + field, prop.fget, kind, default, field)
-        setattr(Encoding, field, property(getter, prop.fset, None, prop.__doc__))
+        # property(getter, prop.fset, None, prop.__doc__), read without property's call of the getter
+        setattr(Encoding, field, _core.field_descriptor(getter, prop.fset, prop.__doc__))
 
 
 _native_getters()

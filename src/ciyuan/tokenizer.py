@@ -545,7 +545,7 @@ class Tokenizer:
             parts = self.post_processor.single_wrapper(add_special_tokens)
             if parts is None:
                 return None
-            wrap = NativeWrap(*parts)
+            wrap = NativeWrap.of(*parts)
         policy = self._policy(allowed_special, disallowed_special)
         texts = list(inputs)
         n = self._threads(threads)
@@ -565,7 +565,7 @@ class Tokenizer:
         wrap = self.post_processor.single_wrapper(add_special_tokens) if self.post_processor is not None else None
         if wrap is None:
             return None
-        return Encoding._from_native_batch(self, datas, texts, NativeWrap(*wrap))
+        return Encoding._from_native_batch(self, datas, texts, NativeWrap.of(*wrap))
 
     @overload
     def encode_batch_ids(self, inputs: Iterable[EncodeInput], *, add_special_tokens: bool = True,
@@ -727,7 +727,7 @@ class Tokenizer:
         wrap = self.post_processor.single_wrapper(True)
         if wrap is None:
             return None
-        native_wrap = NativeWrap(*wrap)
+        native_wrap = NativeWrap.of(*wrap)
         return native_wrap.head_ids, native_wrap.tail_ids
 
     def _native_batch(self, texts: Iterable[str], threads: Optional[int], allowed_special: SpecialSet,
