@@ -44,9 +44,8 @@ def test_real_torch() -> None:
     """The reader runs on PyTorch itself, not on a stand-in."""
     _megatron_indexed_dataset()
     import torch
-    from torch.utils.data import Dataset
-
     from megatron.core.datasets.indexed_dataset import IndexedDataset
+    from torch.utils.data import Dataset
 
     assert torch.__version__.startswith("2.")
     assert issubclass(IndexedDataset, Dataset)

@@ -1,8 +1,9 @@
-"""encode-dataset with its batches encoded by a pool of Ray tokenizer actors
-(ciyuan.datasets.ray_engine.encode_dataset_ray, ``ciyuan encode-dataset --ray``) writes the same
-bytes as the local run: every shard file and the manifest, for real corpora in each input format
-and each output format, with bad documents skipped or refused alike, with a tokenizer actor
-killed mid-job, and when an interrupted run is resumed with or without Ray.
+"""encode-dataset as a Ray Data pipeline (read tasks -> map_batches over a pool of tokenizer
+actors -> shards written in order; ciyuan.datasets.ray_engine.encode_dataset_ray, ``ciyuan
+encode-dataset --ray``) writes the same bytes as the local run: every shard file and the
+manifest, for real corpora in each input format and each output format, with bad documents
+skipped or refused alike, with a tokenizer actor killed mid-job, and when an interrupted run is
+resumed with or without Ray.
 
 One local 2-CPU Ray cluster serves the whole module.
 """
@@ -141,7 +142,8 @@ def test_actor_killed_mid_job(inputs: List[Path], cl100k: Tokenizer, tmp_path: P
         # After the first finished shard, an actor is encoding mid-job: kill it.
         if manifest.exists() and json.loads(manifest.read_text())["shards"]:
             for actor in state.actors().values():
-                if "_Encoder" in actor.get("ActorClassName", "") and actor.get("State") == "ALIVE" and actor.get("Pid"):
+                name = actor.get("ActorClassName", "")  # Ray Data's MapWorker(MapBatches(_EncodeStage))
+                if "_EncodeStage" in name and actor.get("State") == "ALIVE" and actor.get("Pid"):
                     os.kill(actor["Pid"], signal.SIGKILL)
                     killed = actor["Pid"]
                     break
