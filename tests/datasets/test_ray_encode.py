@@ -5,7 +5,7 @@ manifest, for real corpora in each input format and each output format, with bad
 skipped or refused alike, with a tokenizer actor killed mid-job, and when an interrupted run is
 resumed with or without Ray.
 
-One local 2-CPU Ray cluster serves the whole module.
+One local 2-CPU Ray cluster (the shared ``ray_cluster`` fixture) serves the Ray tests.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,16 +27,15 @@ from ciyuan import Tokenizer
 from ciyuan.datasets import encode_dataset
 from ciyuan.errors import InvalidInputError
 from tests.conftest import shared
-from tests.datasets.conftest import corpus_lines, local_ray, quiet_collect, read_back, write_input
+from tests.datasets.conftest import corpus_lines, quiet_collect, read_back, write_input
 
 ray = pytest.importorskip("ray")
 from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the module needs Ray)
 
 
 @pytest.fixture(scope="module", autouse=True)
-def ray_cluster() -> Iterator[None]:
-    with local_ray():
-        yield
+def on_ray(ray_cluster: Any) -> None:
+    """The shared local Ray of 2 CPUs (tests/datasets/conftest.py)."""
 
 
 @pytest.fixture(scope="module")
