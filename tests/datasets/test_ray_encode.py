@@ -10,6 +10,7 @@ One local 2-CPU Ray cluster (the shared ``ray_cluster`` fixture) serves the Ray 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -62,7 +63,8 @@ def test_same_bytes_as_local(fmt: str, inputs: List[Path], cl100k: Tokenizer, tm
     options: Dict[str, Any] = dict(format=fmt, eos="<|endoftext|>", bos=[100257], shard_tokens=60_000,
                                    batch_chars=40_000)
     local = encode_dataset(inputs, tmp_path / "local", cl100k, **options)
-    distributed = ray_engine.encode_dataset_ray(inputs, tmp_path / "ray", cl100k, **options)
+    # The English JSON Lines (~480 KB) read in parts of ~100 KB, the other files whole.
+    distributed = ray_engine.encode_dataset_ray(inputs, tmp_path / "ray", cl100k, part_bytes=100_000, **options)
     assert distributed == local._replace(output=tmp_path / "ray")
     assert len(local.shards) > 3
     assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
@@ -88,8 +90,9 @@ def test_bad_documents_as_local(cl100k: Tokenizer, tmp_path: Path) -> None:
     lines[250] = json.dumps({"other": "no text field"})
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     options: Dict[str, Any] = dict(format="flat", shard_tokens=500, batch_chars=300)
+    parts = dict(part_bytes=2000)  # ~10 KB read in parts: the lines of a later part are the file's
     local = encode_dataset(path, tmp_path / "local", cl100k, skip_bad=True, **options)
-    distributed = ray_engine.encode_dataset_ray(path, tmp_path / "ray", cl100k, skip_bad=True, **options)
+    distributed = ray_engine.encode_dataset_ray(path, tmp_path / "ray", cl100k, skip_bad=True, **parts, **options)
     assert distributed.skipped == local.skipped == 3
     assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
     lines[17] = json.dumps({"text": "fine"})
@@ -98,10 +101,19 @@ def test_bad_documents_as_local(cl100k: Tokenizer, tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError) as e_local:
         encode_dataset(path, tmp_path / "local2", cl100k, **options)
     with pytest.raises(InvalidInputError) as e_ray:
-        ray_engine.encode_dataset_ray(path, tmp_path / "ray2", cl100k, **options)
+        ray_engine.encode_dataset_ray(path, tmp_path / "ray2", cl100k, **parts, **options)
     assert type(e_ray.value) is type(e_local.value)
     assert str(e_ray.value) == str(e_local.value)
     assert f"{path}:121" in str(e_ray.value)
+    # A bad JSON line in a later part, before the refused document: the reader's error, same line.
+    lines[90] = "[1, 2"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as e_local:
+        encode_dataset(path, tmp_path / "local3", cl100k, **options)
+    with pytest.raises(InvalidInputError) as e_ray:
+        ray_engine.encode_dataset_ray(path, tmp_path / "ray3", cl100k, **parts, **options)
+    assert str(e_ray.value) == str(e_local.value)
+    assert f"{path}:91" in str(e_ray.value)
     del e_local, e_ray
     quiet_collect()
 
@@ -162,7 +174,8 @@ def test_interrupted_run_resumes(first: str, second: str, inputs: List[Path], cl
     shards hold, also in the middle of a batch."""
     from ciyuan.datasets import encode
 
-    runs = {"local": encode_dataset, "ray": ray_engine.encode_dataset_ray}
+    # The Ray runs read the English JSON Lines in parts: the resumed run leaves whole parts out.
+    runs = {"local": encode_dataset, "ray": functools.partial(ray_engine.encode_dataset_ray, part_bytes=60_000)}
     options: Dict[str, Any] = dict(format="flat", eos="<|endoftext|>", shard_tokens=30_000, batch_chars=25_000)
     whole = encode_dataset(inputs[:2], tmp_path / "whole", cl100k, **options)
     on_shard = encode._Run._on_shard
@@ -186,8 +199,8 @@ def test_interrupted_run_resumes(first: str, second: str, inputs: List[Path], cl
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(docs=st.lists(st.text(st.characters(blacklist_categories=["Cs"]), max_size=60), min_size=1, max_size=40),
-       batch_chars=st.integers(1, 200), skip_bad=st.booleans())
-def test_generated_documents(docs: List[str], batch_chars: int, skip_bad: bool, cl100k: Tokenizer,
+       batch_chars=st.integers(1, 200), skip_bad=st.booleans(), part_bytes=st.integers(1, 3000))
+def test_generated_documents(docs: List[str], batch_chars: int, skip_bad: bool, part_bytes: int, cl100k: Tokenizer,
                              tmp_path_factory: pytest.TempPathFactory) -> None:
     d = tmp_path_factory.mktemp("generated")
     src = d / "docs.jsonl"
@@ -200,9 +213,9 @@ def test_generated_documents(docs: List[str], batch_chars: int, skip_bad: bool, 
         local = encode_dataset(src, d / "local", cl100k, **options)
     except InvalidInputError as e:
         with pytest.raises(InvalidInputError, match=re.escape(str(e))):
-            ray_engine.encode_dataset_ray(src, d / "ray", cl100k, **options)
+            ray_engine.encode_dataset_ray(src, d / "ray", cl100k, part_bytes=part_bytes, **options)
         return
-    distributed = ray_engine.encode_dataset_ray(src, d / "ray", cl100k, **options)
+    distributed = ray_engine.encode_dataset_ray(src, d / "ray", cl100k, part_bytes=part_bytes, **options)
     assert distributed == local._replace(output=d / "ray")
     assert files_of(d / "ray") == files_of(d / "local")
 

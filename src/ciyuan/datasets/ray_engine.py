@@ -360,16 +360,43 @@ def _rows(part: int, kind: int, texts: List[str], lines: List[int], info: int = 
                      "message": pa.array([message] * n, pa.string()), "text": pa.array(texts, pa.large_string())})
 
 
-def _read_part(batch: Dict[str, Any], *, options: Dict[str, Any], batch_chars: int) -> Iterator[Any]:
-    """The read stage (a Ray Data task, a generator: memory stays bounded): the documents of one
-    input file after its first ``skip`` (a resumed run), as tables of about ``batch_chars``
-    characters, then its end marker; a bad document ends the file with its error row instead."""
+def _part_documents(stream: Any, part: Dict[str, Any], lines_before: int = 0) -> Iterator[Any]:
+    """The document batches of one read part: a whole file (``end`` < 0), or bytes
+    ``[start, end)`` of a file of lines, its lines counted after ``lines_before``."""
+    if part["end"] < 0:
+        return iter(stream.batches())
+    return iter(stream.part_batches(part["start"], part["end"], lines_before))
+
+
+def _message_in_file(options: Dict[str, Any], part: Dict[str, Any], message: str) -> str:
+    """The error of a bad document in a part after a file's start, with the file's own line:
+    the part is read again, its lines counted after those before it (counted only now: an
+    error is rare, and counting reads the file up to the part)."""
     from ciyuan.datasets.sources import DocumentStream
 
-    part, path, skip = int(batch["part"][0]), str(batch["path"][0]), int(batch["skip"][0])
-    stream = DocumentStream([Path(path)], **options)
+    lines_before = _line_at(FilePart(part["path"], part["start"], part["end"])) - 1
     try:
-        for docs in stream.batches():
+        for _ in _part_documents(DocumentStream([Path(part["path"])], **options), part, lines_before):
+            pass
+    except InvalidInputError as e:
+        return str(e)
+    return message
+
+
+def _read_part(batch: Dict[str, Any], *, options: Dict[str, Any], batch_chars: int) -> Iterator[Any]:
+    """The read stage (a Ray Data task, a generator: memory stays bounded): the documents of one
+    part - an input file, or a byte range of a large file of lines - after its first ``skip``
+    (a resumed run), as tables of about ``batch_chars`` characters, then its end marker; a bad
+    document ends the part with its error row instead. A byte range's lines are numbered from
+    its start (the driver adds the lines before it when it names a document)."""
+    from ciyuan.datasets.sources import DocumentStream
+
+    part: Dict[str, Any] = {key: (int(batch[key][0]) if key != "path" else str(batch[key][0]))
+            for key in ("part", "path", "start", "end", "skip")}
+    skip = part["skip"]
+    stream = DocumentStream([Path(part["path"])], **options)
+    try:
+        for docs in _part_documents(stream, part):
             texts, lines = docs.texts, docs.lines
             if skip:
                 if len(texts) <= skip:
@@ -377,11 +404,12 @@ def _read_part(batch: Dict[str, Any], *, options: Dict[str, Any], batch_chars: i
                     continue
                 texts, lines, skip = texts[skip:], lines[skip:], 0
             for run_texts, run_lines in _cut(texts, lines, batch_chars):
-                yield _rows(part, _DOC, run_texts, run_lines)
+                yield _rows(part["part"], _DOC, run_texts, run_lines)
     except InvalidInputError as e:
-        yield _rows(part, _ERROR, [""], [0], message=str(e))
+        message = _message_in_file(options, part, str(e)) if part["start"] > 0 else str(e)
+        yield _rows(part["part"], _ERROR, [""], [0], message=message)
         return
-    yield _rows(part, _END, [""], [0], info=stream.skipped)
+    yield _rows(part["part"], _END, [""], [0], info=stream.skipped)
 
 
 class _EncodeStage:
@@ -432,13 +460,14 @@ class _RayReading:
     """The Ray Data pipeline as encode_dataset's :data:`~ciyuan.datasets.encode.Pipeline`: the
     encoded batches in document order, and the skipped count and bytes done as files finish."""
 
-    def __init__(self, run: Any, address: Optional[str], actors: Optional[int]) -> None:
+    def __init__(self, run: Any, address: Optional[str], actors: Optional[int], part_bytes: int) -> None:
         self.run = run
         self.address = address
         self.actors = actors
+        self.part_bytes = part_bytes
         self.skipped = 0
         self._done = 0
-        self._files = list(run.stream.files)
+        self._plan: List[Dict[str, Any]] = []
         self._closing: List[Any] = []
 
     def bytes_done(self) -> int:
@@ -453,29 +482,52 @@ class _RayReading:
         return dict(input_format=self.run.manifest.job["input_format"], doc_per=stream.doc_per, field=stream.field,
                     column=stream.column, errors=stream.errors, skip_bad=stream.skip_bad)
 
+    def _split(self, path: Path, kind: str) -> List[Tuple[int, int]]:
+        """``path`` as read parts: byte ranges cut at line ends for a large file of lines
+        (uncompressed JSON Lines, text with a document per line), else the whole file (-1)."""
+        lines = kind == "jsonl" or (kind == "text" and self.run.stream.doc_per == "line")
+        if not lines or path.name.lower().endswith((".gz", ".zst")) or path.stat().st_size <= self.part_bytes:
+            return [(0, -1)]
+        return [(p.start, p.end) for p in plan_file_parts(path, self.part_bytes)]
+
     def _parts(self) -> List[Dict[str, Any]]:
-        """The read stage's parts (a file each), after the documents the finished shards hold:
-        whole files of them are counted here (read, as the local run reads them) and left out,
-        the file where they end is read from its first document after them."""
+        """The read stage's parts in document order, after the documents the finished shards
+        hold: whole parts of them are counted here (read, as the local run reads them) and left
+        out; the part where they end is read from its first document after them."""
         from ciyuan.datasets.encode import too_few_documents
         from ciyuan.datasets.sources import DocumentStream
 
+        stream = self.run.stream
+        self._plan = [{"part": 0, "path": str(path), "start": start, "end": end, "skip": 0}
+                      for path, kind in zip(stream.files, stream.kinds) for start, end in self._split(path, kind)]
+        for number, part in enumerate(self._plan):
+            part["part"] = number
         skip = self.run.skip
         parts = []
-        for i, path in enumerate(self._files):
+        for part in self._plan:
             if skip:
-                stream = DocumentStream([path], **self._options())
-                count = sum(len(docs.texts) for docs in stream.batches())
+                counting = DocumentStream([Path(part["path"])], **self._options())
+                count = sum(len(docs.texts) for docs in _part_documents(counting, part))
                 if count <= skip:
                     skip -= count
-                    self.skipped += stream.skipped
-                    self._done += path.stat().st_size
+                    self.skipped += counting.skipped
+                    self._done += self._size(part)
                     continue
-            parts.append({"part": i, "path": str(path), "skip": skip})
+            parts.append(dict(part, skip=skip))
             skip = 0
         if skip:
             raise too_few_documents(self.run.skip, self.run.skip - skip)
         return parts
+
+    def _size(self, part: Dict[str, Any]) -> int:
+        return int(part["end"] - part["start"]) if part["end"] >= 0 else Path(part["path"]).stat().st_size
+
+    def _place(self, number: int, line: int) -> str:
+        """``file:line`` of a document: line ``line`` of read part ``number``."""
+        part = self._plan[number]
+        if part["start"] > 0:  # lines counted from the part's start (a refused document: rare)
+            line += _line_at(FilePart(part["path"], part["start"], part["end"])) - 1
+        return f"{part['path']}:{line}"
 
     def _dataset(self, ray: Any, parts: List[Dict[str, Any]]) -> Any:
         run = self.run
@@ -535,7 +587,7 @@ class _RayReading:
                 end = int(stop[0]) if len(stop) else table.num_rows
                 for row in np.flatnonzero(kinds[:end] == _END):
                     self.skipped += int(table.column("info")[int(row)].as_py())
-                    self._done += self._files[int(table.column("part")[int(row)].as_py())].stat().st_size
+                    self._done += self._size(self._plan[int(table.column("part")[int(row)].as_py())])
                 docs = np.flatnonzero(kinds[:end] == _DOC)
                 if len(docs):
                     rows = table.take(docs)
@@ -548,9 +600,9 @@ class _RayReading:
                         first = next(i for i, r in enumerate(refused) if r is not None)
                         if not self.run.skip_bad:
                             name, text = refused[first].split("\0", 1)
-                            path = self._files[rows.column("part")[first].as_py()]
+                            place = self._place(rows.column("part")[first].as_py(), rows.column("line")[first].as_py())
                             cls = getattr(errors, name, errors.CiyuanError)
-                            raise cls(f"{path}:{rows.column('line')[first].as_py()}: {text}")
+                            raise cls(f"{place}: {text}")
                         kept = np.array([i for i, r in enumerate(refused) if r is None], dtype=np.int64)
                         lengths = np.diff(offsets)[kept]
                         values = np.concatenate([values[offsets[i]:offsets[i + 1]] for i in kept] or
@@ -581,12 +633,14 @@ def _unwrapped(ray: Any, items: Iterator[Any]) -> Iterator[Any]:
 
 
 def encode_dataset_ray(inputs: Any, output: Any, tokenizer: Any, *, address: Optional[str] = None,
-                       actors: Optional[int] = None, **options: Any) -> Any:
+                       actors: Optional[int] = None, part_bytes: int = DEFAULT_PART_BYTES, **options: Any) -> Any:
     """:func:`ciyuan.datasets.encode_dataset` as a Ray Data pipeline on the Ray at ``address``
     (see the module's notes): read (a task per input file, ciyuan's own reader) ->
     ``map_batches`` over a pool of ``actors`` tokenizer actors (default: one per CPU of the
     cluster; ``threads``: each actor's threads, default 1) -> the shards and manifest, written by
-    the driver in document order. They are the same bytes as the local run's, and a run started
+    the driver in document order. A file of lines (uncompressed JSON Lines, text with a document
+    per line) larger than ``part_bytes`` is read in parts of about that size, cut at line ends,
+    each by a read task of its own. They are the same bytes as the local run's, and a run started
     again resumes with or without Ray.
 
     Example:
@@ -596,9 +650,11 @@ def encode_dataset_ray(inputs: Any, output: Any, tokenizer: Any, *, address: Opt
 
     if actors is not None and actors < 1:
         raise InvalidInputError(f"actors must be at least 1, not {actors}")
+    if part_bytes < 1:
+        raise InvalidInputError(f"part_bytes must be at least 1, got {part_bytes}")
 
     def pipeline(run: Any) -> _RayReading:
-        return _RayReading(run, address, actors)
+        return _RayReading(run, address, actors, part_bytes)
 
     return encode_dataset(inputs, output, tokenizer, pipeline=pipeline, **options)
 
