@@ -15,9 +15,11 @@ $(PY):
 $(STAMP): $(PY) pyproject.toml CMakeLists.txt $(shell find cpp src -type f \( -name '*.cc' -o -name '*.h' -o -name '*.py' \) 2>/dev/null)
 	$(PY) -m pip install --quiet scikit-build-core nanobind setuptools wheel
 	$(PY) -m pip install --quiet --no-build-isolation ".[test]"
-	# megatron-core's IndexedDataset reads the Megatron shards in tests/datasets/test_megatron_core.py;
-	# --no-deps: its torch requirement is gigabytes of CUDA wheels, and reading an index needs none of it.
-	$(PY) -m pip install --quiet --no-deps "megatron-core==0.16.1"
+	# megatron-core's IndexedDataset, on real PyTorch, reads the Megatron shards in
+	# tests/datasets/test_megatron_core.py. torch==2.13.0 is the CPU build this machine keeps on disk
+	# (machines/python-native.md): pinned in the same command, so megatron-core's torch>=2.6 takes it
+	# and not PyPI's CUDA build (gigabytes). Adds about 35 s to a fresh install.
+	$(PY) -m pip install --quiet "torch==2.13.0" "megatron-core==0.16.1"
 	touch $(STAMP)
 
 install: $(STAMP)

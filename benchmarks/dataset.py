@@ -15,9 +15,10 @@ is loaded until its output files are closed (reading, encoding, writing):
 
 - ciyuan: ``encode_dataset(jsonl, out, tok, format="megatron", threads=N)`` (what
   ``ciyuan encode-dataset --format megatron`` runs): Megatron-LM .bin/.idx;
-- ciyuan-ray: the same with the batches encoded by Ray tokenizer actors
-  (``encode_dataset_ray``) on a local Ray of N CPUs started before the clock starts (on a
-  cluster Ray is already running): the Ray path's overhead on one machine, against the ciyuan row;
+- ciyuan-ray: the same as a Ray Data pipeline (``encode_dataset_ray``: read tasks -> a pool of N
+  tokenizer actors -> the shards written by the driver) on a local Ray of N CPUs started before
+  the clock starts (on a cluster Ray is already running): the Ray path's overhead on one
+  machine, against the ciyuan row;
 - hf-datasets: Hugging Face ``datasets``: ``load_dataset("json")``, ``.map(batched=True,
   num_proc=N)`` with a ``tokenizers`` Tokenizer (a tokenizer.json of the same ranks, built as
   benchmarks/encode.py builds it, see ``hf_json``), then the ids written as one flat uint32 file plus int64

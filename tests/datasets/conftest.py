@@ -108,8 +108,8 @@ Expect = Callable[[List[str]], List[List[int]]]
 
 @contextlib.contextmanager
 def local_ray(by_value: Optional[ModuleType] = None) -> Iterator[None]:
-    """A local Ray of 2 CPUs for a test module (`by_value`: a module whose classes travel to the
-    workers by value, as a test module's must)."""
+    """A local Ray of 2 CPUs (`by_value`: a module whose classes travel to the workers by value,
+    as a test module's must)."""
     import ray
 
     if by_value is not None:
@@ -120,6 +120,15 @@ def local_ray(by_value: Optional[ModuleType] = None) -> Iterator[None]:
     finally:
         ray.shutdown()
         quiet_collect()
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[ModuleType]:
+    """The one local 2-CPU Ray cluster (``ray.init(num_cpus=2)``) of a test process, shared by the
+    Ray test modules (test_ray_encode.py, test_ray_train.py): it takes seconds to start."""
+    ray = pytest.importorskip("ray")
+    with local_ray():
+        yield ray
 
 
 def quiet_collect() -> None:

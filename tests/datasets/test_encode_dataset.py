@@ -217,34 +217,49 @@ def test_megatron_index_layout(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
     assert np.frombuffer(idx[70:], "<i8").tolist() == [0, 1, 2, 3]
 
 
-def test_an_engine_gives_the_same_bytes(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
-    """Another engine (here: batches encoded one by one, each document alone, and every third
-    batch refused as a failing remote worker would) changes nothing in the output."""
-    from ciyuan.errors import CiyuanError
+def test_a_pipeline_gives_the_same_bytes(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
+    """Another pipeline (here: every document encoded alone with encode_ids, batches split in two,
+    every third batch searched for refused documents as a remote worker does) changes nothing in
+    the output."""
+    from ciyuan.datasets.encode import EncodedBatch, encode_finding_refused
 
     docs = list(_docs("multi", 20_000)) + ["bad <|endoftext|> text"] + list(_docs("en", 5_000))
     src = write_input(docs, tmp_path / "in", "jsonl")
     seen = []
 
-    def engine(batches, tok, args):  # noqa: ANN001, ANN202
-        for i, texts in enumerate(batches):
-            seen.append(len(texts))
-            if i % 3 == 2:
-                yield None
-                continue
-            try:
-                lists = [tok.encode_ids(t, disallowed_special=args["disallowed_special"]) for t in texts]
-            except CiyuanError:
-                yield None
-                continue
-            yield (np.array([i for ids in lists for i in ids], dtype=np.uint32),
-                   np.cumsum([0] + [len(ids) for ids in lists]))
+    class Reading:
+        def __init__(self, run) -> None:  # noqa: ANN001
+            self.run = run
+            self.skipped = 0
+
+        def bytes_done(self) -> int:
+            return 0
+
+        def close(self) -> None:
+            pass
+
+        def __iter__(self):  # noqa: ANN204
+            run = self.run
+            for n, batch in enumerate(run.batches()):
+                half = len(batch.texts) // 2
+                for first, texts in ((batch.first, batch.texts[:half]), (batch.first + half, batch.texts[half:])):
+                    seen.append(len(texts))
+                    if n % 3 == 2 or any("<|endoftext|>" in t for t in texts):
+                        ids, offsets, kept, refusal = encode_finding_refused(run.tok, texts, run.encode_args,
+                                                                             stop_at_first=False)
+                        assert refusal is None
+                        yield EncodedBatch(first, len(texts), ids, offsets, kept)
+                        continue
+                    lists = [run.tok.encode_ids(t) for t in texts]
+                    yield EncodedBatch(first, len(texts), np.array([i for ids in lists for i in ids], dtype=np.uint32),
+                                       np.cumsum([0] + [len(ids) for ids in lists]))
+            self.skipped = run.stream.skipped
 
     options = dict(format="megatron", eos=100257, shard_tokens=3000, batch_chars=2000, skip_bad=True)
     encode_dataset(src, tmp_path / "local", cl100k, **options)
-    result = encode_dataset(src, tmp_path / "engine", cl100k, engine=engine, **options)
+    result = encode_dataset(src, tmp_path / "other", cl100k, pipeline=Reading, **options)
     assert len(seen) > 6 and result.skipped == 1
-    assert tree_bytes(tmp_path / "engine") == tree_bytes(tmp_path / "local")
+    assert tree_bytes(tmp_path / "other") == tree_bytes(tmp_path / "local")
 
 
 def test_many_refused_documents_in_one_batch(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
@@ -280,16 +295,23 @@ def test_interrupted_run_with_refused_and_bad_documents_resumes(tmp_path: Path, 
     class Stop(Exception):
         pass
 
-    def stopping(batches, tok, args):  # noqa: ANN001, ANN202
-        from ciyuan.datasets.encode import _local_engine
+    class Stopping:
+        def __init__(self, run) -> None:  # noqa: ANN001
+            from ciyuan.datasets.encode import _local_pipeline
 
-        for n, result in enumerate(_local_engine(batches, tok, args)):
-            if n == stop_after:
-                raise Stop
-            yield result
+            self.local = _local_pipeline(run)
+            self.skipped = 0
+            self.bytes_done = self.local.bytes_done
+            self.close = self.local.close
+
+        def __iter__(self):  # noqa: ANN204
+            for n, batch in enumerate(self.local):
+                if n == stop_after:
+                    raise Stop
+                yield batch
 
     with pytest.raises(Stop):
-        encode_dataset(src, tmp_path / "out", cl100k, engine=stopping, **options)
+        encode_dataset(src, tmp_path / "out", cl100k, pipeline=Stopping, **options)
     resumed = encode_dataset(src, tmp_path / "out", cl100k, **options)
     assert resumed.resumed_shards > 0 or stop_after == 1
     assert tree_bytes(tmp_path / "out") == tree_bytes(tmp_path / "whole")

@@ -1,14 +1,16 @@
-"""encode-dataset with its batches encoded by a pool of Ray tokenizer actors
-(ciyuan.datasets.ray_engine.encode_dataset_ray, ``ciyuan encode-dataset --ray``) writes the same
-bytes as the local run: every shard file and the manifest, for real corpora in each input format
-and each output format, with bad documents skipped or refused alike, with a tokenizer actor
-killed mid-job, and when an interrupted run is resumed with or without Ray.
+"""encode-dataset as a Ray Data pipeline (read tasks -> map_batches over a pool of tokenizer
+actors -> shards written in order; ciyuan.datasets.ray_engine.encode_dataset_ray, ``ciyuan
+encode-dataset --ray``) writes the same bytes as the local run: every shard file and the
+manifest, for real corpora in each input format and each output format, with bad documents
+skipped or refused alike, with a tokenizer actor killed mid-job, and when an interrupted run is
+resumed with or without Ray.
 
-One local 2-CPU Ray cluster serves the whole module.
+One local 2-CPU Ray cluster (the shared ``ray_cluster`` fixture) serves the Ray tests.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -16,7 +18,7 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -26,16 +28,15 @@ from ciyuan import Tokenizer
 from ciyuan.datasets import encode_dataset
 from ciyuan.errors import InvalidInputError
 from tests.conftest import shared
-from tests.datasets.conftest import corpus_lines, local_ray, quiet_collect, read_back, write_input
+from tests.datasets.conftest import corpus_lines, quiet_collect, read_back, write_input
 
 ray = pytest.importorskip("ray")
 from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the module needs Ray)
 
 
 @pytest.fixture(scope="module", autouse=True)
-def ray_cluster() -> Iterator[None]:
-    with local_ray():
-        yield
+def on_ray(ray_cluster: Any) -> None:
+    """The shared local Ray of 2 CPUs (tests/datasets/conftest.py)."""
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,8 @@ def test_same_bytes_as_local(fmt: str, inputs: List[Path], cl100k: Tokenizer, tm
     options: Dict[str, Any] = dict(format=fmt, eos="<|endoftext|>", bos=[100257], shard_tokens=60_000,
                                    batch_chars=40_000)
     local = encode_dataset(inputs, tmp_path / "local", cl100k, **options)
-    distributed = ray_engine.encode_dataset_ray(inputs, tmp_path / "ray", cl100k, **options)
+    # The English JSON Lines (~480 KB) read in parts of ~100 KB, the other files whole.
+    distributed = ray_engine.encode_dataset_ray(inputs, tmp_path / "ray", cl100k, part_bytes=100_000, **options)
     assert distributed == local._replace(output=tmp_path / "ray")
     assert len(local.shards) > 3
     assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
@@ -88,8 +90,9 @@ def test_bad_documents_as_local(cl100k: Tokenizer, tmp_path: Path) -> None:
     lines[250] = json.dumps({"other": "no text field"})
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     options: Dict[str, Any] = dict(format="flat", shard_tokens=500, batch_chars=300)
+    parts = dict(part_bytes=2000)  # ~10 KB read in parts: the lines of a later part are the file's
     local = encode_dataset(path, tmp_path / "local", cl100k, skip_bad=True, **options)
-    distributed = ray_engine.encode_dataset_ray(path, tmp_path / "ray", cl100k, skip_bad=True, **options)
+    distributed = ray_engine.encode_dataset_ray(path, tmp_path / "ray", cl100k, skip_bad=True, **parts, **options)
     assert distributed.skipped == local.skipped == 3
     assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
     lines[17] = json.dumps({"text": "fine"})
@@ -98,10 +101,19 @@ def test_bad_documents_as_local(cl100k: Tokenizer, tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError) as e_local:
         encode_dataset(path, tmp_path / "local2", cl100k, **options)
     with pytest.raises(InvalidInputError) as e_ray:
-        ray_engine.encode_dataset_ray(path, tmp_path / "ray2", cl100k, **options)
+        ray_engine.encode_dataset_ray(path, tmp_path / "ray2", cl100k, **parts, **options)
     assert type(e_ray.value) is type(e_local.value)
     assert str(e_ray.value) == str(e_local.value)
     assert f"{path}:121" in str(e_ray.value)
+    # A bad JSON line in a later part, before the refused document: the reader's error, same line.
+    lines[90] = "[1, 2"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as e_local:
+        encode_dataset(path, tmp_path / "local3", cl100k, **options)
+    with pytest.raises(InvalidInputError) as e_ray:
+        ray_engine.encode_dataset_ray(path, tmp_path / "ray3", cl100k, **parts, **options)
+    assert str(e_ray.value) == str(e_local.value)
+    assert f"{path}:91" in str(e_ray.value)
     del e_local, e_ray
     quiet_collect()
 
@@ -141,7 +153,8 @@ def test_actor_killed_mid_job(inputs: List[Path], cl100k: Tokenizer, tmp_path: P
         # After the first finished shard, an actor is encoding mid-job: kill it.
         if manifest.exists() and json.loads(manifest.read_text())["shards"]:
             for actor in state.actors().values():
-                if "_Encoder" in actor.get("ActorClassName", "") and actor.get("State") == "ALIVE" and actor.get("Pid"):
+                name = actor.get("ActorClassName", "")  # Ray Data's MapWorker(MapBatches(_EncodeStage))
+                if "_EncodeStage" in name and actor.get("State") == "ALIVE" and actor.get("Pid"):
                     os.kill(actor["Pid"], signal.SIGKILL)
                     killed = actor["Pid"]
                     break
@@ -161,7 +174,8 @@ def test_interrupted_run_resumes(first: str, second: str, inputs: List[Path], cl
     shards hold, also in the middle of a batch."""
     from ciyuan.datasets import encode
 
-    runs = {"local": encode_dataset, "ray": ray_engine.encode_dataset_ray}
+    # The Ray runs read the English JSON Lines in parts: the resumed run leaves whole parts out.
+    runs = {"local": encode_dataset, "ray": functools.partial(ray_engine.encode_dataset_ray, part_bytes=60_000)}
     options: Dict[str, Any] = dict(format="flat", eos="<|endoftext|>", shard_tokens=30_000, batch_chars=25_000)
     whole = encode_dataset(inputs[:2], tmp_path / "whole", cl100k, **options)
     on_shard = encode._Run._on_shard
@@ -185,8 +199,8 @@ def test_interrupted_run_resumes(first: str, second: str, inputs: List[Path], cl
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(docs=st.lists(st.text(st.characters(blacklist_categories=["Cs"]), max_size=60), min_size=1, max_size=40),
-       batch_chars=st.integers(1, 200), skip_bad=st.booleans())
-def test_generated_documents(docs: List[str], batch_chars: int, skip_bad: bool, cl100k: Tokenizer,
+       batch_chars=st.integers(1, 200), skip_bad=st.booleans(), part_bytes=st.integers(1, 3000))
+def test_generated_documents(docs: List[str], batch_chars: int, skip_bad: bool, part_bytes: int, cl100k: Tokenizer,
                              tmp_path_factory: pytest.TempPathFactory) -> None:
     d = tmp_path_factory.mktemp("generated")
     src = d / "docs.jsonl"
@@ -199,9 +213,9 @@ def test_generated_documents(docs: List[str], batch_chars: int, skip_bad: bool, 
         local = encode_dataset(src, d / "local", cl100k, **options)
     except InvalidInputError as e:
         with pytest.raises(InvalidInputError, match=re.escape(str(e))):
-            ray_engine.encode_dataset_ray(src, d / "ray", cl100k, **options)
+            ray_engine.encode_dataset_ray(src, d / "ray", cl100k, part_bytes=part_bytes, **options)
         return
-    distributed = ray_engine.encode_dataset_ray(src, d / "ray", cl100k, **options)
+    distributed = ray_engine.encode_dataset_ray(src, d / "ray", cl100k, part_bytes=part_bytes, **options)
     assert distributed == local._replace(output=d / "ray")
     assert files_of(d / "ray") == files_of(d / "local")
 

@@ -2,7 +2,7 @@
 the local run gives, byte for byte: BPE, WordPiece and Unigram on real corpora cut into several
 parts, texts as well as files, and with a Ray worker killed mid-job.
 
-One local 2-CPU Ray cluster serves the whole module (it takes a few seconds to start).
+One local 2-CPU Ray cluster (the shared ``ray_cluster`` fixture) serves the Ray tests.
 """
 
 from __future__ import annotations
@@ -23,17 +23,17 @@ from ciyuan import Tokenizer
 from ciyuan.errors import InvalidInputError
 from ciyuan.trainers import BpeTrainer, CharLevelTrainer, UnigramTrainer, WordPieceTrainer
 from tests.conftest import read_prefix, shared
-from tests.datasets.conftest import local_ray
 
 ray = pytest.importorskip("ray")
 from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the module needs Ray)
 
 
 @pytest.fixture(scope="module", autouse=True)
-def ray_cluster() -> Iterator[None]:
-    """A local Ray of 2 CPUs for this module; the test module's classes travel by value."""
-    with local_ray(sys.modules[__name__]):
-        yield
+def on_ray(ray_cluster: Any) -> Iterator[None]:
+    """The shared local Ray of 2 CPUs; this test module's classes travel to the workers by value."""
+    ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield
+    ray_cluster.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 
 
 def same(a: Tokenizer, b: Tokenizer) -> None:

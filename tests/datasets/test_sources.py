@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ciyuan.datasets import iter_documents
-from ciyuan.datasets.sources import expand_sources, file_kind
+from ciyuan.datasets.sources import DocumentStream, expand_sources, file_kind
 from ciyuan.errors import InvalidInputError
 from tests.datasets.conftest import write_input
 
@@ -196,3 +196,31 @@ def test_chunked_reading_equals_line_by_line(tmp_path_factory, monkeypatch, line
         stream = iter_documents(path, skip_bad=True, doc_per=doc_per)
         fast = ([(d.text, d.line) for d in stream], stream.skipped, stream.first_bad)
         assert fast == _line_by_line(path, method, doc_per), doc_per
+
+
+def test_part_batches_read_a_file_in_parts(tmp_path: Path) -> None:
+    """A file of lines read as byte ranges cut at line ends (the Ray pipeline's read parts), each
+    numbered after the lines before it, gives the documents and lines of reading it whole;
+    a bad line in a part is named at its line and byte of the file."""
+    from ciyuan.datasets.ray_engine import plan_file_parts
+
+    path = tmp_path / "a.jsonl"
+    lines = [json.dumps({"text": f"doc {i} " * (i % 7)}) if i % 5 else "" for i in range(400)]
+    path.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    whole = [(d.text, d.line) for d in iter_documents(path)]
+    got = []
+    before = 0
+    for part in plan_file_parts(path, 700):
+        for batch in DocumentStream([path]).part_batches(part.start, part.end, before):
+            got += list(zip(batch.texts, batch.lines))
+        before += path.read_bytes()[part.start:part.end].count(b"\n")
+    assert got == whole and len(plan_file_parts(path, 700)) > 5
+    text = path.with_suffix(".txt")
+    text.write_bytes(b"one\ntwo\n\xff bad\nfour")
+    with pytest.raises(InvalidInputError) as whole_error:
+        list(iter_documents(text))
+    with pytest.raises(InvalidInputError) as part_error:
+        list(DocumentStream([text]).part_batches(8, 19, lines_before=2))
+    assert str(part_error.value) == str(whole_error.value) and "byte 8 (line 3)" in str(part_error.value)
+    with pytest.raises(InvalidInputError, match="file of lines"):
+        list(DocumentStream([text], doc_per="block").part_batches(0, 4))

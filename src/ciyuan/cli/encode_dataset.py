@@ -121,7 +121,8 @@ def add_arguments(name: str, p: argparse.ArgumentParser) -> None:
                      help="a progress line on standard error: documents, MB, tokens, MB/s, ETA (default: when "
                           "standard error is a terminal)")
     enc.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                     help="encode the batches on a pool of Ray tokenizer actors (pip install 'ciyuan[ray]'); the "
+                     help="run as a Ray Data pipeline: read tasks, a pool of tokenizer actors (pip install "
+                          "'ciyuan[ray]'); the "
                           "same bytes. Alone: a local Ray; 'auto': the cluster `ray start` runs here; HOST:6379 or "
                           "ray://HOST:10001 (docs/scale.md). --threads is then each tokenizer actor's threads")
 

@@ -24,7 +24,6 @@ Example:
 from __future__ import annotations
 
 import bisect
-import collections
 import contextlib
 import hashlib
 import itertools
@@ -37,13 +36,13 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
-    Deque,
     Dict,
     Iterable,
     Iterator,
     List,
     NamedTuple,
     Optional,
+    Protocol,
     Sequence,
     Tuple,
     TypeVar,
@@ -60,8 +59,8 @@ from ciyuan.errors import CiyuanError, InvalidInputError
 if TYPE_CHECKING:
     from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["encode_dataset", "EncodeResult", "Engine", "DEFAULT_SHARD_TOKENS", "special_ids", "tokenizer_fingerprint",
-           "add_bos_eos"]
+__all__ = ["encode_dataset", "EncodeResult", "EncodedBatch", "Pipeline", "DEFAULT_SHARD_TOKENS", "special_ids",
+           "tokenizer_fingerprint", "add_bos_eos", "encode_finding_refused"]
 
 #: Shard size when none is given: 100 million tokens (200 MB of uint16, 400 MB of 32-bit ids).
 DEFAULT_SHARD_TOKENS = 100_000_000
@@ -112,7 +111,7 @@ def encode_dataset(
     progress: bool = False,
     pattern: Optional[str] = None,
     batch_chars: int = _BATCH_CHARS,
-    engine: Optional[Engine] = None,
+    pipeline: Optional[Pipeline] = None,
 ) -> EncodeResult:
     """Encode every document of ``inputs`` into token shards in the folder ``output``.
 
@@ -138,9 +137,10 @@ def encode_dataset(
         progress: draw a progress line on standard error (documents, MB, tokens, MB/s, ETA).
         pattern: with a tokenizer path: the tiktoken encoding name or pattern (:meth:`Tokenizer.load`).
         batch_chars: about how many characters are encoded per call (memory vs. overhead).
-        engine: what encodes the batches (default: this machine's cores); see :data:`Engine`.
-            Reading, BOS/EOS, shards, the manifest and resuming stay here, so any engine that
-            returns ``encode_batch_ids``'s ids gives the same bytes (the Ray engine is one).
+        pipeline: what reads and encodes the documents (default: a reading thread and this
+            machine's cores); see :data:`Pipeline`. BOS/EOS, the shards, the manifest and resuming
+            stay here, so any pipeline that gives ``encode_batch_ids``'s ids in document order gives
+            the same bytes (the Ray Data pipeline of :mod:`ciyuan.datasets.ray_engine` is one).
 
     Returns:
         An :class:`EncodeResult`. A folder whose manifest says the same run is complete is left
@@ -188,8 +188,8 @@ def encode_dataset(
     if manifest.complete:
         return _result(out, manifest, resumed=len(manifest.shards))
     run = _Run(tok, manifest, out, stream, bos_ids, eos_ids, threads, skip_bad, add_special_tokens,
-               allowed_special, disallowed_special, batch_chars, engine)
-    return run.go(progress)
+               allowed_special, disallowed_special, batch_chars)
+    return run.go(progress, pipeline or _local_pipeline)
 
 
 # -- the run ------------------------------------------------------------------------------------
@@ -211,12 +211,32 @@ class _Batch(NamedTuple):
         raise IndexError(i)
 
 
+class EncodedBatch(NamedTuple):
+    """Consecutive documents encoded, as a :data:`Pipeline` hands them to the writer: the
+    position of the first in the stream of documents read (after the documents the finished
+    shards hold), how many were read, and the flat ``ids``/``offsets`` (``encode_batch_ids(...,
+    as_array=True)``) of those ``kept`` (indices into the batch; None: all). A document not
+    kept is one the tokenizer refused under ``skip_bad``."""
+
+    first: int
+    documents: int
+    ids: Any
+    offsets: Any
+    kept: Any = None
+
+
 class _Run:
-    """One run: documents -> batches -> ids -> writer, with the manifest kept up to date."""
+    """One run: documents -> batches -> ids -> writer, with the manifest kept up to date.
+
+    A :data:`Pipeline` reads and encodes; what it needs of the run is public here: ``tok``,
+    ``stream`` (the :class:`DocumentStream`, not yet read: its files and reading options),
+    ``skip`` (the documents the finished shards hold: read but not encoded), ``batch_chars``,
+    ``encode_args`` and ``skip_bad``.
+    """
 
     def __init__(self, tok: "Tokenizer", manifest: Manifest, out: Path, stream: DocumentStream, bos: List[int],
                  eos: List[int], threads: Optional[int], skip_bad: bool, add_special_tokens: bool,
-                 allowed_special: Any, disallowed_special: Any, batch_chars: int, engine: Optional[Engine]) -> None:
+                 allowed_special: Any, disallowed_special: Any, batch_chars: int) -> None:
         import numpy as np
 
         self.np = np
@@ -224,11 +244,11 @@ class _Run:
         self.manifest = manifest
         self.out = out
         self.stream = stream
+        self.skip = manifest.next_document
         self.bos = bos
         self.eos = eos
         self.skip_bad = skip_bad
         self.batch_chars = batch_chars
-        self.engine = engine
         self.encode_args = dict(threads=threads, add_special_tokens=add_special_tokens,
                                 allowed_special=allowed_special, disallowed_special=disallowed_special)
         self.resumed = len(manifest.shards)
@@ -242,34 +262,29 @@ class _Run:
         self.rejected_before = manifest.rejected
         self.tokens = sum(int(s["tokens"]) for s in manifest.shards)
 
-    def go(self, show_progress: bool) -> EncodeResult:
+    def go(self, show_progress: bool, pipeline: "Pipeline") -> EncodeResult:
         np = self.np
         manifest = self.manifest
         bar = DatasetProgress(self.stream.total_bytes) if show_progress else None
         writer = open_writer(manifest.job["format"], self.out, dtype=manifest.job["dtype"],
                              shard_tokens=manifest.job["shard_tokens"], prefix=manifest.job["prefix"],
                              first_shard=manifest.next_shard, on_shard=self._on_shard)
-        pending: Deque[_Batch] = collections.deque()
-
-        def texts() -> Iterator[List[str]]:
-            for batch in _prefetch(self._batches()):
-                pending.append(batch)
-                yield batch.texts
-
-        engine = self.engine or _local_engine
+        expected = self.skip
         try:
-            with writer:
-                for encoded in engine(texts(), self.tok, self.encode_args):
-                    batch = pending.popleft()
-                    sources = np.arange(batch.first, batch.first + len(batch.texts), dtype=np.int64)
-                    if encoded is not None:
-                        ids, offsets = encoded
-                        kept = None
-                    else:  # the engine refused the batch: find (and name, or skip) the bad documents here
-                        ids, offsets, kept = self._encode(batch)
-                    if kept is not None:
+            with writer, contextlib.closing(pipeline(self)) as reading:
+                for batch in reading:
+                    if batch.first != expected:
+                        raise InvalidInputError(f"the pipeline skipped or repeated documents: a batch starts at "
+                                                f"document {batch.first}, not {expected}")
+                    expected += batch.documents
+                    sources = np.arange(batch.first, batch.first + batch.documents, dtype=np.int64)
+                    if batch.kept is not None:
+                        kept = np.asarray(batch.kept, dtype=np.int64)
+                        refused = np.ones(batch.documents, dtype=bool)
+                        refused[kept] = False
+                        self.rejected.extend(sources[refused].tolist())
                         sources = sources[kept]
-                    ids, offsets = add_bos_eos(ids, offsets, self.bos, self.eos)
+                    ids, offsets = add_bos_eos(batch.ids, batch.offsets, self.bos, self.eos)
                     self.batch_sources = sources
                     self.written_before_batch = self.written
                     writer.add_batch(ids, offsets)
@@ -278,23 +293,21 @@ class _Run:
                     if len(sources):
                         self.last_source = int(sources[-1])
                     if bar is not None:
-                        bar.update(self.written, self.stream.bytes_done(), self.tokens)
-                if pending:
-                    raise InvalidInputError(f"the encoding engine returned {len(pending)} batch(es) fewer than it "
-                                            "was given")
+                        bar.update(self.written, reading.bytes_done(), self.tokens)
+                skipped = reading.skipped
         finally:
             if bar is not None:
                 bar.close()
         manifest.complete = True
         manifest.totals = {"documents": self.written, "tokens": self.tokens,
-                           "skipped": self.stream.skipped + self.rejected_before + len(self.rejected)}
+                           "skipped": skipped + self.rejected_before + len(self.rejected)}
         manifest.save(self.out)
         return _result(self.out, manifest, self.resumed)
 
-    def _batches(self) -> Iterator["_Batch"]:
+    def batches(self) -> Iterator["_Batch"]:
         """Batches of about ``batch_chars`` characters, after the documents the finished shards
         hold (read, not encoded)."""
-        skip = self.manifest.next_document
+        skip = self.skip
         position = skip
         texts: List[str] = []
         parts: List[DocumentBatch] = []
@@ -325,44 +338,9 @@ class _Run:
                 texts, parts, size = [], [], 0
                 start = last + 1
         if skip:
-            raise InvalidInputError(f"the inputs hold {self.manifest.next_document - skip} documents, fewer than the "
-                                    f"manifest's {self.manifest.next_document}; use overwrite=True (CLI: --overwrite) "
-                                    "to start again")
+            raise too_few_documents(self.skip, self.skip - skip)
         if texts:
             yield _Batch(position, texts, parts)
-
-    def _encode(self, batch: "_Batch") -> tuple:
-        """(ids, offsets, kept) of a batch the engine refused: encoded again in groups, and the
-        documents of a failing group one by one, to find those the tokenizer refuses - which
-        raise naming their file:line, or under skip_bad are left out (``kept``: the indices of
-        the others)."""
-        np = self.np
-        texts = batch.texts
-        kept: List[int] = []
-        pieces: List[Tuple[Any, Any]] = []
-        for group in range(0, len(texts), _REFUSED_GROUP):
-            members = range(group, min(group + _REFUSED_GROUP, len(texts)))
-            try:
-                pieces.append(self.tok.encode_batch_ids(texts[group:members.stop], as_array=True, **self.encode_args))
-                kept.extend(members)
-                continue
-            except CiyuanError:
-                pass
-            for i in members:
-                try:
-                    pieces.append(self.tok.encode_batch_ids([texts[i]], as_array=True, **self.encode_args))
-                except CiyuanError as e:
-                    if not self.skip_bad:
-                        source, line = batch.where(i)
-                        raise type(e)(f"{source}:{line}: {e}") from None
-                    self.rejected.append(batch.first + i)
-                    continue
-                kept.append(i)
-        ids = np.concatenate([np.asarray(p[0], dtype=np.uint32) for p in pieces] or [np.zeros(0, np.uint32)])
-        lengths = np.concatenate([np.diff(np.asarray(p[1], dtype=np.int64)) for p in pieces] or [np.zeros(0, np.int64)])
-        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        return ids, offsets, np.array(kept, dtype=np.int64)
 
     def _on_shard(self, info: ShardInfo) -> None:
         """Record a finished shard: where the stream of documents continues after it."""
@@ -380,21 +358,120 @@ class _Run:
         return sum(int(s["documents"]) for s in self.manifest.shards) + info.documents
 
 
-#: An encoding engine: ``engine(batches, tokenizer, encode_args)`` yields, for each batch of texts
-#: in order, its ``(ids, offsets)`` as ``tokenizer.encode_batch_ids(batch, as_array=True,
-#: **encode_args)`` gives them, or None when encoding the batch failed with a ciyuan error (the
-#: batch is then encoded here, document by document, to name or skip the bad ones).
-Engine = Callable[[Iterator[List[str]], "Tokenizer", Dict[str, Any]], Iterator[Optional[Tuple[Any, Any]]]]
+def too_few_documents(expected: int, found: int) -> InvalidInputError:
+    """The error of a resumed run whose inputs hold fewer documents than its finished shards."""
+    return InvalidInputError(f"the inputs hold {found} documents, fewer than the manifest's {expected}; use "
+                             "overwrite=True (CLI: --overwrite) to start again")
 
 
-def _local_engine(batches: Iterator[List[str]], tok: "Tokenizer",
-                  encode_args: Dict[str, Any]) -> Iterator[Optional[Tuple[Any, Any]]]:
-    """The default engine: each batch on this machine's cores."""
-    for texts in batches:
+class Reading(Protocol):
+    """What a :data:`Pipeline` returns: the :class:`EncodedBatch` es in document order, and what
+    the progress bar and the totals need of the reading (as :class:`DocumentStream` has them)."""
+
+    @property
+    def skipped(self) -> int:
+        """Bad documents of the input left out under ``skip_bad``, so far."""
+
+    def __iter__(self) -> Iterator[EncodedBatch]: ...
+
+    def bytes_done(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
+#: A pipeline: ``pipeline(run)`` reads the run's documents after ``run.skip`` and encodes them
+#: (exactly ``run.tok.encode_batch_ids(texts, as_array=True, **run.encode_args)``), giving a
+#: :class:`Reading` of :class:`EncodedBatch` es in document order. A document the tokenizer refuses
+#: is left out of ``kept`` under ``run.skip_bad``, else raises the tokenizer's error prefixed with
+#: its ``file:line`` (see :func:`encode_finding_refused`); a bad document of the input raises the
+#: reader's error, in order.
+Pipeline = Callable[["_Run"], Reading]
+
+
+class _LocalReading:
+    """The local pipeline: batches read ahead on a thread, each encoded on this machine's cores."""
+
+    def __init__(self, run: "_Run") -> None:
+        self.run = run
+        self._batches = _prefetch(run.batches())
+
+    @property
+    def skipped(self) -> int:
+        return self.run.stream.skipped
+
+    def bytes_done(self) -> int:
+        return self.run.stream.bytes_done()
+
+    def close(self) -> None:
+        self._batches.close()  # type: ignore[attr-defined]  # a generator: stops the reading thread
+
+    def __iter__(self) -> Iterator[EncodedBatch]:
+        run = self.run
+        for batch in self._batches:
+            try:
+                ids, offsets = run.tok.encode_batch_ids(batch.texts, as_array=True, **run.encode_args)
+                yield EncodedBatch(batch.first, len(batch.texts), ids, offsets)
+                continue
+            except CiyuanError:  # a document the tokenizer refuses: find it (and name it, or skip it)
+                pass
+            ids, offsets, kept, refusal = encode_finding_refused(run.tok, batch.texts, run.encode_args,
+                                                                 stop_at_first=not run.skip_bad)
+            if refusal is not None:
+                i, error = refusal
+                source, line = batch.where(i)
+                raise type(error)(f"{source}:{line}: {error}") from None
+            yield EncodedBatch(batch.first, len(batch.texts), ids, offsets, kept)
+
+
+def _local_pipeline(run: "_Run") -> Reading:
+    return _LocalReading(run)
+
+
+def encode_finding_refused(tok: "Tokenizer", texts: List[str], encode_args: Dict[str, Any], *,
+                           stop_at_first: bool) -> Tuple[Any, Any, Any, Optional[Tuple[int, CiyuanError]]]:
+    """``(ids, offsets, kept, refusal)`` of a batch the tokenizer refused as a whole: encoded again
+    in groups, and the documents of a failing group one by one, to find those it refuses
+    (special-token text under ``disallowed_special``). ``kept``: the indices of the others;
+    ``refusal``: the first refused document's index and error, when ``stop_at_first`` (the run
+    then raises it, naming the document's file:line), else None.
+
+    Example:
+        >>> from ciyuan import Tokenizer
+        >>> tok = Tokenizer.from_tiktoken("cl100k_base.tiktoken", "cl100k_base")   # doctest: +SKIP
+        >>> _, offsets, kept, _ = encode_finding_refused(tok, ["a", "<|endoftext|>", "b"], {},
+        ...                                              stop_at_first=False)      # doctest: +SKIP
+        >>> kept.tolist(), offsets.tolist()                                          # doctest: +SKIP
+        ([0, 2], [0, 1, 2])
+    """
+    import numpy as np
+
+    kept: List[int] = []
+    pieces: List[Tuple[Any, Any]] = []
+    refusal: Optional[Tuple[int, CiyuanError]] = None
+    for group in range(0, len(texts), _REFUSED_GROUP):
+        members = range(group, min(group + _REFUSED_GROUP, len(texts)))
         try:
-            yield tok.encode_batch_ids(texts, as_array=True, **encode_args)
+            pieces.append(tok.encode_batch_ids(texts[group:members.stop], as_array=True, **encode_args))
+            kept.extend(members)
+            continue
         except CiyuanError:
-            yield None
+            pass
+        for i in members:
+            try:
+                pieces.append(tok.encode_batch_ids([texts[i]], as_array=True, **encode_args))
+            except CiyuanError as e:
+                if stop_at_first:
+                    refusal = (i, e)
+                    break
+                continue
+            kept.append(i)
+        if refusal is not None:
+            break
+    ids = np.concatenate([np.asarray(p[0], dtype=np.uint32) for p in pieces] or [np.zeros(0, np.uint32)])
+    lengths = np.concatenate([np.diff(np.asarray(p[1], dtype=np.int64)) for p in pieces] or [np.zeros(0, np.int64)])
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return ids, offsets, np.array(kept, dtype=np.int64), refusal
 
 
 def _prefetch(batches: Iterator[T], depth: int = 2) -> Iterator[T]:

@@ -12,10 +12,11 @@ on it here, each giving exactly what the single-machine run gives:
   WordPiece) or EM (Unigram) then runs on the driver, and the model is byte-identical.
 - **a Ray Data stage** (:func:`tokenize_dataset`): ``map_batches`` over a pool of tokenizer
   actors, for pipelines that already hold a ``ray.data.Dataset``.
-- **encode-dataset** (:func:`encode_dataset_ray`, ``ciyuan encode-dataset --ray``): the documents
-  are read and the shards written as the local run does it (:func:`ciyuan.datasets.encode_dataset`),
-  and the batches are encoded by a pool of tokenizer actors (:class:`RayEngine`), in order: the
-  same shards and manifest, byte for byte.
+- **encode-dataset** (:func:`encode_dataset_ray`, ``ciyuan encode-dataset --ray``): a Ray Data
+  pipeline: read (a Ray task per input file, with ciyuan's own reader) -> ``map_batches`` over a
+  pool of tokenizer actors -> the driver, which gets the ids in document order and writes the
+  shards and manifest as the local run does (:func:`ciyuan.datasets.encode_dataset` with this
+  pipeline): the same shards and manifest, byte for byte, and the same resumable runs.
 
 A Ray task or actor that dies with its worker (a killed process, a lost node) is run again by
 Ray (``max_retries``; ``max_restarts`` and ``max_task_retries`` for actors); parts and batches
@@ -23,9 +24,9 @@ are pure functions of their input, so a retry gives the same bytes and the resul
 
 ``address`` is Ray's: None starts a local Ray on this machine (or uses the one this process
 already started), ``"auto"`` joins the cluster ``ray start`` runs here, ``"HOST:6379"`` or
-``"ray://HOST:10001"`` joins a remote one (see docs/scale.md). Training's files are read by the
-workers, so on a cluster they must be at the same path on every node (a shared file system);
-encode-dataset's are read by the driver.
+``"ray://HOST:10001"`` joins a remote one (see docs/scale.md). The input files are read by
+Ray workers (training's parts, encode-dataset's read stage), so on a cluster they must be at the
+same path on every node (a shared file system); encode-dataset's shards are written by the driver.
 
 Example:
     >>> from ciyuan.trainers import BpeTrainer
@@ -38,6 +39,7 @@ import copy
 import sys
 import tempfile
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +56,7 @@ if TYPE_CHECKING:
     from ciyuan.normalizers import Normalizer
     from ciyuan.tokenizer import Tokenizer
 
-__all__ = ["train", "count_words", "encode_dataset_ray", "RayEngine", "tokenize_dataset", "TokenizeBatch",
+__all__ = ["train", "count_words", "encode_dataset_ray", "tokenize_dataset", "TokenizeBatch",
            "ray_session", "plan_file_parts", "FilePart", "DEFAULT_PART_BYTES"]
 
 #: The most bytes of a file one counting task reads: small enough to spread a single large file
@@ -314,82 +316,347 @@ def train(source: TrainingSource, trainer: Optional[Trainer] = None, *, address:
                                     decoder=decoder, errors=errors, count=count)
 
 
-# -- encode-dataset: the batches on a pool of tokenizer actors -------------------------------
+# -- encode-dataset: a Ray Data pipeline ---------------------------------------------------------
 #
-# encode_dataset reads the documents (on a thread of the driver), cuts them into batches and
-# hands them to an engine (ciyuan.datasets.encode.Engine); it puts BOS/EOS around each document
-# and writes the shards and the manifest itself. This engine sends each batch to one of a pool
-# of Ray actors, each holding the tokenizer, with a bounded number of batches in flight, and
-# gives the results back in batch order: the same ids as the local engine, so the same bytes.
+#   read: a Ray task per input file (ciyuan's own reader, DocumentStream: the same documents, file
+#         and line as the local run, bad documents skipped or refused alike), yielding pyarrow
+#         tables of about batch_chars characters, then a marker row (the file's skipped count) or
+#         an error row (a bad document without skip_bad: raised by the driver when it gets there)
+#   -> map_batches over a pool of tokenizer actors (ActorPoolStrategy): encode_batch_ids, exactly
+#         encode_ids; refused documents found and marked (encode_finding_refused)
+#   -> the driver, in document order (preserve_order): BOS/EOS, the shards and the manifest, by
+#         encode_dataset's own run (a Pipeline of ciyuan.datasets.encode), so the same bytes.
+#
+# Ray Data's own readers (read_json, read_text, read_parquet) are not used: they differ from
+# ciyuan's reader in what a bad line does (no skip_bad, no file:line), in blank lines, \r\n and
+# blank-line blocks, and in Parquet's null cells, and those decide which documents are written.
+
+_DOC, _END, _ERROR = 0, 1, 2  # row kinds: a document, a file's end marker, a bad document's error
+_READERS_PER_ACTOR = 4  # reading (orjson, or a line split) is several times faster than encoding
 
 
-class _Encoder:
-    """A Ray actor holding one tokenizer: texts in, ``encode_batch_ids(..., as_array=True)`` out
-    (flat ids and offsets, numpy: they travel through Ray's object store without a copy per
-    token), or None when the tokenizer refuses a document (the driver then finds which)."""
+def _cut(texts: List[str], lines: List[int], batch_chars: int) -> Iterator[Tuple[List[str], List[int]]]:
+    """``texts`` (and their lines) in runs of about ``batch_chars`` characters (at least one document)."""
+    import bisect
+    import itertools
 
-    def __init__(self, tokenizer: Dict[str, Any], encode_args: Dict[str, Any]) -> None:
+    ends = list(itertools.accumulate(map(len, texts)))
+    start = 0
+    while start < len(texts):
+        base = ends[start - 1] if start else 0
+        stop = min(len(texts), bisect.bisect_left(ends, base + batch_chars, lo=start) + 1)
+        yield texts[start:stop], lines[start:stop]
+        start = stop
+
+
+def _rows(part: int, kind: int, texts: List[str], lines: List[int], info: int = 0,
+          message: Optional[str] = None) -> Any:
+    import numpy as np
+    import pyarrow as pa
+
+    n = len(texts)
+    return pa.table({"part": pa.array(np.full(n, part, np.int32)), "kind": pa.array(np.full(n, kind, np.int8)),
+                     "line": pa.array(np.asarray(lines, dtype=np.int64)), "info": pa.array(np.full(n, info, np.int64)),
+                     "message": pa.array([message] * n, pa.string()), "text": pa.array(texts, pa.large_string())})
+
+
+def _part_documents(stream: Any, part: Dict[str, Any], lines_before: int = 0) -> Iterator[Any]:
+    """The document batches of one read part: a whole file (``end`` < 0), or bytes
+    ``[start, end)`` of a file of lines, its lines counted after ``lines_before``."""
+    if part["end"] < 0:
+        return iter(stream.batches())
+    return iter(stream.part_batches(part["start"], part["end"], lines_before))
+
+
+def _message_in_file(options: Dict[str, Any], part: Dict[str, Any], message: str) -> str:
+    """The error of a bad document in a part after a file's start, with the file's own line:
+    the part is read again, its lines counted after those before it (counted only now: an
+    error is rare, and counting reads the file up to the part)."""
+    from ciyuan.datasets.sources import DocumentStream
+
+    lines_before = _line_at(FilePart(part["path"], part["start"], part["end"])) - 1
+    try:
+        for _ in _part_documents(DocumentStream([Path(part["path"])], **options), part, lines_before):
+            pass
+    except InvalidInputError as e:
+        return str(e)
+    return message
+
+
+def _read_part(batch: Dict[str, Any], *, options: Dict[str, Any], batch_chars: int) -> Iterator[Any]:
+    """The read stage (a Ray Data task, a generator: memory stays bounded): the documents of one
+    part - an input file, or a byte range of a large file of lines - after its first ``skip``
+    (a resumed run), as tables of about ``batch_chars`` characters, then its end marker; a bad
+    document ends the part with its error row instead. A byte range's lines are numbered from
+    its start (the driver adds the lines before it when it names a document)."""
+    from ciyuan.datasets.sources import DocumentStream
+
+    part: Dict[str, Any] = {key: (int(batch[key][0]) if key != "path" else str(batch[key][0]))
+            for key in ("part", "path", "start", "end", "skip")}
+    skip = part["skip"]
+    stream = DocumentStream([Path(part["path"])], **options)
+    try:
+        for docs in _part_documents(stream, part):
+            texts, lines = docs.texts, docs.lines
+            if skip:
+                if len(texts) <= skip:
+                    skip -= len(texts)
+                    continue
+                texts, lines, skip = texts[skip:], lines[skip:], 0
+            for run_texts, run_lines in _cut(texts, lines, batch_chars):
+                yield _rows(part["part"], _DOC, run_texts, run_lines)
+    except InvalidInputError as e:
+        message = _message_in_file(options, part, str(e)) if part["start"] > 0 else str(e)
+        yield _rows(part["part"], _ERROR, [""], [0], message=message)
+        return
+    yield _rows(part["part"], _END, [""], [0], info=stream.skipped)
+
+
+class _EncodeStage:
+    """The encode stage (a Ray Data actor holding one tokenizer): the read stage's rows in, the
+    same rows out with the text replaced by its ids (``large_list<uint32>``: flat numpy ids and
+    offsets, no Python int per token) and ``refused``: null, or for a document the tokenizer
+    refuses its error as ``"ClassName\0message"`` (under ``skip_bad`` it is then left out; else
+    the driver raises it, naming the file:line)."""
+
+    def __init__(self, tokenizer: Dict[str, Any], encode_args: Dict[str, Any], skip_bad: bool) -> None:
         from ciyuan.tokenizer import Tokenizer
 
         self.tok = Tokenizer.from_dict(tokenizer)
         self.args = encode_args
+        self.skip_bad = skip_bad
 
-    def encode(self, texts: List[str]) -> Optional[Tuple[Any, Any]]:
+    def __call__(self, table: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        from ciyuan.datasets.encode import encode_finding_refused
+
+        docs = np.flatnonzero(table.column("kind").to_numpy() == _DOC)
+        texts = table.column("text").take(pa.array(docs)).to_pylist()
+        refused: List[Optional[str]] = [None] * table.num_rows
         try:
-            return self.tok.encode_batch_ids(texts, as_array=True, **self.args)
+            ids, offsets = self.tok.encode_batch_ids(texts, as_array=True, **self.args)
+            kept = np.arange(len(texts))
         except CiyuanError:
-            return None
+            ids, offsets, kept, refusal = encode_finding_refused(self.tok, texts, self.args,
+                                                                 stop_at_first=not self.skip_bad)
+            for i in np.setdiff1d(np.arange(len(texts)), kept):
+                refused[int(docs[i])] = ""  # after a refusal without skip_bad: never read
+            if refusal is not None:
+                i, error = refusal
+                refused[int(docs[i])] = f"{type(error).__name__}\0{error}"
+        lengths = np.zeros(table.num_rows, dtype=np.int64)
+        lengths[docs[kept]] = np.diff(np.asarray(offsets, dtype=np.int64))
+        row_offsets = np.zeros(table.num_rows + 1, dtype=np.int64)
+        np.cumsum(lengths, out=row_offsets[1:])
+        column = pa.LargeListArray.from_arrays(pa.array(row_offsets),
+                                               pa.array(np.asarray(ids, dtype=np.uint32)[offsets[0]:offsets[-1]]))
+        return table.drop_columns(["text"]).append_column("ids", column).append_column(
+            "refused", pa.array(refused, pa.string()))
 
 
-class RayEngine:
-    """An :data:`~ciyuan.datasets.encode.Engine` on Ray (at ``address``; see the module's notes):
-    ``actors`` tokenizer actors (default: one per CPU of the cluster), each encoding with
-    ``threads`` threads (default 1), and up to ``2 * actors`` batches in flight.
+class _RayReading:
+    """The Ray Data pipeline as encode_dataset's :data:`~ciyuan.datasets.encode.Pipeline`: the
+    encoded batches in document order, and the skipped count and bytes done as files finish."""
 
-    An actor lost with its worker is restarted and its batches sent again (``max_restarts``,
-    ``max_task_retries``): encoding is a pure function of the batch, so the output does not change.
-    """
-
-    def __init__(self, address: Optional[str] = None, *, actors: Optional[int] = None,
-                 threads: Optional[int] = None) -> None:
-        if actors is not None and actors < 1:
-            raise InvalidInputError(f"actors must be at least 1, not {actors}")
+    def __init__(self, run: Any, address: Optional[str], actors: Optional[int], part_bytes: int) -> None:
+        self.run = run
         self.address = address
         self.actors = actors
-        self.threads = threads
+        self.part_bytes = part_bytes
+        self.skipped = 0
+        self._done = 0
+        self._plan: List[Dict[str, Any]] = []
+        self._closing: List[Any] = []
 
-    def __call__(self, batches: Iterator[List[str]], tok: "Tokenizer",
-                 encode_args: Dict[str, Any]) -> Iterator[Optional[Tuple[Any, Any]]]:
-        with ray_session(self.address) as ray:
-            count = self.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
-            args = dict(encode_args, threads=self.threads or 1)
-            cls = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=-1)(_Encoder)
-            saved = ray.put(tok.to_dict())
-            pool = [cls.remote(saved, args) for _ in range(count)]
-            pending: List[Any] = []
-            try:
-                for i, texts in enumerate(batches):
-                    pending.append(pool[i % count].encode.remote(texts))
-                    if len(pending) >= 2 * count:  # bounded: the oldest is written before more are sent
-                        yield _get(ray, pending.pop(0))
-                while pending:
-                    yield _get(ray, pending.pop(0))
-            finally:
-                for actor in pool:
-                    ray.kill(actor)
+    def bytes_done(self) -> int:
+        return self._done
+
+    def close(self) -> None:
+        while self._closing:
+            self._closing.pop()()
+
+    def _options(self) -> Dict[str, Any]:
+        stream = self.run.stream
+        return dict(input_format=self.run.manifest.job["input_format"], doc_per=stream.doc_per, field=stream.field,
+                    column=stream.column, errors=stream.errors, skip_bad=stream.skip_bad)
+
+    def _split(self, path: Path, kind: str) -> List[Tuple[int, int]]:
+        """``path`` as read parts: byte ranges cut at line ends for a large file of lines
+        (uncompressed JSON Lines, text with a document per line), else the whole file (-1)."""
+        lines = kind == "jsonl" or (kind == "text" and self.run.stream.doc_per == "line")
+        if not lines or path.name.lower().endswith((".gz", ".zst")) or path.stat().st_size <= self.part_bytes:
+            return [(0, -1)]
+        return [(p.start, p.end) for p in plan_file_parts(path, self.part_bytes)]
+
+    def _parts(self) -> List[Dict[str, Any]]:
+        """The read stage's parts in document order, after the documents the finished shards
+        hold: whole parts of them are counted here (read, as the local run reads them) and left
+        out; the part where they end is read from its first document after them."""
+        from ciyuan.datasets.encode import too_few_documents
+        from ciyuan.datasets.sources import DocumentStream
+
+        stream = self.run.stream
+        self._plan = [{"part": 0, "path": str(path), "start": start, "end": end, "skip": 0}
+                      for path, kind in zip(stream.files, stream.kinds) for start, end in self._split(path, kind)]
+        for number, part in enumerate(self._plan):
+            part["part"] = number
+        skip = self.run.skip
+        parts = []
+        for part in self._plan:
+            if skip:
+                counting = DocumentStream([Path(part["path"])], **self._options())
+                count = sum(len(docs.texts) for docs in _part_documents(counting, part))
+                if count <= skip:
+                    skip -= count
+                    self.skipped += counting.skipped
+                    self._done += self._size(part)
+                    continue
+            parts.append(dict(part, skip=skip))
+            skip = 0
+        if skip:
+            raise too_few_documents(self.run.skip, self.run.skip - skip)
+        return parts
+
+    def _size(self, part: Dict[str, Any]) -> int:
+        return int(part["end"] - part["start"]) if part["end"] >= 0 else Path(part["path"]).stat().st_size
+
+    def _place(self, number: int, line: int) -> str:
+        """``file:line`` of a document: line ``line`` of read part ``number``."""
+        part = self._plan[number]
+        if part["start"] > 0:  # lines counted from the part's start (a refused document: rare)
+            line += _line_at(FilePart(part["path"], part["start"], part["end"])) - 1
+        return f"{part['path']}:{line}"
+
+    def _dataset(self, ray: Any, parts: List[Dict[str, Any]]) -> Any:
+        run = self.run
+        with warnings.catch_warnings():  # Ray Data's context warns of its own defaults when first made
+            warnings.simplefilter("ignore", DeprecationWarning)
+            context = ray.data.DataContext.get_current()
+        saved = (context.execution_options.preserve_order, context.target_max_block_size,
+                 context.enable_progress_bars)
+
+        def restore() -> None:
+            (context.execution_options.preserve_order, context.target_max_block_size,
+             context.enable_progress_bars) = saved
+
+        self._closing.append(restore)
+        context.execution_options.preserve_order = True  # the shards are written in document order
+        # Blocks of about a batch: Ray Data would otherwise join a file's tables into blocks of up
+        # to 128 MB, and a block is one actor's call (a single large file on one actor).
+        context.target_max_block_size = max(run.batch_chars, 1 << 12)
+        context.enable_progress_bars = False
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        actors = self.actors or cpus
+        encode_args = dict(run.encode_args, threads=run.encode_args.get("threads") or 1)
+        ds = ray.data.from_items(parts, override_num_blocks=len(parts))
+        # Readers take no CPU of their own, so that a pool of one actor per CPU leaves room for
+        # them (a reader waiting for a free CPU behind the actors would wait for ever); their
+        # number is capped instead. A read task or actor lost with its worker is run again or
+        # restarted by Ray Data (tasks' retries; actors' max_restarts=-1, max_task_retries=-1),
+        # and both are pure functions of their input: the output does not change.
+        ds = ds.map_batches(_read_part, batch_size=1, num_cpus=0,
+                            compute=ray.data.TaskPoolStrategy(size=max(1, -(-actors // _READERS_PER_ACTOR))),
+                            fn_kwargs=dict(options=self._options(), batch_chars=run.batch_chars))
+        return ds.map_batches(_EncodeStage, batch_size=None, batch_format="pyarrow", num_cpus=1,
+                              # All the actors from the start; min_size 1: a small input (fewer
+                              # blocks than actors) is not an error.
+                              compute=ray.data.ActorPoolStrategy(min_size=1, max_size=actors, initial_size=actors),
+                              fn_constructor_kwargs=dict(tokenizer=run.tok.to_dict(), encode_args=encode_args,
+                                                         skip_bad=run.skip_bad))
+
+    def __iter__(self) -> Iterator[Any]:
+        import numpy as np
+
+        from ciyuan import errors
+        from ciyuan.datasets.encode import EncodedBatch
+
+        session = ray_session(self.address)
+        ray = session.__enter__()
+        self._closing.append(lambda: session.__exit__(None, None, None))
+        parts = self._parts()
+        if not parts:
+            return
+        position = self.run.skip
+        batches = self._dataset(ray, parts).iter_batches(batch_size=None, batch_format="pyarrow")
+        try:
+            for table in _unwrapped(ray, batches):
+                kinds = table.column("kind").to_numpy()
+                stop = np.flatnonzero(kinds == _ERROR)
+                end = int(stop[0]) if len(stop) else table.num_rows
+                for row in np.flatnonzero(kinds[:end] == _END):
+                    self.skipped += int(table.column("info")[int(row)].as_py())
+                    self._done += self._size(self._plan[int(table.column("part")[int(row)].as_py())])
+                docs = np.flatnonzero(kinds[:end] == _DOC)
+                if len(docs):
+                    rows = table.take(docs)
+                    ids = rows.column("ids").combine_chunks()
+                    offsets = np.asarray(ids.offsets.to_numpy(zero_copy_only=False), dtype=np.int64)
+                    values = ids.values.to_numpy(zero_copy_only=False)
+                    kept = None
+                    if rows.column("refused").null_count < rows.num_rows:
+                        refused = rows.column("refused").to_pylist()
+                        first = next(i for i, r in enumerate(refused) if r is not None)
+                        if not self.run.skip_bad:
+                            name, text = refused[first].split("\0", 1)
+                            place = self._place(rows.column("part")[first].as_py(), rows.column("line")[first].as_py())
+                            cls = getattr(errors, name, errors.CiyuanError)
+                            raise cls(f"{place}: {text}")
+                        kept = np.array([i for i, r in enumerate(refused) if r is None], dtype=np.int64)
+                        lengths = np.diff(offsets)[kept]
+                        values = np.concatenate([values[offsets[i]:offsets[i + 1]] for i in kept] or
+                                                [np.zeros(0, np.uint32)])
+                        offsets = np.zeros(len(kept) + 1, dtype=np.int64)
+                        np.cumsum(lengths, out=offsets[1:])
+                    yield EncodedBatch(position, len(docs), values, offsets, kept)
+                    position += len(docs)
+                if end < table.num_rows:  # a bad document, in order: the reader's own error
+                    raise InvalidInputError(table.column("message")[end].as_py())
+        finally:
+            close = getattr(batches, "close", None)  # a generator: stops the pipeline
+            if close is not None:
+                close()
+
+
+def _unwrapped(ray: Any, items: Iterator[Any]) -> Iterator[Any]:
+    """``items``, with a ciyuan error raised in a Ray task or actor re-raised as itself."""
+    try:
+        yield from items
+    except (ray.exceptions.RayTaskError, ray.exceptions.RayError) as e:
+        cause = getattr(e, "cause", None)
+        while cause is not None and not isinstance(cause, CiyuanError):
+            cause = getattr(cause, "cause", None) or cause.__cause__
+        if isinstance(cause, CiyuanError):
+            raise cause from None
+        raise
 
 
 def encode_dataset_ray(inputs: Any, output: Any, tokenizer: Any, *, address: Optional[str] = None,
-                       actors: Optional[int] = None, **options: Any) -> Any:
-    """:func:`ciyuan.datasets.encode_dataset` with the batches encoded by :class:`RayEngine`
-    (``actors`` tokenizer actors on the Ray at ``address``; ``threads`` is each actor's
-    threads). The shards and manifest are the same bytes as the local run's, and a run started
+                       actors: Optional[int] = None, part_bytes: int = DEFAULT_PART_BYTES, **options: Any) -> Any:
+    """:func:`ciyuan.datasets.encode_dataset` as a Ray Data pipeline on the Ray at ``address``
+    (see the module's notes): read (a task per input file, ciyuan's own reader) ->
+    ``map_batches`` over a pool of ``actors`` tokenizer actors (default: one per CPU of the
+    cluster; ``threads``: each actor's threads, default 1) -> the shards and manifest, written by
+    the driver in document order. A file of lines (uncompressed JSON Lines, text with a document
+    per line) larger than ``part_bytes`` is read in parts of about that size, cut at line ends,
+    each by a read task of its own. They are the same bytes as the local run's, and a run started
     again resumes with or without Ray.
+
+    Example:
+        >>> encode_dataset_ray(["corpus/"], "shards/", tok, eos="<|endoftext|>")   # doctest: +SKIP
     """
     from ciyuan.datasets.encode import encode_dataset
 
-    engine = RayEngine(address, actors=actors, threads=options.pop("threads", None))
-    return encode_dataset(inputs, output, tokenizer, engine=engine, **options)
+    if actors is not None and actors < 1:
+        raise InvalidInputError(f"actors must be at least 1, not {actors}")
+    if part_bytes < 1:
+        raise InvalidInputError(f"part_bytes must be at least 1, got {part_bytes}")
+
+    def pipeline(run: Any) -> _RayReading:
+        return _RayReading(run, address, actors, part_bytes)
+
+    return encode_dataset(inputs, output, tokenizer, pipeline=pipeline, **options)
 
 
 # -- a stage of the user's own Ray Data pipeline ------------------------------------------------

@@ -230,12 +230,36 @@ class DocumentStream:
             self._done_before += self._current_size
             self._fraction = None
 
+    def part_batches(self, start: int, end: int, lines_before: int = 0) -> Iterator[DocumentBatch]:
+        """The documents of bytes ``[start, end)`` of the stream's first file, as :meth:`batches`
+        gives them, their lines counted after ``lines_before``: a part of a large file, read on
+        its own (the Ray pipeline's read tasks). Only for a file of lines - uncompressed JSON
+        Lines, or text with a document per line - and ``start`` at a line's start.
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+            >>> _ = p.write_text("one\\ntwo\\nthree\\n")
+            >>> [(b.texts, b.lines) for b in DocumentStream([p]).part_batches(4, 14, lines_before=1)]
+            [(['two', 'three'], [2, 3])]
+        """
+        path, kind = self.files[0], self.kinds[0]
+        if kind == "parquet" or path.name.lower().endswith(_COMPRESSED) or (kind == "text" and self.doc_per != "line"):
+            raise InvalidInputError(f"{path}: only a file of lines (uncompressed JSON Lines, or text with a document "
+                                    "per line) is read in parts")
+        with open(path, "rb") as raw:
+            raw.seek(start)
+            part = io.BufferedReader(_Window(raw, end - start))
+            block = self._jsonl_block if kind == "jsonl" else self._lines_block
+            yield from self._chunked(str(path), part, block, number=lines_before, offset=start)
+
     def _chunked(self, name: str, stream: IO[bytes], block_batch: Callable[[str, bytes, int, int], DocumentBatch],
-                 cut: Callable[[bytes, int], int] = after_last_newline) -> Iterator[DocumentBatch]:
+                 cut: Callable[[bytes, int], int] = after_last_newline, *, number: int = 0,
+                 offset: int = 0) -> Iterator[DocumentBatch]:
         """``block_batch(name, block, lines before it, bytes before it)`` of each block of whole
         lines (the last may lack its newline) read in chunks of about ``_CHUNK_BYTES``; a block
-        ends where ``cut(data, bytes carried over)`` says (0: read on; see :func:`line_blocks`)."""
-        number = offset = 0
+        ends where ``cut(data, bytes carried over)`` says (0: read on; see :func:`line_blocks`).
+        ``number`` lines and ``offset`` bytes of the file come before ``stream``."""
         for block in line_blocks(stream, _CHUNK_BYTES, cut):
             batch = block_batch(name, block, number, offset)
             if batch.texts:
@@ -520,6 +544,23 @@ def _strip_newline(text: str) -> str:
     if text.endswith("\n"):
         text = text[:-2] if text.endswith("\r\n") else text[:-1]
     return text
+
+
+class _Window(io.RawIOBase):
+    """The next ``size`` bytes of ``raw`` as a stream of their own (a part of a file)."""
+
+    def __init__(self, raw: IO[bytes], size: int) -> None:
+        self.raw = raw
+        self.left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.raw.read(min(len(buffer), self.left))
+        buffer[:len(data)] = data
+        self.left -= len(data)
+        return len(data)
 
 
 class _decompressed:
