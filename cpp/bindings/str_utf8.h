@@ -60,13 +60,20 @@ class Utf8Buffer {
 
 namespace detail {
 
-// Copies the ASCII code points at s[i..] while they last, a block at a time; returns the new i.
+// Copies the ASCII code points at s[i..] while they last, a block at a time, up to the first
+// other one (the block holding it is stored whole and p moved past its ASCII prefix only: the
+// buffer has room); returns the new i.
 inline size_t ascii_run(const uint8_t* s, size_t i, size_t n, char*& p) {
 #if defined(__SSE2__)
   for (; i + 16 <= n; i += 16, p += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    if (_mm_movemask_epi8(v) != 0) break;
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+    const unsigned other = static_cast<unsigned>(_mm_movemask_epi8(v));
+    if (other != 0) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(other));
+      p += k;
+      return i + k;
+    }
   }
 #else
   for (; i + 8 <= n; i += 8, p += 8) {
@@ -82,10 +89,22 @@ inline size_t ascii_run(const uint8_t* s, size_t i, size_t n, char*& p) {
 inline size_t ascii_run(const uint16_t* s, size_t i, size_t n, char*& p) {
 #if defined(__SSE2__)
   const __m128i high = _mm_set1_epi16(static_cast<short>(0xFF80));
+  for (; i + 16 <= n; i += 16, p += 16) {  // two blocks a step while both are ASCII
+    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 8));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(_mm_or_si128(v0, v1), high), _mm_setzero_si128())) != 0xFFFF)
+      break;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(v0, v1));
+  }
   for (; i + 8 <= n; i += 8, p += 8) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(v, high), _mm_setzero_si128())) != 0xFFFF) break;
     _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(v, v));
+    const unsigned ascii = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(v, high), _mm_setzero_si128())));
+    if (ascii != 0xFFFF) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(~ascii)) / 2;  // two mask bits a unit
+      p += k;
+      return i + k;
+    }
   }
 #else
   for (; i + 4 <= n; i += 4, p += 4) {
@@ -106,11 +125,14 @@ bool units_to_utf8(const Unit* s, size_t n, Utf8Buffer& buffer, std::string_view
   size_t i = 0;
   while (i < n) {
     i = ascii_run(s, i, n, p);
-    // Up to a block of code points one at a time, then try a block of ASCII again.
+    // Other code points one at a time (up to a block of them), until an ASCII one: then try a
+    // block of ASCII again (English with curly quotes goes back to blocks right after a quote).
     for (const size_t stop = i + 16 < n ? i + 16 : n; i < stop; ++i) {
       const uint32_t c = s[i];
       if (c < 0x80) {
         *p++ = static_cast<char>(c);
+        ++i;
+        break;
       } else if (c < 0x800) {
         p[0] = static_cast<char>(0xC0 | (c >> 6));
         p[1] = static_cast<char>(0x80 | (c & 0x3F));
