@@ -20,6 +20,8 @@ constexpr size_t kMaxCachedBytes = 24;
 constexpr size_t kMaxCachedTokens = 6;
 // Piece-cache slots for pieces with non-ASCII bytes (see ThreadCache).
 constexpr size_t kOtherPieceSlots = 8192;
+// A window of a long piece starts this many tokens back (see encode_piece_windowed).
+constexpr size_t kTokensTakenBack = 8;
 
 // Whether the n bytes at p are all ASCII, eight at a time.
 bool is_ascii(const char* p, size_t n) {
@@ -1155,8 +1157,17 @@ __attribute__((cold)) void BpeModel::encode_piece_windowed(ThreadCache& cache, s
     size_t stop = std::min(end, pos + window_bytes_);
     // A seam between a character's bytes would only cost char_first_symbols its shortcut.
     for (int k = 0; k < 3 && stop < end && utf8::is_continuation(u[stop]); ++k) ++stop;
+    // The window starts at out's last few tokens (taken back): a seam inside a token's text
+    // would start the window's tokens out of step with out's (one letter repeated: every later
+    // token off by a letter), to be mended at each seam at the cost of a window.
+    size_t from = pos;
+    if (out.size() > first) {
+      const size_t back = std::min(kTokensTakenBack, out.size() - first);
+      from = out[out.size() - back].start;
+      out.resize(out.size() - back);
+    }
     window.clear();
-    merge_span(cache, text, pos, stop, window);
+    merge_span(cache, text, from, stop, window);
     size_t kept_from = 0;  // the window's tokens before this one were merged again with out's
     if (out.size() > first && !compatible(cache, text, out.back(), window.front(), scratch)) {
       for (size_t k = 1;; k *= 2) {

@@ -2,6 +2,8 @@
 #include "ciyuan/spm_bpe.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -26,10 +28,16 @@ struct Candidate {
   uint32_t id;    // the merged piece
 };
 
+// A final symbol of a long run (merge_word's windows): text[start, end) is the piece id.
+struct Merged {
+  uint32_t start, end, id;
+};
+
 // A thread's buffers (one thread-local lookup per word).
 struct Scratch {
   std::vector<Symbol> syms;
   std::vector<Candidate> heap;
+  std::vector<Merged> run, window, middle, pair;  // merge_word's windows
   // Unused pieces made by a merge -> the length of their left part (to take them apart again).
   std::vector<std::pair<std::string, uint32_t>> unused_made;
 };
@@ -45,6 +53,9 @@ inline bool below(const Candidate& a, const Candidate& b) {
 }
 
 inline double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+// A window of a long run starts this many of the run's tokens back (see merge_word).
+constexpr size_t kTokensTakenBack = 8;
 
 }  // namespace
 
@@ -66,6 +77,8 @@ SpmBpeModel::SpmBpeModel(std::vector<std::string> pieces, std::vector<float> sco
     }
   }
   for (uint32_t id = 0; id < table_.size(); ++id) has_unused_ |= table_.type(id) == PieceType::kUnused;
+  // Tests set a small window to put many seams in short texts (as for BpeModel).
+  if (const char* env = std::getenv("CIYUAN_BPE_WINDOW")) window_chars_ = std::max<long>(1, std::atol(env));
 }
 
 void SpmBpeModel::emit_symbol(const char* text, uint32_t s, uint32_t e, uint32_t id, size_t first,
@@ -122,8 +135,8 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
     }
     emit_symbol(t, s, e, id, first, out);
   };
-  // The merge loop over the symbols collected so far, then their tokens.
-  auto merge_and_emit = [&]() {
+  // The merge loop over the symbols collected so far; the survivors stay linked from syms[0].
+  auto merge_syms = [&]() {
     heap.clear();
     for (size_t i = 1; i < syms.size(); ++i) offer(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
     while (!heap.empty()) {
@@ -142,11 +155,108 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
       offer(a.prev, c.left);
       offer(c.left, a.next);
     }
+  };
+  // ... then their tokens.
+  auto merge_and_emit = [&]() {
+    merge_syms();
     for (int32_t i = syms.empty() ? -1 : 0; i >= 0; i = syms[static_cast<size_t>(i)].next) {
       const Symbol& y = syms[static_cast<size_t>(i)];
       emit(emit, y.start, y.start + y.len, y.id);
     }
     syms.clear();
+  };
+  // A character of a run: a symbol that is no user-defined piece and not frozen.
+  auto char_symbol = [&](uint32_t pos, uint32_t limit) {
+    uint32_t cp;
+    const uint32_t len = static_cast<uint32_t>(utf8::decode(t + pos, t + limit, &cp));
+    if (cp < 0x10000) return Symbol{pos, len, -1, -1, table_.bmp_symbol_id(cp), !table_.bmp_in_longer_piece(cp)};
+    return Symbol{pos, len, -1, -1, table_.symbol_id(t + pos, len), false};
+  };
+  auto push_symbol = [&](Symbol y) {
+    const int32_t i = static_cast<int32_t>(syms.size());
+    y.prev = i - 1;
+    syms.push_back(y);
+    if (i > 0) syms[static_cast<size_t>(i - 1)].next = i;
+  };
+
+  // Long runs in windows. A run (symbols between frozen ones) of more than window_chars_
+  // characters would hold a symbol and a heap entry or two per character at once; instead each
+  // window of window_chars_ characters is merged on its own and joined to the run's symbols so
+  // far, exactly as BpeModel joins windows of a piece (bpe.cc, encode_piece_windowed: a merge
+  // ranks by the piece it makes, whichever two symbols make it, so neighbours that are the
+  // merge of their own text are a seam no merge crosses; one that is not is merged again with
+  // k = 1, 2, 4... symbols on each side). Only where runs are split at frozen symbols (no
+  // dropout, no UNUSED pieces).
+  std::vector<Merged>& run = scratch.run;
+  run.clear();
+  auto collect = [&](std::vector<Merged>& into) {
+    merge_syms();
+    for (int32_t i = syms.empty() ? -1 : 0; i >= 0; i = syms[static_cast<size_t>(i)].next) {
+      const Symbol& y = syms[static_cast<size_t>(i)];
+      into.push_back(Merged{y.start, y.start + y.len, y.id});
+    }
+    syms.clear();
+  };
+  auto merge_text = [&](uint32_t s, uint32_t e, std::vector<Merged>& into) __attribute__((noinline)) {
+    into.clear();
+    for (uint32_t pos = s; pos < e;) {
+      const Symbol y = char_symbol(pos, e);
+      pos += y.len;
+      push_symbol(y);
+    }
+    collect(into);
+  };
+  auto fits = [&](const Merged& a, const Merged& b) {
+    merge_text(a.start, b.end, scratch.pair);
+    const std::vector<Merged>& m = scratch.pair;
+    return m.size() == 2 && m[0].end == a.end && m[0].id == a.id && m[1].id == b.id;
+  };
+  auto close_window = [&]() __attribute__((noinline)) {
+    std::vector<Merged>& window = scratch.window;
+    std::vector<Merged>& middle = scratch.middle;
+    // The window starts at the run's last few tokens (taken back): a seam in the middle of a
+    // token's text would start the window's tokens out of step with the run's (a run of one
+    // letter: every later token off by one letter), to be mended seam by seam at great cost.
+    if (run.empty()) {
+      window.clear();
+      collect(window);
+    } else {
+      const uint32_t window_end = syms.back().start + syms.back().len;
+      const size_t back = std::min<size_t>(kTokensTakenBack, run.size());
+      const uint32_t from = run[run.size() - back].start;
+      run.resize(run.size() - back);
+      syms.clear();
+      merge_text(from, window_end, window);
+    }
+    size_t kept_from = 0;
+    if (!run.empty() && !fits(run.back(), window.front())) {
+      for (size_t k = 1;; k *= 2) {
+        const size_t left = std::min(k, run.size()), right = std::min(k, window.size());
+        merge_text(run[run.size() - left].start, window[right - 1].end, middle);
+        const bool left_ok = left == run.size() || fits(run[run.size() - left - 1], middle.front());
+        const bool right_ok = right == window.size() || fits(middle.back(), window[right]);
+        if (left_ok && right_ok) {
+          run.resize(run.size() - left);
+          run.insert(run.end(), middle.begin(), middle.end());
+          kept_from = right;
+          break;
+        }
+      }
+    }
+    run.insert(run.end(), window.begin() + static_cast<std::ptrdiff_t>(kept_from), window.end());
+  };
+  // The end of a run (a frozen symbol, or the word's end): its tokens.
+  auto finish_windows = [&]() __attribute__((noinline)) {
+    if (!syms.empty()) close_window();
+    for (const Merged& m : run) emit(emit, m.start, m.end, m.id);
+    run.clear();
+  };
+  auto finish_run = [&]() {
+    if (!run.empty()) {
+      finish_windows();
+    } else if (!syms.empty()) {
+      merge_and_emit();
+    }
   };
   // A frozen symbol takes part in no pair, so no merge crosses it: the symbols between frozen
   // ones merge on their own and a frozen one is emitted as it is (Chinese under Llama 2: most
@@ -154,32 +264,22 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
   // merge). Not with dropout (its draws follow the heap order of the whole word) nor with
   // UNUSED pieces (their split is the last one recorded anywhere in the word).
   const bool split_at_frozen = dropout <= 0 && !has_unused_;
+  const size_t window = split_at_frozen ? window_chars_ : SIZE_MAX;  // runs are cut only where split
   for (uint32_t pos = start; pos < end;) {
     const size_t user = table_.has_user_defined() ? table_.user_defined_prefix(t + pos, end - pos) : 0;
-    Symbol y;
-    if (user) {
-      y = Symbol{pos, static_cast<uint32_t>(user), -1, -1, table_.symbol_id(t + pos, user), true};
-    } else {
-      uint32_t cp;
-      const uint32_t len = static_cast<uint32_t>(utf8::decode(t + pos, t + end, &cp));
-      // A character no longer piece holds never merges: frozen, no pair lookups.
-      if (cp < 0x10000)
-        y = Symbol{pos, len, -1, -1, table_.bmp_symbol_id(cp), !table_.bmp_in_longer_piece(cp)};
-      else
-        y = Symbol{pos, len, -1, -1, table_.symbol_id(t + pos, len), false};
-    }
+    // A character no longer piece holds never merges: frozen, no pair lookups.
+    const Symbol y = user ? Symbol{pos, static_cast<uint32_t>(user), -1, -1, table_.symbol_id(t + pos, user), true}
+                          : char_symbol(pos, end);
     pos += y.len;
     if (y.frozen && split_at_frozen) {
-      if (!syms.empty()) merge_and_emit();
+      finish_run();
       emit_symbol(t, y.start, y.start + y.len, y.id, first, out);
       continue;
     }
-    const int32_t i = static_cast<int32_t>(syms.size());
-    y.prev = i - 1;
-    syms.push_back(y);
-    if (i > 0) syms[static_cast<size_t>(i - 1)].next = i;
+    push_symbol(y);
+    if (syms.size() >= window) close_window();
   }
-  if (!syms.empty()) merge_and_emit();
+  finish_run();
 }
 
 void SpmBpeModel::encode_span(std::string_view text, uint32_t start, uint32_t end, size_t first,

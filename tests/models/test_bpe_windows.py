@@ -1,5 +1,5 @@
-"""Long pieces merged in windows (bpe.cc, encode_piece_windowed): the same tokens as one merge
-loop over the whole piece, with memory bounded by a window.
+"""Long pieces merged in windows (bpe.cc, encode_piece_windowed; spm_bpe.cc for SentencePiece
+BPE): the same tokens as one merge loop over the whole piece, with memory bounded by a window.
 
 The native core merges a piece of more than two windows (64 KiB each) window by window and
 checks every seam; CIYUAN_BPE_WINDOW, read when a model is built, sets a window of a few bytes
@@ -63,6 +63,19 @@ def test_windows_equal_one_merge_loop_on_random_vocabularies(seed, size, window,
         assert [ranks[p] for p in parts] == whole_by_merges
 
 
+@settings(max_examples=300, deadline=None)
+@given(ranks=st.dictionaries(st.text("ab", min_size=2, max_size=5).map(str.encode), st.integers(0, 3), max_size=20),
+       text=st.text("ab", max_size=40), window=st.integers(1, 6))
+def test_windows_hold_with_ranks_that_tie(ranks, text, window) -> None:
+    """SentencePiece ranks merges by float scores, which may tie between different pieces (the
+    leftmost goes first): the reference's windows equal its single loop on such ranks too."""
+    def merge(span: bytes) -> list:
+        return ref._merge_loop([bytes([b]) for b in span], lambda a, b: ranks.get(a + b))
+
+    data = text.encode()
+    assert ref.encode_in_windows(data, merge, window) == merge(data)
+
+
 def test_a_token_made_by_two_pairs_is_still_exact() -> None:
     """A merges list that makes one token twice gets no windows (their property needs one
     maker per token); its pieces still encode as the reference does."""
@@ -111,6 +124,23 @@ def test_windows_give_tiktoken_ids(window: int, tiktoken_encodings) -> None:
         for text in texts:
             assert made[name].encode_ids(text) == tiktoken_encodings[name].encode_ordinary(text), (name, text[:60])
         assert made[name].count_tokens(texts[0]) == len(tiktoken_encodings[name].encode_ordinary(texts[0]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("window", [1, 3, 16])
+def test_sentencepiece_bpe_windows_give_sentencepiece_ids(window: int) -> None:
+    """SentencePiece BPE (Llama 2: byte fallback; the test model) merges long runs of
+    characters in windows too (spm_bpe.cc); with windows of a few characters its ids equal the
+    sentencepiece library's on real lines, the lines without spaces, and runs."""
+    spm = pytest.importorskip("sentencepiece")
+    texts = _texts_with_long_pieces()
+    for name in ("llama2.model", "spm-test.model"):
+        path = shared("tokenizers", "sentencepiece", name)
+        with window_of(window):
+            tok = ciyuan.Tokenizer.from_file(path)
+        peer = spm.SentencePieceProcessor(model_file=str(path))
+        for text in texts:
+            assert tok.encode_ids(text) == peer.encode(text), (name, text[:60])
 
 
 _PEAK = """

@@ -55,6 +55,8 @@ class SpmBpeModel final : public SpmModel {
   // characters share the unknown id) still go by bytes.
   PairMap pairs_;
   bool has_unused_ = false;  // any UNUSED piece (merge_word then keeps each word whole)
+  // A run of more characters than this is merged window by window (see merge_word).
+  size_t window_chars_ = size_t{1} << 16;
 };
 
 }  // namespace ciyuan

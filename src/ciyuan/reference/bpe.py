@@ -22,9 +22,10 @@ single bytes. While sampling, a piece that is a token is not taken whole.
 Long pieces in windows (``encode_in_windows``): when a token's rank does not depend on the pair
 that makes it (tiktoken's rule, or a merges list that makes each token once), a list of tokens
 is the encoding of its bytes exactly when every two neighbours are the encoding of their own
-bytes. So a long piece can be encoded window by window: a window's tokens are appended when the
-seam's two tokens are such a pair; otherwise the k tokens on each side of the seam are encoded
-again as one span, k = 1, 2, 4..., until the span fits the tokens on both sides.
+bytes. So a long piece can be encoded window by window (each window starting at the last few
+tokens so far, taken back): a window's tokens are appended when the seam's two tokens are such
+a pair; otherwise the k tokens on each side of the seam are encoded again as one span,
+k = 1, 2, 4..., until the span fits the tokens on both sides.
 """
 
 from __future__ import annotations
@@ -121,7 +122,10 @@ def encode_in_windows(piece: bytes, encode_span: Callable[[bytes], List[bytes]],
 
     out: List[bytes] = []
     for pos in range(0, len(piece), window):
-        parts = encode_span(piece[pos : pos + window])
+        # The window starts at out's last tokens, so that it does not start inside a token.
+        back = out[len(out) - min(8, len(out)) :]
+        out = out[: len(out) - len(back)]
+        parts = encode_span(b"".join(back) + piece[pos : pos + window])
         if out and not pair_fits(out[-1], parts[0]):
             k = 1
             while True:
