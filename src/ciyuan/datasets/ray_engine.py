@@ -43,7 +43,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Generator, Iterator, List, Mapping, Optional, Tuple
 
 from ciyuan import _core, _text, training
 from ciyuan.errors import CiyuanError, InvalidInputError
@@ -567,6 +567,11 @@ class _RayReading:
                                                          skip_bad=run.skip_bad))
 
     def __iter__(self) -> Iterator[Any]:
+        batches = self._batches()
+        self._closing.append(batches.close)  # first to run at close: stops the pipeline, then Ray
+        return batches
+
+    def _batches(self) -> Generator[Any, None, None]:
         import numpy as np
 
         from ciyuan import errors
@@ -574,7 +579,7 @@ class _RayReading:
 
         session = ray_session(self.address)
         ray = session.__enter__()
-        self._closing.append(lambda: session.__exit__(None, None, None))
+        self._closing.insert(0, lambda: session.__exit__(None, None, None))  # the last to run
         parts = self._parts()
         if not parts:
             return
