@@ -18,7 +18,7 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -129,18 +129,44 @@ def test_cli_ray(inputs: List[Path], tmp_path: Path) -> None:
     assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
 
 
-def test_actor_killed_mid_job(inputs: List[Path], cl100k: Tokenizer, tmp_path: Path) -> None:
-    """SIGKILL one tokenizer actor while the pipeline runs: Ray restarts it and runs its batch
-    again; the output is the local run's."""
-    from ray._private import state  # the actors' table from Ray's control store (no dashboard needed)
+def _encoder_actor() -> Optional[int]:
+    """The process of a live tokenizer actor, from Ray's control store (no dashboard needed)."""
+    from ray._private import state
 
+    for actor in state.actors().values():
+        name = actor.get("ActorClassName", "")  # Ray Data's MapWorker(MapBatches(_EncodeStage))
+        if "_EncodeStage" in name and actor.get("State") == "ALIVE" and actor.get("Pid"):
+            return int(actor["Pid"])
+    return None
+
+
+def _reader() -> Optional[int]:
+    """The process of a running read task: Ray titles a worker ``ray::`` + its task while it runs
+    it (``ray::MapBatches(_read_part)``), ``ray::IDLE`` between tasks."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                title = (entry / "cmdline").read_bytes()
+            except OSError:  # gone meanwhile
+                continue
+            if title.startswith(b"ray::") and b"_read_part" in title:
+                return int(entry.name)
+    return None
+
+
+@pytest.mark.parametrize("victim", ["actor", "reader"])
+def test_worker_killed_mid_job(victim: str, inputs: List[Path], cl100k: Tokenizer, tmp_path: Path) -> None:
+    """SIGKILL a Ray worker while the pipeline runs - a tokenizer actor (after the first shard is
+    written: mid-job), or a read task's worker (as soon as one runs): Ray restarts the actor and
+    sends its batch again, or runs the read task again; the output is the local run's."""
     options: Dict[str, Any] = dict(format="megatron", eos="<|endoftext|>", shard_tokens=40_000, batch_chars=4_000)
     local = encode_dataset(inputs, tmp_path / "local", cl100k, **options)
     result: Dict[str, Any] = {}
 
     def job() -> None:
         try:
-            result["ray"] = ray_engine.encode_dataset_ray(inputs, tmp_path / "ray", cl100k, **options)
+            result["ray"] = ray_engine.encode_dataset_ray(inputs, tmp_path / "ray", cl100k, part_bytes=100_000,
+                                                          **options)
         except BaseException as e:  # reported below
             result["error"] = e
 
@@ -150,18 +176,16 @@ def test_actor_killed_mid_job(inputs: List[Path], cl100k: Tokenizer, tmp_path: P
     deadline = time.monotonic() + 60
     manifest = tmp_path / "ray" / "manifest.json"
     while killed is None and thread.is_alive() and time.monotonic() < deadline:
-        # After the first finished shard, an actor is encoding mid-job: kill it.
-        if manifest.exists() and json.loads(manifest.read_text())["shards"]:
-            for actor in state.actors().values():
-                name = actor.get("ActorClassName", "")  # Ray Data's MapWorker(MapBatches(_EncodeStage))
-                if "_EncodeStage" in name and actor.get("State") == "ALIVE" and actor.get("Pid"):
-                    os.kill(actor["Pid"], signal.SIGKILL)
-                    killed = actor["Pid"]
-                    break
-        time.sleep(0.02)
+        if victim == "reader":
+            killed = _reader()
+        elif manifest.exists() and json.loads(manifest.read_text())["shards"]:
+            killed = _encoder_actor()
+        if killed is not None:
+            os.kill(killed, signal.SIGKILL)
+        time.sleep(0.005 if victim == "reader" else 0.02)
     thread.join()
     assert "error" not in result, result.get("error")
-    assert killed is not None, "the job ended before an actor could be killed"
+    assert killed is not None, f"the job ended before a {victim} could be killed"
     assert result["ray"].documents == local.documents
     assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
 

@@ -494,6 +494,12 @@ def _prefetch(batches: Iterator[T], depth: int = 2) -> Iterator[T]:
             q.put(("end", None))
         except BaseException as e:  # handed to the consumer, raised there
             q.put(("error", e))
+        finally:
+            # Stopped early (the consumer failed): the reader's open file is closed now, on this
+            # thread, not whenever the garbage collector finds the suspended generator.
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
 
     thread = threading.Thread(target=produce, name="ciyuan-read", daemon=True)
     thread.start()

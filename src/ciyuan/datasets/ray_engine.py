@@ -1,7 +1,8 @@
 """The Ray engine: word counting for training, and encode-dataset, on a Ray cluster.
 
 Ray (``pip install "ciyuan[ray]"``) is where many data pipelines already run. Two jobs run
-on it here, each giving exactly what the single-machine run gives:
+on it here, each giving exactly what the single-machine run gives, and a stage for users' own
+Ray Data pipelines:
 
 - **Training** (:func:`train`, ``ciyuan train --ray``): the corpus is cut into parts in corpus
   order (files, and byte ranges of large files cut at line ends; or batches of texts), each Ray
@@ -13,7 +14,8 @@ on it here, each giving exactly what the single-machine run gives:
 - **a Ray Data stage** (:func:`tokenize_dataset`): ``map_batches`` over a pool of tokenizer
   actors, for pipelines that already hold a ``ray.data.Dataset``.
 - **encode-dataset** (:func:`encode_dataset_ray`, ``ciyuan encode-dataset --ray``): a Ray Data
-  pipeline: read (a Ray task per input file, with ciyuan's own reader) -> ``map_batches`` over a
+  pipeline: read (a Ray task per read part - an input file, or a byte range of a large file of
+  lines - with ciyuan's own reader) -> ``map_batches`` over a
   pool of tokenizer actors -> the driver, which gets the ids in document order and writes the
   shards and manifest as the local run does (:func:`ciyuan.datasets.encode_dataset` with this
   pipeline): the same shards and manifest, byte for byte, and the same resumable runs.
@@ -43,7 +45,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Generator, Iterator, List, Mapping, Optional, Tuple
 
 from ciyuan import _core, _text, training
 from ciyuan.errors import CiyuanError, InvalidInputError
@@ -318,18 +320,20 @@ def train(source: TrainingSource, trainer: Optional[Trainer] = None, *, address:
 
 # -- encode-dataset: a Ray Data pipeline ---------------------------------------------------------
 #
-#   read: a Ray task per input file (ciyuan's own reader, DocumentStream: the same documents, file
-#         and line as the local run, bad documents skipped or refused alike), yielding pyarrow
-#         tables of about batch_chars characters, then a marker row (the file's skipped count) or
+#   read: a Ray task per read part, a file or a byte range of a large file of lines (ciyuan's own
+#         reader, DocumentStream: the same documents, file and line as the local run, bad
+#         documents skipped or refused alike), yielding pyarrow tables of about batch_chars
+#         characters, then a marker row (the part's skipped count) or
 #         an error row (a bad document without skip_bad: raised by the driver when it gets there)
 #   -> map_batches over a pool of tokenizer actors (ActorPoolStrategy): encode_batch_ids, exactly
 #         encode_ids; refused documents found and marked (encode_finding_refused)
 #   -> the driver, in document order (preserve_order): BOS/EOS, the shards and the manifest, by
 #         encode_dataset's own run (a Pipeline of ciyuan.datasets.encode), so the same bytes.
 #
-# Ray Data's own readers (read_json, read_text, read_parquet) are not used: they differ from
-# ciyuan's reader in what a bad line does (no skip_bad, no file:line), in blank lines, \r\n and
-# blank-line blocks, and in Parquet's null cells, and those decide which documents are written.
+# Ray Data's own readers (read_json, read_text, read_parquet) are not used: they have nothing like
+# ciyuan's reader's file:line for each document, skip_bad's count of bad documents, blank-line
+# blocks or whole-file documents, so they would not give the same documents (and errors) in every
+# case; ciyuan's reader in Ray tasks does, by construction.
 
 _DOC, _END, _ERROR = 0, 1, 2  # row kinds: a document, a file's end marker, a bad document's error
 _READERS_PER_ACTOR = 4  # reading (orjson, or a line split) is several times faster than encoding
@@ -567,6 +571,11 @@ class _RayReading:
                                                          skip_bad=run.skip_bad))
 
     def __iter__(self) -> Iterator[Any]:
+        batches = self._batches()
+        self._closing.append(batches.close)  # first to run at close: stops the pipeline, then Ray
+        return batches
+
+    def _batches(self) -> Generator[Any, None, None]:
         import numpy as np
 
         from ciyuan import errors
@@ -574,7 +583,7 @@ class _RayReading:
 
         session = ray_session(self.address)
         ray = session.__enter__()
-        self._closing.append(lambda: session.__exit__(None, None, None))
+        self._closing.insert(0, lambda: session.__exit__(None, None, None))  # the last to run
         parts = self._parts()
         if not parts:
             return
