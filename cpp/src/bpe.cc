@@ -1148,8 +1148,8 @@ __attribute__((flatten)) bool BpeModel::merge_span(ThreadCache& cache, std::stri
 // span's ends are compatible with the tokens beside them (k reaching both ends always is). Real
 // seams settle at k = 1 or 2, so the work stays linear and the memory a window's.
 // Cold: seldom run, and kept out of the inliner's budget for the hot path.
-__attribute__((cold)) void BpeModel::encode_piece_windowed(ThreadCache& cache, std::string_view text, size_t start, size_t end,
-                                     std::vector<Token>& out) const {
+__attribute__((cold)) void BpeModel::encode_piece_windowed(ThreadCache& cache, std::string_view text, size_t start,
+                                                           size_t end, std::vector<Token>& out) const {
   const size_t first = out.size();  // the piece's tokens start here
   const auto* u = reinterpret_cast<const unsigned char*>(text.data());
   std::vector<Token> window, middle, scratch;
@@ -1190,8 +1190,8 @@ __attribute__((cold)) void BpeModel::encode_piece_windowed(ThreadCache& cache, s
   }
 }
 
-__attribute__((cold)) bool BpeModel::compatible(ThreadCache& cache, std::string_view text, const Token& a, const Token& b,
-                          std::vector<Token>& scratch) const {
+__attribute__((cold)) bool BpeModel::compatible(ThreadCache& cache, std::string_view text, const Token& a,
+                                                const Token& b, std::vector<Token>& scratch) const {
   scratch.clear();
   merge_span(cache, text, a.start, b.end, scratch);
   return scratch.size() == 2 && scratch[0].id == a.id && scratch[0].end == a.end && scratch[1].id == b.id;

@@ -165,7 +165,7 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
     }
     syms.clear();
   };
-  // A character of a run: a symbol that is no user-defined piece and not frozen.
+  // The symbol of the character at pos (frozen when no longer piece holds it).
   auto char_symbol = [&](uint32_t pos, uint32_t limit) {
     uint32_t cp;
     const uint32_t len = static_cast<uint32_t>(utf8::decode(t + pos, t + limit, &cp));
