@@ -9,6 +9,7 @@
 
 #include "ciyuan/errors.h"
 #include "ciyuan/utf8.h"
+#include "windows.h"
 
 namespace ciyuan {
 
@@ -20,8 +21,6 @@ constexpr size_t kMaxCachedBytes = 24;
 constexpr size_t kMaxCachedTokens = 6;
 // Piece-cache slots for pieces with non-ASCII bytes (see ThreadCache).
 constexpr size_t kOtherPieceSlots = 8192;
-// A window of a long piece starts this many tokens back (see encode_piece_windowed).
-constexpr size_t kTokensTakenBack = 8;
 
 // Whether the n bytes at p are all ASCII, eight at a time.
 bool is_ascii(const char* p, size_t n) {
@@ -1136,65 +1135,29 @@ __attribute__((flatten)) bool BpeModel::merge_span(ThreadCache& cache, std::stri
 
 // A piece of megabytes (a text without spaces, one letter repeated) would need some 40 bytes
 // of symbols, links and heap entries per byte in one merge loop. Instead it is merged in windows
-// of window_bytes_, each on its own, and the windows' tokens are joined where that is exact.
-//
-// The property that makes it exact (for the models window_bytes_ is set for; the argument is
-// the one of github/rust-gems' bpe crate): if tokens t1..tk are the encoding of their text, and
-// tk t' is the encoding of its two tokens' bytes, then t1..tk t' is the encoding of its text - no
-// merge of the whole crosses the seam before tk, or the pair would not encode to itself. So out
-// always holds the encoding of text[start, pos). A window's first token is joined when it and
-// out's last token are "compatible" (their bytes encode to the two of them); when they are not,
-// the k tokens on each side of the seam are merged again as one span, k = 1, 2, 4..., until the
-// span's ends are compatible with the tokens beside them (k reaching both ends always is). Real
-// seams settle at k = 1 or 2, so the work stays linear and the memory a window's.
+// of window_bytes_, each on its own, joined where that is exact (windows.h says why it is).
 // Cold: seldom run, and kept out of the inliner's budget for the hot path.
 __attribute__((cold)) void BpeModel::encode_piece_windowed(ThreadCache& cache, std::string_view text, size_t start,
                                                            size_t end, std::vector<Token>& out) const {
   const size_t first = out.size();  // the piece's tokens start here
   const auto* u = reinterpret_cast<const unsigned char*>(text.data());
-  std::vector<Token> window, middle, scratch;
+  std::vector<Token> window, middle, pair;
+  auto merge = [&](size_t s, size_t e, std::vector<Token>& into) {
+    into.clear();
+    merge_span(cache, text, s, e, into);
+  };
+  auto fits = [&](const Token& a, const Token& b) {
+    merge(a.start, b.end, pair);
+    return pair.size() == 2 && pair[0].id == a.id && pair[0].end == a.end && pair[1].id == b.id;
+  };
   for (size_t pos = start; pos < end;) {
     size_t stop = std::min(end, pos + window_bytes_);
     // A seam between a character's bytes would only cost char_first_symbols its shortcut.
     for (int k = 0; k < 3 && stop < end && utf8::is_continuation(u[stop]); ++k) ++stop;
-    // The window starts at out's last few tokens (taken back): a seam inside a token's text
-    // would start the window's tokens out of step with out's (one letter repeated: every later
-    // token off by a letter), to be mended at each seam at the cost of a window.
-    size_t from = pos;
-    if (out.size() > first) {
-      const size_t back = std::min(kTokensTakenBack, out.size() - first);
-      from = out[out.size() - back].start;
-      out.resize(out.size() - back);
-    }
-    window.clear();
-    merge_span(cache, text, from, stop, window);
-    size_t kept_from = 0;  // the window's tokens before this one were merged again with out's
-    if (out.size() > first && !compatible(cache, text, out.back(), window.front(), scratch)) {
-      for (size_t k = 1;; k *= 2) {
-        const size_t left = std::min(k, out.size() - first), right = std::min(k, window.size());
-        middle.clear();
-        merge_span(cache, text, out[out.size() - left].start, window[right - 1].end, middle);
-        const bool left_ok = left == out.size() - first ||
-                             compatible(cache, text, out[out.size() - left - 1], middle.front(), scratch);
-        const bool right_ok = right == window.size() || compatible(cache, text, middle.back(), window[right], scratch);
-        if (left_ok && right_ok) {
-          out.resize(out.size() - left);
-          out.insert(out.end(), middle.begin(), middle.end());
-          kept_from = right;
-          break;
-        }
-      }
-    }
-    out.insert(out.end(), window.begin() + static_cast<std::ptrdiff_t>(kept_from), window.end());
+    merge(take_back(out, first, static_cast<uint32_t>(pos)), stop, window);
+    join_window(out, first, window, middle, merge, fits);
     pos = stop;
   }
-}
-
-__attribute__((cold)) bool BpeModel::compatible(ThreadCache& cache, std::string_view text, const Token& a,
-                                                const Token& b, std::vector<Token>& scratch) const {
-  scratch.clear();
-  merge_span(cache, text, a.start, b.end, scratch);
-  return scratch.size() == 2 && scratch[0].id == a.id && scratch[0].end == a.end && scratch[1].id == b.id;
 }
 
 void BpeModel::encode_piece_longest(std::string_view text, size_t start, size_t end,

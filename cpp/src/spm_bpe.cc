@@ -9,6 +9,7 @@
 
 #include "ciyuan/errors.h"
 #include "ciyuan/utf8.h"
+#include "windows.h"
 
 namespace ciyuan {
 
@@ -53,9 +54,6 @@ inline bool below(const Candidate& a, const Candidate& b) {
 }
 
 inline double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-// A window of a long run starts this many of the run's tokens back (see merge_word).
-constexpr size_t kTokensTakenBack = 8;
 
 }  // namespace
 
@@ -181,15 +179,19 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
 
   // Long runs in windows. A run (symbols between frozen ones) of more than window_chars_
   // characters would hold a symbol and a heap entry or two per character at once; instead each
-  // window of window_chars_ characters is merged on its own and joined to the run's symbols so
-  // far, exactly as BpeModel joins windows of a piece (bpe.cc, encode_piece_windowed: a merge
-  // ranks by the piece it makes, whichever two symbols make it, so neighbours that are the
-  // merge of their own text are a seam no merge crosses; one that is not is merged again with
-  // k = 1, 2, 4... symbols on each side). Only where runs are split at frozen symbols (no
-  // dropout, no UNUSED pieces).
+  // window of window_chars_ characters is merged on its own and joined to the run's tokens so
+  // far where that is exact (windows.h: a merge ranks by the piece it makes, whichever two
+  // symbols make it). Only where runs are split at frozen symbols (no dropout, no UNUSED pieces).
   std::vector<Merged>& run = scratch.run;
   run.clear();
-  auto collect = [&](std::vector<Merged>& into) {
+  auto merge_text = [&](uint32_t s, uint32_t e, std::vector<Merged>& into) __attribute__((noinline)) {
+    into.clear();
+    syms.clear();
+    for (uint32_t pos = s; pos < e;) {
+      const Symbol y = char_symbol(pos, e);
+      pos += y.len;
+      push_symbol(y);
+    }
     merge_syms();
     for (int32_t i = syms.empty() ? -1 : 0; i >= 0; i = syms[static_cast<size_t>(i)].next) {
       const Symbol& y = syms[static_cast<size_t>(i)];
@@ -197,53 +199,16 @@ void SpmBpeModel::merge_word(const char* t, uint32_t start, uint32_t end, size_t
     }
     syms.clear();
   };
-  auto merge_text = [&](uint32_t s, uint32_t e, std::vector<Merged>& into) __attribute__((noinline)) {
-    into.clear();
-    for (uint32_t pos = s; pos < e;) {
-      const Symbol y = char_symbol(pos, e);
-      pos += y.len;
-      push_symbol(y);
-    }
-    collect(into);
-  };
   auto fits = [&](const Merged& a, const Merged& b) {
     merge_text(a.start, b.end, scratch.pair);
     const std::vector<Merged>& m = scratch.pair;
     return m.size() == 2 && m[0].end == a.end && m[0].id == a.id && m[1].id == b.id;
   };
+  // The characters in syms are the window's new text.
   auto close_window = [&]() __attribute__((noinline)) {
-    std::vector<Merged>& window = scratch.window;
-    std::vector<Merged>& middle = scratch.middle;
-    // The window starts at the run's last few tokens (taken back): a seam in the middle of a
-    // token's text would start the window's tokens out of step with the run's (a run of one
-    // letter: every later token off by one letter), to be mended seam by seam at great cost.
-    if (run.empty()) {
-      window.clear();
-      collect(window);
-    } else {
-      const uint32_t window_end = syms.back().start + syms.back().len;
-      const size_t back = std::min<size_t>(kTokensTakenBack, run.size());
-      const uint32_t from = run[run.size() - back].start;
-      run.resize(run.size() - back);
-      syms.clear();
-      merge_text(from, window_end, window);
-    }
-    size_t kept_from = 0;
-    if (!run.empty() && !fits(run.back(), window.front())) {
-      for (size_t k = 1;; k *= 2) {
-        const size_t left = std::min(k, run.size()), right = std::min(k, window.size());
-        merge_text(run[run.size() - left].start, window[right - 1].end, middle);
-        const bool left_ok = left == run.size() || fits(run[run.size() - left - 1], middle.front());
-        const bool right_ok = right == window.size() || fits(middle.back(), window[right]);
-        if (left_ok && right_ok) {
-          run.resize(run.size() - left);
-          run.insert(run.end(), middle.begin(), middle.end());
-          kept_from = right;
-          break;
-        }
-      }
-    }
-    run.insert(run.end(), window.begin() + static_cast<std::ptrdiff_t>(kept_from), window.end());
+    const uint32_t window_end = syms.back().start + syms.back().len;
+    merge_text(take_back(run, 0, syms.front().start), window_end, scratch.window);
+    join_window(run, 0, scratch.window, scratch.middle, merge_text, fits);
   };
   // The end of a run (a frozen symbol, or the word's end): its tokens.
   auto finish_windows = [&]() __attribute__((noinline)) {

@@ -134,9 +134,6 @@ class BpeModel final : public TokenModel {
   // checked (see bpe.cc): memory bounded by a window, not by the piece.
   void encode_piece_windowed(ThreadCache& cache, std::string_view text, size_t start, size_t end,
                              std::vector<Token>& out) const;
-  // Whether a and b, adjacent tokens of text, are what merging their joined bytes gives.
-  bool compatible(ThreadCache& cache, std::string_view text, const Token& a, const Token& b,
-                  std::vector<Token>& scratch) const;
   // Per-thread caches (no locks): recent pair lookups in front of pairs_ (which is megabytes,
   // a memory miss per lookup, while text keeps reusing thousands of pairs), and recent pieces
   // with their tokens.
