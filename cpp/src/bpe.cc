@@ -949,16 +949,34 @@ void BpeModel::encode_pieces(std::string_view text, const Span* pieces, size_t n
 // bytes, a longer one's hash) and prefetches the slot it will look up, the second looks them
 // up. The tables are megabytes, out of cache whenever other work ran in between, so a lookup
 // is a miss to L3 or memory; issued together, the misses overlap instead of waiting in turn.
+// Most pieces of most text are short tokens found in the first slot probed (at_home): that
+// case comes first in the second pass.
 void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
                                  std::vector<Token>& scratch) const {
   if (!short_whole_ || config_.longest_match) return TokenModel::encode_pieces_ids(text, pieces, n, ids, scratch);
+  static_assert(kShortPiece == 8, "a short piece is read as one 8-byte word");
+  // The low `len` bytes of a little-endian word, for 0 <= len <= 8: one load instead of a
+  // shift by a variable count.
+  static constexpr uint64_t kLowBytes[9] = {0,
+                                            0xFFULL,
+                                            0xFFFFULL,
+                                            0xFFFFFFULL,
+                                            0xFFFFFFFFULL,
+                                            0xFFFFFFFFFFULL,
+                                            0xFFFFFFFFFFFFULL,
+                                            0xFFFFFFFFFFFFFFULL,
+                                            ~0ULL};
+  // lens[k] of a piece that is not short: no slot has this length, so it is never at home.
+  constexpr uint8_t kNotShort = 0xFF;
   ThreadCache* cache = nullptr;  // asked for once, by the first piece that needs it
   const char* base = text.data();
+  const ShortKeyMap::View table(short_tokens_);
   // A piece starting before this can be read as 8 bytes at once (none in a text shorter than 8
   // bytes: its pieces are read byte by byte).
   const size_t safe_below = text.size() >= 8 ? text.size() - 7 : 0;
   uint64_t keys[kLookupBatch];   // a short piece's bytes, a cached one's hash_bytes
-  uint32_t where[kLookupBatch];  // a short piece's slot in short_tokens_
+  uint32_t where[kLookupBatch];  // a short piece's slot in short_tokens_ (0 for the others)
+  uint8_t lens[kLookupBatch];    // a short piece's length, kNotShort for the others
   // Room for an id per piece, made once (growing per batch zero-filled 64 slots each time: 4% of
   // the instructions on English); a piece of several tokens makes more.
   size_t w = ids.size();
@@ -973,23 +991,33 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
         uint64_t key;
         if (start < safe_below) {
           std::memcpy(&key, base + start, 8);
-          key &= ~uint64_t{0} >> (64 - 8 * len);
+          key &= kLowBytes[len];
         } else {
           key = load_upto8(base + start, len);
         }
         keys[k] = key;
-        where[k] = static_cast<uint32_t>(short_tokens_.index(key, len));
-        short_tokens_.prefetch(where[k]);
-      } else if (len <= kMaxCachedBytes) {
-        if (!cache) cache = &thread_cache();
-        keys[k] = hash_bytes(base + start, len);
-        cache->prefetch(keys[k]);
+        lens[k] = static_cast<uint8_t>(len);
+        where[k] = static_cast<uint32_t>(table.index(key, len));
+        table.prefetch(where[k]);
+      } else {
+        lens[k] = kNotShort;
+        where[k] = 0;
+        if (len <= kMaxCachedBytes) {
+          if (!cache) cache = &thread_cache();
+          keys[k] = hash_bytes(base + start, len);
+          cache->prefetch(keys[k]);
+        }
       }
     }
     for (size_t k = 0; k < m; ++k) {
+      uint32_t id;
+      if (table.at_home(where[k], keys[k], lens[k], &id)) {
+        out[w++] = id;
+        continue;
+      }
       const size_t start = batch[k].first, end = batch[k].second, len = end - start;
-      if (len - 1 < kShortPiece) {
-        const uint32_t id = short_tokens_.find(keys[k], len, where[k]);
+      if (lens[k] != kNotShort) {
+        id = short_tokens_.find(keys[k], len, where[k]);
         if (id != ShortKeyMap::kMissing) {
           out[w++] = id;
           continue;
@@ -997,7 +1025,7 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
       }
       if (!cache) cache = &thread_cache();
       // A piece seen before: its ids from the piece cache, without making Tokens.
-      const uint64_t hash = len - 1 >= kShortPiece && len <= kMaxCachedBytes ? keys[k] : hash_bytes(base + start, len);
+      const uint64_t hash = lens[k] == kNotShort && len <= kMaxCachedBytes ? keys[k] : hash_bytes(base + start, len);
       const PiecePlace place = cache->place(base + start, len, hash);
       if (!place.hit) {
         scratch.clear();

@@ -296,6 +296,34 @@ class ShortKeyMap {
     uint32_t length = 0;  // 0: empty (no key has length 0)
     uint32_t value = kMissing;
   };
+
+ public:
+  // The table's fields as locals, for a hot loop: held in registers, not read again through
+  // `this` after every store (the compiler cannot tell that a store to a uint32_t array leaves
+  // shift_ alone).
+  class View {
+   public:
+    explicit View(const ShortKeyMap& m) : slots_(m.slots_.data()), shift_(m.shift_) {}
+    size_t index(uint64_t key, size_t n) const { return ((key + n) * 0x9E3779B97F4A7C15ULL) >> shift_; }
+    void prefetch(size_t i) const {
+#if defined(__GNUC__)
+      __builtin_prefetch(slots_ + i);
+#else
+      (void)i;
+#endif
+    }
+    // Whether the key's own slot (the first one probed) holds it, and its value if so: the
+    // answer for most lookups; find() walks on from there.
+    bool at_home(size_t i, uint64_t key, size_t n, uint32_t* value) const {
+      const Slot& s = slots_[i];
+      *value = s.value;
+      return (s.key == key) & (s.length == n);
+    }
+
+   private:
+    const Slot* slots_;
+    unsigned shift_;
+  };
   std::vector<Slot> slots_;
   unsigned shift_ = 60;
   size_t mask_ = 15;
