@@ -23,30 +23,32 @@ constexpr size_t kMaxCachedTokens = 6;
 constexpr size_t kOtherPieceSlots = 8192;
 
 // Whether the n bytes at p are all ASCII, eight at a time.
+// From 8 bytes on, the tail is read as the last 8 bytes (overlapping), without a branch on its
+// length.
 bool is_ascii(const char* p, size_t n) {
-  uint64_t high = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
+  if (n < 8) return (load_upto8(p, n) & 0x8080808080808080ULL) == 0;
+  uint64_t high, w;
+  std::memcpy(&high, p + n - 8, 8);
+  for (size_t i = 0; i + 8 < n; i += 8) {
     std::memcpy(&w, p + i, 8);
     high |= w;
   }
-  if (i < n) high |= load_upto8(p + i, n - i);
   return (high & 0x8080808080808080ULL) == 0;
 }
 
 // Whether the n bytes at a and b are equal, eight at a time (n is at most kMaxCachedBytes: no
 // call to memcmp).
 bool same_bytes(const char* a, const char* b, size_t n) {
-  uint64_t diff = 0;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x, y;
+  if (n < 8) return load_upto8(a, n) == load_upto8(b, n);
+  uint64_t x, y;
+  std::memcpy(&x, a + n - 8, 8);
+  std::memcpy(&y, b + n - 8, 8);
+  uint64_t diff = x ^ y;
+  for (size_t i = 0; i + 8 < n; i += 8) {
     std::memcpy(&x, a + i, 8);
     std::memcpy(&y, b + i, 8);
     diff |= x ^ y;
   }
-  if (i < n) diff |= load_upto8(a + i, n - i) ^ load_upto8(b + i, n - i);
   return diff == 0;
 }
 

@@ -59,19 +59,21 @@ inline uint64_t load_short(const char* p, size_t n, const char* limit) {
 }
 
 // A fast 64-bit hash of a byte string (8 bytes per step, murmur-style finaliser).
+// From 8 bytes on, the last step reads the last 8 bytes (overlapping the step before when n is
+// not a multiple of 8): no branches on the length of the tail.
 inline uint64_t hash_bytes(const char* p, size_t n) {
   using namespace hash_detail;
   uint64_t h = start(n);
-  while (n >= 8) {
+  if (n < 8) return finish(n ? step(h, load_upto8(p, n)) : h);
+  const char* last = p + n - 8;
+  for (;; p += 8) {
+    if (p > last) p = last;
     uint64_t k;
     std::memcpy(&k, p, 8);
     h = step(h, k);
     h ^= h >> 31;
-    p += 8;
-    n -= 8;
+    if (p == last) return finish(h);
   }
-  if (n) h = step(h, load_upto8(p, n));
-  return finish(h);
 }
 
 inline uint64_t hash_u64(uint64_t x) {
