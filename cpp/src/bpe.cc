@@ -215,9 +215,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, std::vector<uint8_t> present
   for (int b = 0; b < 256; ++b) every_byte = every_byte && byte_ids_[b] != BytesMap::kMissing;
   if (config_.byte_level && every_byte && prefix.empty() && config_.end_of_word_suffix.empty() &&
       !config_.longest_match && (config_.rank_by_token || one_maker_per_token)) {
-    window_bytes_ = size_t{1} << 16;
-    // Tests set a small window to put many seams in short texts.
-    if (const char* env = std::getenv("CIYUAN_BPE_WINDOW")) window_bytes_ = std::max<long>(1, std::atol(env));
+    window_bytes_ = window_from_env(size_t{1} << 16);
   }
   if (short_whole_) {
     size_t count = 0;

@@ -75,8 +75,7 @@ SpmBpeModel::SpmBpeModel(std::vector<std::string> pieces, std::vector<float> sco
     }
   }
   for (uint32_t id = 0; id < table_.size(); ++id) has_unused_ |= table_.type(id) == PieceType::kUnused;
-  // Tests set a small window to put many seams in short texts (as for BpeModel).
-  if (const char* env = std::getenv("CIYUAN_BPE_WINDOW")) window_chars_ = std::max<long>(1, std::atol(env));
+  window_chars_ = window_from_env(window_chars_);
 }
 
 void SpmBpeModel::emit_symbol(const char* text, uint32_t s, uint32_t e, uint32_t id, size_t first,

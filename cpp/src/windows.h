@@ -14,9 +14,17 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 namespace ciyuan {
+
+// The window size to use: `fallback`, or CIYUAN_BPE_WINDOW's value when set (read when a model is
+// made; tests set a small window to put many seams in short texts).
+inline size_t window_from_env(size_t fallback) {
+  const char* env = std::getenv("CIYUAN_BPE_WINDOW");
+  return env ? static_cast<size_t>(std::max<long>(1, std::atol(env))) : fallback;
+}
 
 // A window starts this many tokens back: a seam inside a token's text would start the window's
 // tokens out of step with out's (one letter repeated: every later token off by a letter), to be
