@@ -4,7 +4,8 @@
 // of mostly-ASCII text stored as UCS-2) and leaves the copy cached inside the str for the str's
 // lifetime. Here an ASCII str is used as it is (it already is UTF-8); otherwise runs of ASCII
 // are copied 16 (Latin-1) or 8 (UCS-2) code points a step, with SSE2 where the compiler targets
-// it (every x86-64) and 8 bytes a step otherwise; the rest of the BMP is written inline.
+// it (every x86-64) and 8 bytes a step otherwise, and so are runs of UCS-2 code points of three
+// UTF-8 bytes (CJK); the rest of the BMP is written inline.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -117,14 +118,54 @@ inline size_t ascii_run(const uint16_t* s, size_t i, size_t n, char*& p) {
 
 inline size_t ascii_run(const uint32_t*, size_t i, size_t, char*&) { return i; }
 
+// Copies the code points at s[i..] that take three bytes in UTF-8 (U+0800..U+FFFF, no
+// surrogate: CJK, kana, Hangul, most punctuation of those scripts), 8 a step while a whole
+// block is such, up to the first block that is not; returns the new i. Each code point's
+// three bytes are made in a 32-bit lane and stored as 4 bytes, 3 apart: the last store writes
+// one byte past the block's 24 (the buffer has room for it; the next write covers it).
+inline size_t three_byte_run(const uint16_t* s, size_t i, size_t n, char*& p) {
+#if defined(__SSE2__)
+  const __m128i flip = _mm_set1_epi16(static_cast<short>(0x8000));  // unsigned order as signed
+  const __m128i below_800 = _mm_set1_epi16(static_cast<short>(0x07FF ^ 0x8000));
+  const __m128i surrogate_bits = _mm_set1_epi16(static_cast<short>(0xF800));
+  const __m128i surrogate = _mm_set1_epi16(static_cast<short>(0xD800));
+  const __m128i low6 = _mm_set1_epi32(0x3F);
+  const __m128i marks = _mm_set1_epi32(0x8080E0);  // 1110xxxx 10xxxxxx 10xxxxxx, little-endian
+  const __m128i zero = _mm_setzero_si128();
+  for (; i + 8 <= n; i += 8) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    const __m128i small = _mm_cmpgt_epi16(_mm_xor_si128(v, flip), below_800);  // >= U+0800
+    const __m128i sur = _mm_cmpeq_epi16(_mm_and_si128(v, surrogate_bits), surrogate);
+    if (_mm_movemask_epi8(_mm_andnot_si128(sur, small)) != 0xFFFF) break;
+    for (int half = 0; half < 2; ++half) {
+      const __m128i c = half ? _mm_unpackhi_epi16(v, zero) : _mm_unpacklo_epi16(v, zero);
+      __m128i w = _mm_or_si128(_mm_srli_epi32(c, 12), marks);
+      w = _mm_or_si128(w, _mm_slli_epi32(_mm_and_si128(_mm_srli_epi32(c, 6), low6), 8));
+      w = _mm_or_si128(w, _mm_slli_epi32(_mm_and_si128(c, low6), 16));
+      for (int k = 0; k < 4; ++k) {
+        const uint32_t word = static_cast<uint32_t>(_mm_cvtsi128_si32(w));
+        std::memcpy(p, &word, 4);
+        p += 3;
+        w = _mm_srli_si128(w, 4);
+      }
+    }
+  }
+#endif
+  return i;
+}
+
 // Code points -> UTF-8 with CPython's strict rules: false at a lone surrogate (no UTF-8 form).
 template <class Unit>
 bool units_to_utf8(const Unit* s, size_t n, Utf8Buffer& buffer, std::string_view& out) {
-  char* const begin = buffer.reserve(n * (sizeof(Unit) == 1 ? 2 : sizeof(Unit) == 2 ? 3 : 4));
+  // + 1: three_byte_run's last store reaches a byte past what it writes.
+  char* const begin = buffer.reserve(n * (sizeof(Unit) == 1 ? 2 : sizeof(Unit) == 2 ? 3 : 4) + 1);
   char* p = begin;
   size_t i = 0;
   while (i < n) {
     i = ascii_run(s, i, n, p);
+    // A curly quote in English is followed by ASCII: no block of three-byte code points to try.
+    if constexpr (sizeof(Unit) == 2)
+      if (i + 1 < n && s[i + 1] >= 0x800) i = three_byte_run(s, i, n, p);
     // Other code points one at a time (up to a block of them), until an ASCII one: then try a
     // block of ASCII again (English with curly quotes goes back to blocks right after a quote).
     for (const size_t stop = i + 16 < n ? i + 16 : n; i < stop; ++i) {

@@ -866,6 +866,11 @@ bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
     return false;
   }
   bool non_ascii = false;
+  // At most a symbol per byte: written by index into room made once (push_back was not inlined
+  // here: 6.5% of o200k_base's instructions on Chinese went to its calls).
+  syms.resize(end - start);
+  Symbol* out = syms.data();
+  size_t count = 0;
   // The crossing rank of the boundary before the current character (none at the start).
   uint32_t left_crossing = kNone;
   for (size_t i = start; i < end;) {
@@ -887,16 +892,17 @@ bool BpeModel::char_first_symbols(std::string_view text, size_t start, size_t en
     if (e && left_crossing >= e->max_rank_plus_one && right_crossing >= e->max_rank_plus_one) {
       uint32_t at = static_cast<uint32_t>(i);
       for (uint32_t k = 0; k < e->count; ++k) {
-        syms.push_back(Symbol{e->ids[k], at, at + e->lengths[k]});
+        out[count++] = Symbol{e->ids[k], at, at + e->lengths[k]};
         at += e->lengths[k];
       }
     } else {
       for (size_t k = i; k < next; ++k)
-        syms.push_back(Symbol{byte_ids_[u[k]], static_cast<uint32_t>(k), static_cast<uint32_t>(k + 1)});
+        out[count++] = Symbol{byte_ids_[u[k]], static_cast<uint32_t>(k), static_cast<uint32_t>(k + 1)};
     }
     left_crossing = right_crossing;
     i = next;
   }
+  syms.resize(count);
   return non_ascii;
 }
 
