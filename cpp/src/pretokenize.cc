@@ -100,8 +100,18 @@ inline const Block3Flags& block3_flags() {
     return TK ? kBlock3Tiktoken : kBlock3Unicode;
 }
 
-// The block of the three-byte character at p, or -1 when p (p < e) does not start one.
+// The block of the three-byte character at p, or -1 when p (p < e) does not start one. With 4
+// bytes to read, the three bytes' forms are checked in one masked compare (the byte by byte
+// checks were 38 instructions a CJK character, a tenth of o200k_base's encoding of Chinese).
 inline int block3(const u8* p, const u8* e) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (e - p >= 4) {
+        uint32_t w;
+        std::memcpy(&w, p, 4);
+        if ((w & 0xC0C0F0u) != 0x8080E0u) return -1;  // 1110xxxx 10xxxxxx 10xxxxxx
+        return static_cast<int>(((w & 0x0Fu) << 6) | ((w >> 8) & 0x3Fu));
+    }
+#endif
     if (e - p < 3 || (p[0] & 0xF0) != 0xE0 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return -1;
     return ((p[0] & 0x0F) << 6) | (p[1] & 0x3F);
 }

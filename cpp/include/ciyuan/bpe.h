@@ -165,7 +165,8 @@ class BpeModel final : public TokenModel {
   void merge_dropout(std::vector<Symbol>& syms, uint64_t threshold, Rng& rng, const Rank& rank) const;
   uint32_t whole_piece_id(std::string_view text, size_t start, size_t end) const;
   // Returns whether the piece holds a non-ASCII character.
-  bool char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms) const;
+  bool char_first_symbols(std::string_view text, size_t start, size_t end, std::vector<Symbol>& syms,
+                          std::vector<Symbol>& room) const;
   // pair_ids: with rank_by_bytes_ (no pairs_), the token each of pair_keys makes.
   void build_char_first(const std::vector<uint64_t>& pair_keys, const std::vector<uint32_t>& pair_ids);
   [[noreturn]] void unknown_symbol(std::string_view text, size_t at, size_t len) const;
