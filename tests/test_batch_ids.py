@@ -127,19 +127,23 @@ def test_single_text_utf8_made_from_the_str_storage(cl100k, parts):
 
 
 # Runs of code points of three UTF-8 bytes (U+0800..U+FFFF without surrogates), which a UCS-2
-# str converts 8 at a time, of every length around the blocks, broken by characters of the
-# other widths and by the range's edges. Byte-level BPE loses nothing, so decoding the ids
-# gives the text back exactly when its UTF-8 was made right; the ids are tiktoken's.
+# str converts 8 at a time (a UCS-4 str 4), of every length around the blocks, broken by
+# characters of the other widths and by the range's edges. Byte-level BPE loses nothing, so
+# decoding the ids gives the text back exactly when its UTF-8 was made right; the ids are
+# tiktoken's.
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(min_value=0, max_value=26),
                           st.sampled_from(["词", "\u0800", "\uffff", "\ud7ff", "\ue000", "，", "ア", "한"]),
                           st.sampled_from(["", "a", "\n", "é", "\u07ff", "😀"])), max_size=8))
-def test_three_byte_runs_of_a_ucs2_str(cl100k, tiktoken_encodings, parts):
+def test_three_byte_runs_of_a_wide_str(cl100k, tiktoken_encodings, parts):
     text = "".join(c * n + breaker for n, c, breaker in parts)
-    ids = cl100k.encode_ids(text)
-    assert cl100k.decode(ids) == text
-    assert ids == tiktoken_encodings["cl100k_base"].encode_ordinary(text)
-    assert cl100k.encode_batch_ids([text, text[1:]], threads=2) == [ids, cl100k.encode_ids(text[1:])]
+    # The same text stored as UCS-4 (a character beyond the BMP makes CPython store the whole
+    # str so), and ASCII runs around the blocks of that width.
+    for text in (text, "😀" + text, "😀" + text.replace("a", "ab cd, ef!")):
+        ids = cl100k.encode_ids(text)
+        assert cl100k.decode(ids) == text
+        assert ids == tiktoken_encodings["cl100k_base"].encode_ordinary(text)
+        assert cl100k.encode_batch_ids([text, text[1:]], threads=2) == [ids, cl100k.encode_ids(text[1:])]
 
 
 def test_native_single_text_raises_cpythons_unicode_error(cl100k):

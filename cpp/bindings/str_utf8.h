@@ -3,9 +3,9 @@
 // PyUnicode_AsUTF8AndSize makes it under the GIL with CPython's encoder (~11 instructions a byte
 // of mostly-ASCII text stored as UCS-2) and leaves the copy cached inside the str for the str's
 // lifetime. Here an ASCII str is used as it is (it already is UTF-8); otherwise runs of ASCII
-// are copied 16 (Latin-1) or 8 (UCS-2) code points a step, with SSE2 where the compiler targets
-// it (every x86-64) and 8 bytes a step otherwise, and so are runs of UCS-2 code points of three
-// UTF-8 bytes (CJK); the rest of the BMP is written inline.
+// are copied 16 (Latin-1) or 8 (UCS-2, UCS-4) code points a step, with SSE2 where the compiler
+// targets it (every x86-64) and 8 bytes a step otherwise, and so are runs of code points of
+// three UTF-8 bytes (CJK); the rest is written a code point at a time.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -116,40 +116,81 @@ inline size_t ascii_run(const uint16_t* s, size_t i, size_t n, char*& p) {
   return i;
 }
 
-inline size_t ascii_run(const uint32_t*, size_t i, size_t, char*&) { return i; }
+inline size_t ascii_run(const uint32_t* s, size_t i, size_t n, char*& p) {
+#if defined(__SSE2__)
+  const __m128i high = _mm_set1_epi32(~0x7F);
+  for (; i + 8 <= n; i += 8, p += 8) {  // two blocks of 4 a step while both are ASCII
+    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 4));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(_mm_or_si128(v0, v1), high), _mm_setzero_si128())) != 0xFFFF)
+      break;
+    const __m128i units = _mm_packs_epi32(v0, v1);  // 8 x 16 bits (all below 0x80: no saturation)
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(units, units));
+  }
+#else
+  (void)s, (void)n, (void)p;
+#endif
+  return i;
+}
+
+#if defined(__SSE2__)
+// The UTF-8 of 4 code points of three bytes each (in 32-bit lanes), stored 3 bytes apart: each is
+// made in its lane and stored as 4 bytes, so the last store writes one byte past the 12 (the
+// buffer has room for it; the next write covers it).
+inline void store_three_byte_lanes(__m128i c, char*& p) {
+  const __m128i low6 = _mm_set1_epi32(0x3F);
+  __m128i w = _mm_or_si128(_mm_srli_epi32(c, 12), _mm_set1_epi32(0x8080E0));  // 1110xxxx 10xxxxxx 10xxxxxx
+  w = _mm_or_si128(w, _mm_slli_epi32(_mm_and_si128(_mm_srli_epi32(c, 6), low6), 8));
+  w = _mm_or_si128(w, _mm_slli_epi32(_mm_and_si128(c, low6), 16));
+  for (int k = 0; k < 4; ++k) {
+    const uint32_t word = static_cast<uint32_t>(_mm_cvtsi128_si32(w));
+    std::memcpy(p, &word, 4);
+    p += 3;
+    w = _mm_srli_si128(w, 4);
+  }
+}
+#endif
 
 // Copies the code points at s[i..] that take three bytes in UTF-8 (U+0800..U+FFFF, no
 // surrogate: CJK, kana, Hangul, most punctuation of those scripts), 8 a step while a whole
-// block is such, up to the first block that is not; returns the new i. Each code point's
-// three bytes are made in a 32-bit lane and stored as 4 bytes, 3 apart: the last store writes
-// one byte past the block's 24 (the buffer has room for it; the next write covers it).
+// block is such, up to the first block that is not; returns the new i.
 inline size_t three_byte_run(const uint16_t* s, size_t i, size_t n, char*& p) {
 #if defined(__SSE2__)
   const __m128i flip = _mm_set1_epi16(static_cast<short>(0x8000));  // unsigned order as signed
   const __m128i below_800 = _mm_set1_epi16(static_cast<short>(0x07FF ^ 0x8000));
   const __m128i surrogate_bits = _mm_set1_epi16(static_cast<short>(0xF800));
   const __m128i surrogate = _mm_set1_epi16(static_cast<short>(0xD800));
-  const __m128i low6 = _mm_set1_epi32(0x3F);
-  const __m128i marks = _mm_set1_epi32(0x8080E0);  // 1110xxxx 10xxxxxx 10xxxxxx, little-endian
-  const __m128i zero = _mm_setzero_si128();
   for (; i + 8 <= n; i += 8) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    const __m128i small = _mm_cmpgt_epi16(_mm_xor_si128(v, flip), below_800);  // >= U+0800
+    const __m128i wide = _mm_cmpgt_epi16(_mm_xor_si128(v, flip), below_800);  // >= U+0800
     const __m128i sur = _mm_cmpeq_epi16(_mm_and_si128(v, surrogate_bits), surrogate);
-    if (_mm_movemask_epi8(_mm_andnot_si128(sur, small)) != 0xFFFF) break;
-    for (int half = 0; half < 2; ++half) {
-      const __m128i c = half ? _mm_unpackhi_epi16(v, zero) : _mm_unpacklo_epi16(v, zero);
-      __m128i w = _mm_or_si128(_mm_srli_epi32(c, 12), marks);
-      w = _mm_or_si128(w, _mm_slli_epi32(_mm_and_si128(_mm_srli_epi32(c, 6), low6), 8));
-      w = _mm_or_si128(w, _mm_slli_epi32(_mm_and_si128(c, low6), 16));
-      for (int k = 0; k < 4; ++k) {
-        const uint32_t word = static_cast<uint32_t>(_mm_cvtsi128_si32(w));
-        std::memcpy(p, &word, 4);
-        p += 3;
-        w = _mm_srli_si128(w, 4);
-      }
-    }
+    if (_mm_movemask_epi8(_mm_andnot_si128(sur, wide)) != 0xFFFF) break;
+    store_three_byte_lanes(_mm_unpacklo_epi16(v, _mm_setzero_si128()), p);
+    store_three_byte_lanes(_mm_unpackhi_epi16(v, _mm_setzero_si128()), p);
   }
+#else
+  (void)s, (void)n, (void)p;
+#endif
+  return i;
+}
+
+// The same for a UCS-4 str (a text with an emoji or another character beyond the BMP is stored
+// so whole), 4 code points a step.
+inline size_t three_byte_run(const uint32_t* s, size_t i, size_t n, char*& p) {
+#if defined(__SSE2__)
+  const __m128i below_800 = _mm_set1_epi32(0x07FF);
+  const __m128i bmp_end = _mm_set1_epi32(0x10000);
+  const __m128i surrogate_bits = _mm_set1_epi32(0xF800);
+  const __m128i surrogate = _mm_set1_epi32(0xD800);
+  for (; i + 4 <= n; i += 4) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));  // code points < 2^31
+    const __m128i in_range = _mm_and_si128(_mm_cmpgt_epi32(c, below_800), _mm_cmplt_epi32(c, bmp_end));
+    const __m128i sur = _mm_cmpeq_epi32(_mm_and_si128(c, surrogate_bits), surrogate);
+    if (_mm_movemask_epi8(_mm_andnot_si128(sur, in_range)) != 0xFFFF) break;
+    store_three_byte_lanes(c, p);
+  }
+#else
+  (void)s, (void)n, (void)p;
 #endif
   return i;
 }
@@ -164,7 +205,7 @@ bool units_to_utf8(const Unit* s, size_t n, Utf8Buffer& buffer, std::string_view
   while (i < n) {
     i = ascii_run(s, i, n, p);
     // A curly quote in English is followed by ASCII: no block of three-byte code points to try.
-    if constexpr (sizeof(Unit) == 2)
+    if constexpr (sizeof(Unit) > 1)
       if (i + 1 < n && s[i + 1] >= 0x800) i = three_byte_run(s, i, n, p);
     // Other code points one at a time (up to a block of them), until an ASCII one: then try a
     // block of ASCII again (English with curly quotes goes back to blocks right after a quote).
