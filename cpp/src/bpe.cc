@@ -313,6 +313,7 @@ struct BpeModel::ThreadCache {
   std::vector<uint64_t> other_hashes;
   std::vector<Symbol> symbols;      // encode_piece_merging's work space
   std::vector<Symbol> symbol_room;  // char_first_symbols' (only grows: never zero-filled again)
+  std::vector<uint32_t> id_room;    // encode_pieces_ids' output before it is appended (the same)
 
   // The slot an ASCII piece with hash_bytes `hash` would take (the others' table is small).
   void prefetch(uint64_t hash) const {
@@ -975,7 +976,9 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
                                             ~0ULL};
   // lens[k] of a piece that is not short: no slot has this length, so it is never at home.
   constexpr uint8_t kNotShort = 0xFF;
-  ThreadCache* cache = nullptr;  // asked for once, by the first piece that needs it
+  ThreadCache* cache = &thread_cache();
+  // The most ids the thread's id room is grown to hold.
+  constexpr size_t kIdRoomLimit = size_t{1} << 16;
   const char* base = text.data();
   const ShortKeyMap::View table(short_tokens_);
   // A piece starting before this can be read as 8 bytes at once (none in a text shorter than 8
@@ -984,11 +987,19 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
   uint64_t keys[kLookupBatch];   // a short piece's bytes, a cached one's hash_bytes
   uint32_t where[kLookupBatch];  // a short piece's slot in short_tokens_ (0 for the others)
   uint8_t lens[kLookupBatch];    // a short piece's length, kNotShort for the others
-  // Room for an id per piece, made once (growing per batch zero-filled 64 slots each time: 4% of
-  // the instructions on English); a piece of several tokens makes more.
-  size_t w = ids.size();
-  ids.resize(w + n);
-  uint32_t* out = ids.data();
+  // The ids are written into the thread's id room, which only grows, and appended to `ids` at
+  // the end in one copy: making room in `ids` itself zero-filled it first (2% of the
+  // instructions on English). The room holds an id per piece (more pieces than kIdRoomLimit are
+  // done in parts), and grows for a piece of several tokens.
+  if (n > kIdRoomLimit) {
+    for (size_t at = 0; at < n; at += kIdRoomLimit)
+      encode_pieces_ids(text, pieces + at, std::min(kIdRoomLimit, n - at), ids, scratch);
+    return;
+  }
+  std::vector<uint32_t>& room = cache->id_room;
+  if (room.size() < n) room.resize(n);
+  uint32_t* out = room.data();
+  size_t w = 0;
   for (size_t done = 0; done < n; done += kLookupBatch) {
     const Span* batch = pieces + done;
     const size_t m = std::min(kLookupBatch, n - done);
@@ -1010,7 +1021,6 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
         lens[k] = kNotShort;
         where[k] = 0;
         if (len <= kMaxCachedBytes) {
-          if (!cache) cache = &thread_cache();
           keys[k] = hash_bytes(base + start, len);
           cache->prefetch(keys[k]);
         }
@@ -1030,7 +1040,6 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
           continue;
         }
       }
-      if (!cache) cache = &thread_cache();
       // A piece seen before: its ids from the piece cache, without making Tokens.
       const uint64_t hash = lens[k] == kNotShort && len <= kMaxCachedBytes ? keys[k] : hash_bytes(base + start, len);
       const PiecePlace place = cache->place(base + start, len, hash);
@@ -1039,10 +1048,23 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
         encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
       }
       const size_t count = place.hit ? place.slot->count : scratch.size();
-      const size_t room = w + count + (n - done - k - 1);
-      if (room > ids.size()) {
-        ids.resize(room);
-        out = ids.data();
+      const size_t need = w + count + (n - done - k - 1);  // with an id for each piece left
+      if (need > room.size()) {
+        if (need > kIdRoomLimit) {
+          // A piece of very many tokens (a long run merged in windows): the room is emptied
+          // into `ids` and the piece's ids go there directly, so that the room, which the
+          // thread keeps, stays small. The rest of the pieces fit: the room holds n ids.
+          ids.insert(ids.end(), out, out + w);
+          w = 0;
+          if (place.hit) {
+            ids.insert(ids.end(), place.slot->ids, place.slot->ids + count);
+          } else {
+            for (const Token& t : scratch) ids.push_back(t.id);
+          }
+          continue;
+        }
+        room.resize(std::max(need, 2 * room.size()));
+        out = room.data();
       }
       if (place.hit) {
         for (size_t t = 0; t < count; ++t) out[w++] = place.slot->ids[t];
@@ -1051,7 +1073,7 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
       }
     }
   }
-  ids.resize(w);
+  ids.insert(ids.end(), out, out + w);
   scratch.clear();
 }
 
