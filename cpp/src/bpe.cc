@@ -1020,6 +1020,7 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
       } else {
         lens[k] = kNotShort;
         where[k] = 0;
+        keys[k] = 0;  // read by at_home, which finds no slot of length kNotShort
         if (len <= kMaxCachedBytes) {
           keys[k] = hash_bytes(base + start, len);
           cache->prefetch(keys[k]);
