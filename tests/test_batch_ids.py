@@ -136,10 +136,10 @@ def test_single_text_utf8_made_from_the_str_storage(cl100k, parts):
                           st.sampled_from(["词", "\u0800", "\uffff", "\ud7ff", "\ue000", "，", "ア", "한"]),
                           st.sampled_from(["", "a", "\n", "é", "\u07ff", "😀"])), max_size=8))
 def test_three_byte_runs_of_a_wide_str(cl100k, tiktoken_encodings, parts):
-    text = "".join(c * n + breaker for n, c, breaker in parts)
+    joined = "".join(c * n + breaker for n, c, breaker in parts)
     # The same text stored as UCS-4 (a character beyond the BMP makes CPython store the whole
     # str so), and ASCII runs around the blocks of that width.
-    for text in (text, "😀" + text, "😀" + text.replace("a", "ab cd, ef!")):
+    for text in (joined, "😀" + joined, "😀" + joined.replace("a", "ab cd, ef!")):
         ids = cl100k.encode_ids(text)
         assert cl100k.decode(ids) == text
         assert ids == tiktoken_encodings["cl100k_base"].encode_ordinary(text)
