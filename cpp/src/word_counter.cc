@@ -269,6 +269,14 @@ void count_text(const FrontEnd& front_end, const BertFrontEnd* bert, std::string
   }
 }
 
+// Hands the heap's free memory back to the system (glibc keeps what the counting threads freed
+// in their arenas): the trainer that runs next starts from what the words really hold.
+void release_free_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
 // Runs fill(k, table) for the parts k of a batch: straight into `table` when there is one part,
 // else each part into a table of its own on its own thread, absorbed in part order (counts
 // and first-seen positions add up the same either way).
@@ -288,18 +296,14 @@ void count_in_parts(Table* table, int parts, const Fill& fill) {
     fill(k, locals[k].get());
   });
   for (auto& l : locals) table->absorb(*l);
-}
-
-}  // namespace
-
-namespace {
-
-// Hands the heap's free memory back to the system (glibc keeps what the counting threads freed
-// in their arenas): the trainer that runs next starts from what the words really hold.
-void release_free_memory() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
+  // Under a memory limit the freed tables go back to the system after every batch: glibc keeps
+  // a thread's freed memory in its arena, and when the threads contend for arenas (a busy
+  // machine) it opens more of them, so the kept memory grew past the limit (a 64MB count of
+  // the Chinese corpus peaked at 72 MB with two other processes on the cores).
+  if (table->spill) {
+    locals.clear();
+    release_free_memory();
+  }
 }
 
 }  // namespace
