@@ -46,3 +46,24 @@ def check_offsets(tok, text, encoding) -> None:
         assert tok.decode_bytes([token_id]) in text[s:e].encode("utf-8")
         end = e
     assert end == len(text)
+
+
+# Words that are rarely tokens, so that they are merged (not found whole nor in the piece cache):
+# letters of little-used combinations, runs of one letter (ties between equal pairs go leftmost),
+# two-byte characters beside ASCII, and lengths on both sides of the short-piece merge's 8 and 16
+# bytes, at the start, in the middle and at the very end of the text.
+RARE_LETTERS = list("qxzjkvwyaeouhQXZJaaaa") + ["é", "ñ", "ß", "ж", "ю", "ø", "中"]
+rare_words = st.lists(st.sampled_from(RARE_LETTERS), min_size=1, max_size=20).map("".join)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@SETTINGS
+@given(words=st.lists(rare_words, min_size=1, max_size=12), sep=st.sampled_from([" ", "  ", "\n", ", "]))
+def test_rare_words_merge_as_tiktoken(ciyuan_tokenizers, tiktoken_encodings, name, words, sep):
+    tok, enc = ciyuan_tokenizers[name], tiktoken_encodings[name]
+    text = sep.join(words)
+    expected = enc.encode_ordinary(text)
+    assert tok.encode_ids(text, disallowed_special=()) == expected
+    encoding = tok.encode(text, disallowed_special=())
+    assert encoding.ids == expected
+    check_offsets(tok, text, encoding)

@@ -158,6 +158,10 @@ class BpeModel final : public TokenModel {
   void with_rank(ThreadCache& cache, std::string_view text, bool non_ascii, const F& f) const;
   template <class Rank>
   void merge_small(std::vector<Symbol>& syms, const Rank& rank) const;
+  // tiktoken's rule on a piece of at most W bytes (bit_merge_), its symbols a bit set of start
+  // positions: no symbol array to close gaps in, and a branch-free scan for the best pair.
+  template <unsigned W>
+  void merge_bits(std::string_view text, size_t start, size_t end, std::vector<Token>& out) const;
   template <class Rank>
   void merge_large(std::vector<Symbol>& syms, const Rank& rank) const;
   // The merge loop of sample_pieces: a pair is skipped when rng() >> 11 < threshold (p * 2^53).
@@ -208,6 +212,7 @@ class BpeModel final : public TokenModel {
   bool short_whole_ = false;   // encode_piece settles short pieces that are tokens inline
   bool char_first_ = false;
   bool rank_by_bytes_ = false;  // rank_by_token with short_tokens_: JoinedRank, no pairs_
+  bool bit_merge_ = false;      // rank_by_bytes_ with every byte a token: merge_bits for short pieces
   // Long pieces may be merged in windows of window_bytes_ (0: never; see encode_piece_windowed).
   size_t window_bytes_ = 0;
   std::vector<CharEncoding> char_bmp_;        // by code point < 0x10000 (count 0: none)
