@@ -626,7 +626,6 @@ inline unsigned highest_bit(uint32_t x) {
   return 31u - static_cast<unsigned>(__builtin_clz(x));
 #endif
 }
-}  // namespace
 
 // Whether p[0, n) (n <= 16; `limit`: how far p may be read) holds the lead byte of a character of
 // three or four bytes (CJK, most symbols): those pieces start as whole characters instead
@@ -637,6 +636,7 @@ inline bool has_wide_char(const char* p, size_t n, const char* limit) {
   const uint64_t top3 = (lo & (lo << 1) & (lo << 2)) | (hi & (hi << 1) & (hi << 2));
   return (top3 & 0x8080808080808080ULL) != 0;
 }
+}  // namespace
 
 // Most pieces that are not a token and not in the piece cache are rare words of 5 to 12 bytes.
 // merge_small spent ~1,250 instructions and ~17 mispredicted branches on each (callgrind, English):

@@ -86,8 +86,7 @@ class BpeModel final : public TokenModel {
   void encode_pieces(std::string_view text, const Span* pieces, size_t n, std::vector<Token>& out) const override;
   // Ids only: with tiktoken's shortcut, a piece that is a short token costs one lookup in
   // short_tokens_ and its id goes straight to `ids`; the other pieces are encoded into
-  // `scratch`. (A first pass prefetching the batch's slots cost 11% more instructions, and the
-  // out-of-order core overlaps these independent lookups by itself.)
+  // `scratch`. Batches of kLookupBatch pieces: their slots are prefetched first (see bpe.cc).
   void encode_pieces_ids(std::string_view text, const Span* pieces, size_t n, std::vector<uint32_t>& ids,
                          std::vector<Token>& scratch) const override;
   void encode_bert(const BertFrontEnd& bert, std::string_view text, size_t start, size_t end,
