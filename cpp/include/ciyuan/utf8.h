@@ -77,10 +77,9 @@ inline size_t validate(const char* data, size_t n) {
             p += 3;
         }
         if (p >= end) break;
-        if (*p < 0x80) {  // a short ASCII run (between CJK characters, say)
-            while (++p < end && *p < 0x80) {
-            }
-            continue;
+        if (*p < 0x80) {  // ASCII after a longer character: back to the 8-byte loop (a byte
+            ++p;          // at a time here, the rest of a line of English after one curly
+            continue;     // quote was checked byte by byte: 6x slower on gutenberg_100mb.txt)
         }
         uint32_t cp;
         const size_t len = decode(p, end, &cp);
