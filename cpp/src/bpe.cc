@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <queue>
 
+#include "ciyuan/bits.h"
 #include "ciyuan/errors.h"
 #include "ciyuan/utf8.h"
 #include "windows.h"
@@ -607,26 +607,6 @@ void BpeModel::merge_small(std::vector<Symbol>& syms, const Rank& rank) const {
 }
 
 namespace {
-// The lowest and the highest set bit of x != 0.
-inline unsigned lowest_bit(uint32_t x) {
-#if defined(_MSC_VER) && !defined(__clang__)
-  unsigned long i;
-  _BitScanForward(&i, x);
-  return static_cast<unsigned>(i);
-#else
-  return static_cast<unsigned>(__builtin_ctz(x));
-#endif
-}
-inline unsigned highest_bit(uint32_t x) {
-#if defined(_MSC_VER) && !defined(__clang__)
-  unsigned long i;
-  _BitScanReverse(&i, x);
-  return static_cast<unsigned>(i);
-#else
-  return 31u - static_cast<unsigned>(__builtin_clz(x));
-#endif
-}
-
 // Whether p[0, n) (n <= 16; `limit`: how far p may be read) holds the lead byte of a character of
 // three or four bytes (CJK, most symbols): those pieces start as whole characters instead
 // (char_first_symbols), a third of the symbols. A byte >= 0xE0 has its top three bits set.

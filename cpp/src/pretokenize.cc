@@ -39,6 +39,7 @@
 #define CIYUAN_SSE2 0
 #endif
 
+#include "ciyuan/bits.h"
 #include "ciyuan/cpu_features.h"
 #include "ciyuan/errors.h"
 #include "ciyuan/unicode_tables.h"
@@ -155,15 +156,6 @@ inline V vdigit(V v) { return vrange(v, '0', '9'); }
 inline V vspace(V v) { return _mm_or_si128(_mm_cmpeq_epi8(v, vset(' ')), vrange(v, '\t', '\r')); }
 inline V vascii(V v) { return _mm_cmpgt_epi8(v, vset(-1)); }
 inline uint32_t vmask(V v) { return static_cast<uint32_t>(_mm_movemask_epi8(v)); }
-inline unsigned ctz32(uint32_t x) {  // x != 0
-#if defined(_MSC_VER) && !defined(__clang__)
-    unsigned long i;
-    _BitScanForward(&i, x);
-    return static_cast<unsigned>(i);
-#else
-    return static_cast<unsigned>(__builtin_ctz(x));
-#endif
-}
 #define CIYUAN_MASK(expr) \
     static uint32_t mask(V v) { return vmask(expr); }
 #else
@@ -219,7 +211,7 @@ inline const u8* run(const u8* p, const u8* e) {
             }
             const uint32_t m = C::mask(vload(p));
             if (m != 0xFFFF) {
-                p += ctz32(~m);
+                p += lowest_bit(~m);
                 break;
             }
             p += 16;
