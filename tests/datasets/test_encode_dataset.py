@@ -316,3 +316,29 @@ def test_interrupted_run_with_refused_and_bad_documents_resumes(tmp_path: Path, 
     assert resumed.resumed_shards > 0 or stop_after == 1
     assert tree_bytes(tmp_path / "out") == tree_bytes(tmp_path / "whole")
     assert resumed.skipped == whole.skipped == sum(1 for i in range(1200) if i % 97 == 5 or i % 11 == 2)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="lists open files through /proc")
+def test_a_refused_document_leaves_no_input_file_open(tmp_path: Path, cl100k) -> None:  # noqa: ANN001
+    # The reader stopped by the tokenizer's refusal was a generator suspended inside its open
+    # file, in a reference cycle with its stream: the file stayed open until the cyclic garbage
+    # collector ran (and closing it there could come first: a ResourceWarning). With the
+    # collector off, nothing but an explicit close frees it.
+    import gc
+    import os
+
+    # The refused document early, and more than two of the reader's 4 MB chunks after it.
+    docs = ["a <|endoftext|> b"] + [f"document number {i}, " * 4 for i in range(120_000)]
+    path = write_input(docs, tmp_path / "in", "jsonl")
+
+    def open_inputs() -> List[str]:
+        fds = Path("/proc/self/fd")
+        return [name for name in os.listdir(fds) if os.path.realpath(fds / name) == str(path.resolve())]
+
+    gc.disable()
+    try:
+        with pytest.raises(DisallowedSpecialTokenError):
+            encode_dataset(path, tmp_path / "out", cl100k, format="flat", batch_chars=1000)
+        assert open_inputs() == []
+    finally:
+        gc.enable()

@@ -404,6 +404,7 @@ class _LocalReading:
 
     def close(self) -> None:
         self._batches.close()  # type: ignore[attr-defined]  # a generator: stops the reading thread
+        self.run.stream.close()  # and closes the file it was reading (see DocumentStream.close)
 
     def __iter__(self) -> Iterator[EncodedBatch]:
         run = self.run

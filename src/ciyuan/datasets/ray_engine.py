@@ -413,6 +413,8 @@ def _read_part(batch: Dict[str, Any], *, options: Dict[str, Any], batch_chars: i
         message = _message_in_file(options, part, str(e)) if part["start"] > 0 else str(e)
         yield _rows(part["part"], _ERROR, [""], [0], message=message)
         return
+    finally:
+        stream.close()  # stopped early (Ray asked for no more): the file is closed now
     yield _rows(part["part"], _END, [""], [0], info=stream.skipped)
 
 

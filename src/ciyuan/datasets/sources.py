@@ -188,6 +188,26 @@ class DocumentStream:
         never spans two files): the fast form for whole-corpus work. Use one form or the other."""
         return self._batches
 
+    def close(self) -> None:
+        """Stops reading: the file being read is closed now. A stream left suspended holds its
+        open file in a reference cycle (the reading generator and the stream), which only the
+        cyclic garbage collector frees, and then may close the file before the generator ends
+        (a ResourceWarning). Reading again after this yields nothing.
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+            >>> _ = p.write_text("one\\ntwo\\n")
+            >>> stream = DocumentStream([p])
+            >>> next(stream).text
+            'one'
+            >>> stream.close()
+            >>> list(stream)
+            []
+        """
+        self._iterator.close()  # type: ignore[attr-defined]  # generators
+        self._batches.close()  # type: ignore[attr-defined]
+
     def bytes_done(self) -> int:
         """Bytes of the input files read so far (on disk: compressed bytes for compressed files)."""
         done = self._done_before
