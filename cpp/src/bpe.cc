@@ -1056,19 +1056,27 @@ constexpr uint64_t kLowBytes[9] = {0,
                                    0xFFFFFFFFFFFFFFULL,
                                    ~0ULL};
 
-// The first pass over m pieces that can all be read as 8 bytes: each short piece's key and slot
-// (prefetched), without a branch per piece; a long piece gets a key too (never at home: its
-// length is kNotShort) and is noted in `longs`. Its own function, called once per batch, so
-// that its loop keeps everything in registers (inside encode_pieces_ids the compiler spilled).
+// The first pass over a batch of m pieces: each short piece's key and slot (prefetched), and the
+// long pieces noted in `longs` (a long piece gets key 0 and is never at home: its length is
+// kNotShort). kWholeWords: every piece can be read as 8 bytes (all but the text's last ones),
+// so a key is one load and a mask, without a branch per piece. Its own function, called once
+// per batch, so that its loop keeps everything in registers (inside encode_pieces_ids the
+// compiler spilled).
+template <bool kWholeWords>
 __attribute__((noinline)) void short_keys(const char* base, const Span* batch, size_t m, ShortKeyMap::View table,
                                           BatchKeys& b) {
   size_t long_count = 0;
   for (size_t k = 0; k < m; ++k) {
     const size_t start = batch[k].first, len = batch[k].second - start;
     const bool is_short = len - 1 < 8;
-    uint64_t word;
-    std::memcpy(&word, base + start, 8);
-    const uint64_t key = word & kLowBytes[is_short ? len : 0];
+    uint64_t key;
+    if constexpr (kWholeWords) {
+      uint64_t word;
+      std::memcpy(&word, base + start, 8);
+      key = word & kLowBytes[is_short ? len : 0];
+    } else {
+      key = is_short ? load_upto8(base + start, len) : 0;
+    }
     const size_t slot = table.index(key, len);
     table.prefetch(slot);
     b.keys[k] = key;
@@ -1131,18 +1139,9 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
     const Span* batch = pieces + done;
     const size_t m = std::min(kLookupBatch, n - done);
     if (batch[m - 1].first < safe_below) {
-      short_keys(base, batch, m, table, b);
+      short_keys<true>(base, batch, m, table, b);
     } else {  // the text's last pieces: read byte by byte
-      b.long_count = 0;
-      for (size_t k = 0; k < m; ++k) {
-        const size_t start = batch[k].first, len = batch[k].second - start;
-        const bool is_short = len - 1 < kShortPiece;
-        b.keys[k] = is_short ? load_upto8(base + start, len) : 0;
-        b.where[k] = static_cast<uint32_t>(table.index(b.keys[k], len));
-        b.lens[k] = is_short ? static_cast<uint8_t>(len) : kNotShort;
-        b.longs[b.long_count] = static_cast<uint8_t>(k);
-        b.long_count += !is_short;
-      }
+      short_keys<false>(base, batch, m, table, b);
     }
     // The pieces that are not short: their hash, and their slot in the piece cache prefetched.
     for (size_t j = 0; j < b.long_count; ++j) {
