@@ -291,8 +291,51 @@ struct BpeModel::PiecePlace {
   bool hit = false;
 };
 
+// Two short pieces (1 to 8 bytes, keyed as in the short-token table) that are not tokens,
+// with their ids: a set of the short-piece cache, one cache line. Way 0 holds the newer one.
+// A piece of more than kMaxIds ids (rare: a run of odd marks) is not kept, and is merged
+// whenever it comes.
+struct alignas(64) BpeModel::ShortPieceSet {
+  static constexpr size_t kMaxIds = 5;
+  uint64_t key[2];
+  uint32_t ids[2][kMaxIds];
+  uint8_t length[2];  // 0: the way is empty
+  uint8_t count[2];
+
+  // The ids of (key, n), with their count, or nullptr.
+  const uint32_t* find(uint64_t k, size_t n, size_t* n_ids) const {
+    for (int way = 0; way < 2; ++way) {
+      if (key[way] == k && length[way] == n) {
+        *n_ids = count[way];
+        return ids[way];
+      }
+    }
+    return nullptr;
+  }
+  // (key, n) -> ids[0, c), c <= kMaxIds, in way 0; the older way 0 moves to way 1.
+  void insert(uint64_t k, size_t n, const Token* from, size_t c) {
+    key[1] = key[0];
+    length[1] = length[0];
+    count[1] = count[0];
+    std::memcpy(ids[1], ids[0], sizeof ids[0]);
+    key[0] = k;
+    length[0] = static_cast<uint8_t>(n);
+    count[0] = static_cast<uint8_t>(c);
+    for (size_t i = 0; i < c; ++i) ids[0][i] = from[i].id;
+  }
+};
+
 struct BpeModel::ThreadCache {
   static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
+  static_assert(sizeof(ShortPieceSet) == 64, "a short-piece set fills one cache line");
+  // 16K sets of two (1 MB): the short pieces that are not tokens (5% of English pieces, as
+  // " Tom's" or "),") were looked up in the 4 MB piece cache, a miss to L3 or memory each,
+  // where they also evicted long pieces.
+  static constexpr int kShortSetBits = 14;
+  std::vector<ShortPieceSet> short_pieces;
+  ShortPieceSet& short_set(uint64_t key, size_t n) {
+    return short_pieces[((key + n) * 0xD6E8FEB86659FD93ULL) >> (64 - kShortSetBits)];
+  }
   // 64K pairs of 16 bytes (1 MB): the merges of 10 MB of English ask for tens of thousands of
   // different pairs; with 8K entries three lookups in four went on to the full table, which
   // for o200k_base's cuts would be 32 MB (a miss all the way to memory; tiktoken-ranked
@@ -309,8 +352,8 @@ struct BpeModel::ThreadCache {
   // (storing them in a large one would sweep megabytes through the CPU caches), with the
   // entries' hashes also in a 64 KB array of their own, so that a miss, the usual outcome,
   // reads that array and not an entry.
-  std::vector<PieceEntry> pieces;
-  std::vector<PieceEntry> other_pieces;
+  HugeVector<PieceEntry> pieces;
+  HugeVector<PieceEntry> other_pieces;
   std::vector<uint64_t> other_hashes;
   std::vector<Symbol> symbols;      // encode_piece_merging's work space
   std::vector<Symbol> symbol_room;  // char_first_symbols' (only grows: never zero-filled again)
@@ -346,6 +389,7 @@ struct BpeModel::ThreadCache {
     owner = new_owner;
     for (PairEntry& e : pairs) e.key = PairMap::kEmpty;
     pieces.assign(piece_slots, PieceEntry{});
+    short_pieces.assign(piece_slots ? size_t{1} << kShortSetBits : 0, ShortPieceSet{});
     other_pieces.assign(std::min(piece_slots, kOtherPieceSlots), PieceEntry{});
     other_hashes.assign(other_pieces.size(), 0);
   }
@@ -1160,21 +1204,36 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
         if (k == m) break;
       }
       const size_t start = batch[k].first, end = batch[k].second, len = end - start;
+      ShortPieceSet* set = nullptr;  // a short piece's set in the short-piece cache
       if (b.lens[k] != kNotShort) {
         const uint32_t id = short_tokens_.find(b.keys[k], len, b.where[k]);
         if (id != ShortKeyMap::kMissing) {
           out[w++] = id;
           continue;
         }
+        if (!cache->short_pieces.empty()) {
+          set = &cache->short_set(b.keys[k], len);
+          size_t count;
+          const uint32_t* from = set->find(b.keys[k], len, &count);
+          // With the room too small the general way below makes room.
+          if (from && w + count + (n - done - k - 1) <= room.size()) {
+            for (size_t t = 0; t < count; ++t) out[w + t] = from[t];
+            w += count;
+            continue;
+          }
+        }
       }
-      // A piece seen before: its ids from the piece cache, without making Tokens.
-      const uint64_t hash = b.lens[k] == kNotShort ? b.keys[k] : hash_bytes(base + start, len);
-      const PiecePlace place = cache->place(base + start, len, hash);
+      // A piece seen before: its ids from the piece cache, without making Tokens. (A short piece
+      // not in its set is merged at once: the piece cache would seldom have it, and asking
+      // costs a miss to memory.)
+      const uint64_t hash = b.lens[k] == kNotShort ? b.keys[k] : set ? 0 : hash_bytes(base + start, len);
+      const PiecePlace place = set ? PiecePlace{} : cache->place(base + start, len, hash);
       if (!place.hit) {
         scratch.clear();
         encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
       }
       const size_t count = place.hit ? place.slot->count : scratch.size();
+      if (set && count <= ShortPieceSet::kMaxIds) set->insert(b.keys[k], len, scratch.data(), count);
       const size_t need = w + count + (n - done - k - 1);  // with an id for each piece left
       if (need > room.size()) {
         if (need > kIdRoomLimit) {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -67,3 +69,23 @@ def test_rare_words_merge_as_tiktoken(ciyuan_tokenizers, tiktoken_encodings, nam
     encoding = tok.encode(text, disallowed_special=())
     assert encoding.ids == expected
     check_offsets(tok, text, encoding)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_short_pieces_met_again_as_tiktoken(ciyuan_tokenizers, tiktoken_encodings, name):
+    """Short pieces that are not tokens, met again: from the thread's short-piece cache.
+
+    More of them than the cache holds (two to a set, the older one evicted), pieces of more ids
+    than a cache entry keeps, and pieces that differ only in trailing NUL bytes (their keys are
+    zero-padded); read once in order and twice shuffled, every time with tiktoken's ids.
+    """
+    tok, enc = ciyuan_tokenizers[name], tiktoken_encodings[name]
+    rng = random.Random(15)
+    letters, marks, wide = "qxzjkvwyQXZ", "^`~|\\{}<>\x00", "ʬʭʮʯж中"
+    pieces = [" " + "".join(rng.choices(letters, k=rng.randint(2, 7))) for _ in range(40_000)]
+    pieces += ["".join(rng.choices(marks, k=rng.randint(1, 8))) + " " for _ in range(4_000)]
+    pieces += [" " + "".join(rng.choices(wide, k=rng.randint(1, 2))) for _ in range(4_000)]
+    for _ in range(3):
+        text = "".join(pieces)
+        assert tok.encode_ids(text, disallowed_special=()) == enc.encode_ordinary(text)
+        rng.shuffle(pieces)

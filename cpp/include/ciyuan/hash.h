@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ciyuan/huge_pages.h"
+
 namespace ciyuan {
 
 // The first min(n, 8) bytes at p as a little-endian integer, without reading past p + n and
@@ -165,8 +167,8 @@ class BytesMap {
     return static_cast<uint32_t>((h >> 40) << 8) | static_cast<uint32_t>(n < 255 ? n : 255);
   }
   void rehash(size_t n) {
-    std::vector<Slot> old_slots;
-    std::vector<Key> old_keys;
+    HugeVector<Slot> old_slots;
+    HugeVector<Key> old_keys;
     old_slots.swap(slots_);
     old_keys.swap(keys_);
     slots_.assign(n, Slot{});
@@ -181,8 +183,8 @@ class BytesMap {
     }
   }
 
-  std::vector<Slot> slots_;
-  std::vector<Key> keys_;
+  HugeVector<Slot> slots_;
+  HugeVector<Key> keys_;
   unsigned max_load_percent_ = 75;
   size_t mask_ = 0;
   std::string arena_;
@@ -233,7 +235,7 @@ class PairMap {
     Value value;
   };
   void rehash(size_t n) {
-    std::vector<Slot> old;
+    HugeVector<Slot> old;
     old.swap(slots_);
     slots_.assign(n, Slot{kEmpty, Value{0, 0}});
     count_ = 0;
@@ -241,7 +243,7 @@ class PairMap {
       if (s.key != kEmpty) insert(s.key, s.value);
   }
 
-  std::vector<Slot> slots_;
+  HugeVector<Slot> slots_;
   size_t count_ = 0;
 };
 
@@ -326,7 +328,7 @@ class ShortKeyMap {
     const Slot* slots_;
     unsigned shift_;
   };
-  std::vector<Slot> slots_;
+  HugeVector<Slot> slots_;
   unsigned shift_ = 60;
   size_t mask_ = 15;
 };
