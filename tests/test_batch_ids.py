@@ -5,6 +5,8 @@ any thread count, and errors are those of the lowest failing text."""
 
 from __future__ import annotations
 
+import ctypes
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -163,3 +165,25 @@ def test_texts_shorter_than_a_word(cl100k, threads):
     assert cl100k.encode_batch_ids(texts, threads=threads) == [cl100k.encode(t).ids for t in texts]
     for t in texts:
         assert cl100k.encode_ids(t) == cl100k.encode(t).ids
+
+
+def _cache_utf8(text: str) -> None:
+    """Has CPython make and keep `text`'s UTF-8 form inside the str, as PyUnicode_AsUTF8AndSize
+    does for any C code (tiktoken's binding, for one) that asks for it."""
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+    as_utf8.restype, as_utf8.argtypes = ctypes.c_char_p, [ctypes.py_object, ctypes.c_void_p]
+    assert as_utf8(text, None) == text.encode("utf-8").split(b"\x00")[0]
+
+
+@pytest.mark.parametrize("text", TEXTS[2:])
+def test_a_str_with_its_utf8_cached_reads_that(cl100k, text):
+    # A str that holds its UTF-8 form is read there (not converted again): the same ids, offsets,
+    # counts and batches as the same text without it (a copy of the str made afresh).
+    text = text * 3 + " and more 词元 ✓"
+    fresh = "".join(list(text))
+    _cache_utf8(text)
+    assert cl100k.encode_ids(text) == cl100k.encode_ids(fresh)
+    assert cl100k.encode(text).offsets == cl100k.encode(fresh).offsets
+    assert cl100k.count_tokens(text) == len(cl100k.encode_ids(fresh))
+    assert list(cl100k.encode_ids(text, as_array=True)) == cl100k.encode_ids(fresh)
+    assert cl100k.encode_batch_ids([text, fresh], threads=2) == [cl100k.encode_ids(fresh)] * 2

@@ -28,8 +28,8 @@ namespace ciyuan_bindings {
 // Where a str keeps its code points (read with the GIL held; the str must stay alive).
 struct StrData {
   const void* data = nullptr;
-  size_t length = 0;  // code points
-  int kind = 0;       // 0: ASCII (data is UTF-8), else bytes per code point (1, 2, 4)
+  size_t length = 0;  // code points (kind 0: bytes)
+  int kind = 0;       // 0: data is UTF-8 (an ASCII str, or a str's cached UTF-8), else bytes per code point (1, 2, 4)
 };
 
 // A growable byte buffer that is not zero-filled (std::string::resize would write every byte
@@ -242,8 +242,15 @@ inline StrData str_data(PyObject* text) {
 #if PY_VERSION_HEX < 0x030C0000
   if (PyUnicode_READY(text) < 0) throw nanobind::python_error();  // a legacy str gets its compact form
 #endif
+  if (PyUnicode_IS_ASCII(text)) return StrData{PyUnicode_DATA(text), static_cast<size_t>(PyUnicode_GET_LENGTH(text)), 0};
+  // A str whose UTF-8 form CPython made already (PyUnicode_AsUTF8AndSize keeps it inside the str:
+  // another library, or str-taking C code, asked for it before) is read there, not converted again.
+  if (PyUnicode_IS_COMPACT(text)) {
+    const auto* compact = reinterpret_cast<const PyCompactUnicodeObject*>(text);
+    if (compact->utf8) return StrData{compact->utf8, static_cast<size_t>(compact->utf8_length), 0};
+  }
   return StrData{PyUnicode_DATA(text), static_cast<size_t>(PyUnicode_GET_LENGTH(text)),
-                 PyUnicode_IS_ASCII(text) ? 0 : static_cast<int>(PyUnicode_KIND(text))};
+                 static_cast<int>(PyUnicode_KIND(text))};
 }
 
 // str_data of `text` after checking that it is a str (TypeError "expected str, got X").
