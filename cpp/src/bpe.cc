@@ -346,7 +346,7 @@ struct BpeModel::ThreadCache {
     PairMap::Value value;
   };
   uint64_t owner = 0;
-  PairEntry pairs[1 << kPairBits];
+  HugeVector<PairEntry> pairs = HugeVector<PairEntry>(size_t{1} << kPairBits);
   // Pieces of ASCII text (words of languages written with spaces) repeat: they get a large
   // cache. Other pieces - a CJK piece is a whole clause - rarely do: they get a small one
   // (storing them in a large one would sweep megabytes through the CPU caches), with the

@@ -27,6 +27,7 @@
 
 #include "ciyuan/encoder.h"
 #include "ciyuan/hash.h"
+#include "ciyuan/huge_pages.h"
 
 namespace ciyuan {
 
@@ -215,7 +216,7 @@ class BpeModel final : public TokenModel {
   bool bit_merge_ = false;      // rank_by_bytes_ with every byte a token: merge_bits for short pieces
   // Long pieces may be merged in windows of window_bytes_ (0: never; see encode_piece_windowed).
   size_t window_bytes_ = 0;
-  std::vector<CharEncoding> char_bmp_;        // by code point < 0x10000 (count 0: none)
+  HugeVector<CharEncoding> char_bmp_;         // by code point < 0x10000 (count 0: none)
   std::vector<CharEncoding> char_astral_;     // the other planes' characters found in tokens,
   PairMap char_index_astral_;                 // by code point -> {index into char_astral_, 0}
   std::vector<uint32_t> crossing_rank_;   // [last byte of left char][first byte of right char]
