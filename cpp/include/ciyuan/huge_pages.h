@@ -33,8 +33,13 @@ constexpr size_t kThreshold = kPage / 2;
 inline size_t mapped_size(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
 
 // `bytes` of memory aligned to `align` (at most a page); throws std::bad_alloc.
+// Under AddressSanitizer the tables stay on its heap, where it checks every access's bounds.
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(__SANITIZE_ADDRESS__)
+#define CIYUAN_HUGE_PAGES 1
+#endif
+
 inline void* allocate(size_t bytes, size_t align) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#if defined(CIYUAN_HUGE_PAGES)
   if (bytes >= kThreshold) {
     const size_t size = mapped_size(bytes);
     // Map a huge page more than needed and cut the ends off, so that the start is aligned.
@@ -53,7 +58,7 @@ inline void* allocate(size_t bytes, size_t align) {
 }
 
 inline void deallocate(void* p, size_t bytes, size_t align) noexcept {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#if defined(CIYUAN_HUGE_PAGES)
   if (bytes >= kThreshold) {
     munmap(p, mapped_size(bytes));
     return;
