@@ -32,12 +32,12 @@ constexpr size_t kThreshold = kPage / 2;
 
 inline size_t mapped_size(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
 
-// `bytes` of memory aligned to `align` (at most a page); throws std::bad_alloc.
 // Under AddressSanitizer the tables stay on its heap, where it checks every access's bounds.
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(__SANITIZE_ADDRESS__)
 #define CIYUAN_HUGE_PAGES 1
 #endif
 
+// `bytes` of memory aligned to `align` (at most a page); throws std::bad_alloc.
 inline void* allocate(size_t bytes, size_t align) {
 #if defined(CIYUAN_HUGE_PAGES)
   if (bytes >= kThreshold) {
