@@ -1,8 +1,9 @@
 """The big lookup tables are mapped for huge pages (cpp/include/ciyuan/huge_pages.h).
 
 Encoding looks up a random slot of a table of megabytes for nearly every piece; with 4 KB pages
-that is a TLB miss each. The tables ask Linux for transparent huge pages (madvise), so this holds
-only where the kernel offers them ("always" or "madvise"); elsewhere the test is skipped.
+that is a TLB miss each. The tables ask Linux for transparent huge pages (madvise). The test runs
+where the kernel's mode is "madvise": there only memory that asked is eligible (with "always"
+everything is, and the check would say nothing; with "never" nothing is).
 """
 
 from __future__ import annotations
