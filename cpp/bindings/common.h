@@ -9,10 +9,6 @@
 #include <string>
 #include <string_view>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace ciyuan_bindings {
 
 namespace nb = nanobind;
@@ -52,21 +48,5 @@ struct GcPause {
   }
 #endif
 };
-
-// Asks the kernel to back a large, not yet written buffer (a list of millions of items) with
-// 2 MB pages: filling it then takes a few dozen page faults instead of one per 4 KB, which is
-// otherwise a tenth of the time of `lcut` on a long text. Advice only: nothing changes where
-// transparent huge pages are off or unsupported.
-inline void advise_huge_pages(void* p, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  if (bytes < 4 * kHuge) return;  // not worth a system call
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
-  if (a < b) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
-#else
-  (void)p, (void)bytes;
-#endif
-}
 
 }  // namespace ciyuan_bindings

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ciyuan/errors.h"
+#include "ciyuan/huge_pages.h"
 #include "ciyuan/segment.h"
 #include "ciyuan/segment_batch.h"
 #include "ciyuan/utf8.h"
@@ -187,8 +188,8 @@ class PySegmenter {
     PyObject* list = PyList_New(bound);
     if (!list) throw nb::python_error();
     nb::list out = nb::steal<nb::list>(list);
-    ciyuan_bindings::advise_huge_pages(reinterpret_cast<PyListObject*>(list)->ob_item,
-                                       static_cast<size_t>(bound) * sizeof(PyObject*));
+    ciyuan::huge_pages::advise(reinterpret_cast<PyListObject*>(list)->ob_item,
+                               static_cast<size_t>(bound) * sizeof(PyObject*));
     Py_ssize_t n = 0;
     GcPause pause;
     dict.prepare();
@@ -256,7 +257,7 @@ class PySegmenter {
         nb::gil_scoped_acquire acquire;
         result = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n));
         if (!result) return nullptr;
-        ciyuan_bindings::advise_huge_pages(PyBytes_AS_STRING(result), n);
+        ciyuan::huge_pages::advise(PyBytes_AS_STRING(result), n);
         return PyBytes_AS_STRING(result);
       });
     }

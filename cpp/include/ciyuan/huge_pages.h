@@ -1,5 +1,6 @@
-// An allocator for the big lookup tables (vocabulary slots, the per-thread caches): on Linux an
-// array of 1 MB or more gets its own 2 MB-aligned mapping, advised to be backed by huge pages.
+// Huge pages for big memory: an allocator for the lookup tables (vocabulary slots, the per-thread
+// caches), which on Linux gives an array of 1 MB or more its own 2 MB-aligned mapping, advised to
+// be backed by huge pages; and advise() for a large buffer that is about to be filled.
 //
 // Why: encoding looks up a random slot of a 2-8 MB table for nearly every piece. With 4 KB
 // pages each table spans 500-2,000 pages, more than the first-level TLB holds, and in a virtual
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <vector>
 
@@ -32,6 +34,21 @@ constexpr size_t kThreshold = kPage / 2;
 
 inline size_t mapped_size(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
 
+// Asks the kernel to back the whole 2 MB pages inside a large buffer that is not written yet (a
+// list of millions of items, a long result) with huge pages: filling it then takes a few dozen
+// page faults instead of one per 4 KB, which is otherwise a tenth of the time of `lcut` on a long
+// text. Advice only: nothing changes where transparent huge pages are off or unsupported.
+inline void advise(void* p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < 4 * kPage) return;  // not worth a system call
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kPage - 1);
+  if (a < b) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 // Under AddressSanitizer the tables stay on its heap, where it checks every access's bounds.
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(__SANITIZE_ADDRESS__)
 #define CIYUAN_HUGE_PAGES 1
@@ -46,7 +63,7 @@ inline void* allocate(size_t bytes, size_t align) {
     void* raw = mmap(nullptr, size + kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) throw std::bad_alloc();
     char* start = static_cast<char*>(raw);
-    char* aligned = reinterpret_cast<char*>((reinterpret_cast<size_t>(start) + kPage - 1) / kPage * kPage);
+    char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(start) + kPage - 1) & ~(kPage - 1));
     if (aligned > start) munmap(start, static_cast<size_t>(aligned - start));
     char* end = start + size + kPage;
     if (end > aligned + size) munmap(aligned + size, static_cast<size_t>(end - (aligned + size)));
