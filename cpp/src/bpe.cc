@@ -16,9 +16,12 @@ namespace ciyuan {
 namespace {
 // Pieces with more initial symbols than this use the heap-based merge loop.
 constexpr size_t kSmallPiece = 48;
-// The piece cache keeps pieces of up to this many bytes and tokens inline in its entries.
+// The piece cache keeps pieces of up to this many bytes, and up to kMaxCachedTokens of their
+// tokens inline in its entries; a piece of more tokens (gpt2's indentation: a space each) keeps
+// them in a record of the thread's long-piece table (LongIds), up to one token a byte.
 constexpr size_t kMaxCachedBytes = 24;
 constexpr size_t kMaxCachedTokens = 6;
+constexpr size_t kMaxLongTokens = kMaxCachedBytes;
 // Piece-cache slots for pieces with non-ASCII bytes (see ThreadCache).
 constexpr size_t kOtherPieceSlots = 8192;
 
@@ -283,20 +286,33 @@ struct alignas(64) BpeModel::PieceEntry {
   uint32_t ids[kMaxCachedTokens];
 };
 
+// The tokens of a cached piece of more than kMaxCachedTokens tokens; its entry's ids[0] says
+// which record. Records are handed out in turn, so a record may since have gone to another
+// entry: it holds for the entry it names as its owner.
+struct alignas(64) BpeModel::LongIds {
+  const PieceEntry* owner;
+  uint32_t ids[kMaxLongTokens];
+  uint8_t token_length[kMaxLongTokens];
+};
+
 // Where a piece lives in the piece cache (slot nullptr: it is not cached, being too long or the
-// cache off), and whether it is there now.
+// cache off), and whether it is there now; if so, its tokens (in its entry or a LongIds).
 struct BpeModel::PiecePlace {
   PieceEntry* slot = nullptr;
   uint64_t* other_hash = nullptr;  // the slot's entry in other_hashes, for non-ASCII pieces
   bool hit = false;
+  size_t count = 0;
+  const uint32_t* ids = nullptr;
+  const uint8_t* token_length = nullptr;
 };
 
 // Two short pieces (1 to 8 bytes, keyed as in the short-token table) that are not tokens,
 // with their ids: a set of the short-piece cache, one cache line. Way 0 holds the newer one.
-// A piece of more than kMaxIds ids (rare: a run of odd marks) is not kept, and is merged
-// whenever it comes.
+// A piece of more than kMaxIds ids (gpt2's indentation, a run of odd marks) is kept with the
+// count kInPieceCache instead: its ids are in the piece cache.
 struct alignas(64) BpeModel::ShortPieceSet {
   static constexpr size_t kMaxIds = 5;
+  static constexpr uint8_t kInPieceCache = 0xFF;
   uint64_t key[2];
   uint32_t ids[2][kMaxIds];
   uint8_t length[2];  // 0: the way is empty
@@ -312,7 +328,8 @@ struct alignas(64) BpeModel::ShortPieceSet {
     }
     return nullptr;
   }
-  // (key, n) -> ids[0, c), c <= kMaxIds, in way 0; the older way 0 moves to way 1.
+  // (key, n) -> ids[0, c) in way 0 (c > kMaxIds: kInPieceCache); the older way 0 moves to
+  // way 1.
   void insert(uint64_t k, size_t n, const Token* from, size_t c) {
     key[1] = key[0];
     length[1] = length[0];
@@ -320,6 +337,10 @@ struct alignas(64) BpeModel::ShortPieceSet {
     std::memcpy(ids[1], ids[0], sizeof ids[0]);
     key[0] = k;
     length[0] = static_cast<uint8_t>(n);
+    if (c > kMaxIds) {
+      count[0] = kInPieceCache;
+      return;
+    }
     count[0] = static_cast<uint8_t>(c);
     for (size_t i = 0; i < c; ++i) ids[0][i] = from[i].id;
   }
@@ -328,6 +349,7 @@ struct alignas(64) BpeModel::ShortPieceSet {
 struct BpeModel::ThreadCache {
   static_assert(sizeof(PieceEntry) == 64, "a piece cache entry fills one cache line");
   static_assert(sizeof(ShortPieceSet) == 64, "a short-piece set fills one cache line");
+  static_assert(sizeof(LongIds) == 128, "a long-piece record fills two cache lines");
   // 32K sets of two (2 MB, one huge page): the short pieces that are not tokens (5% of English
   // pieces, as " Tom's" or "),") were looked up in the 4 MB piece cache, a miss to L3 or
   // memory each, where they also evicted long pieces. (16K sets measured 2-5% slower.)
@@ -355,6 +377,12 @@ struct BpeModel::ThreadCache {
   HugeVector<PieceEntry> pieces;
   HugeVector<PieceEntry> other_pieces;
   std::vector<uint64_t> other_hashes;
+  // 16K records of 128 bytes (2 MB): the tokens of cached pieces of more than kMaxCachedTokens
+  // tokens, handed out in turn (next_long). gpt2 has no tokens of several spaces: each line of
+  // Python code indented by eight began a piece of eight tokens, merged anew every time.
+  static constexpr int kLongBits = 14;
+  HugeVector<LongIds> long_ids;
+  size_t next_long = 0;
   std::vector<Symbol> symbols;      // encode_piece_merging's work space
   std::vector<Symbol> symbol_room;  // char_first_symbols' (only grows: never zero-filled again)
   std::vector<uint32_t> id_room;    // encode_pieces_ids' output before it is appended (the same)
@@ -382,7 +410,46 @@ struct BpeModel::ThreadCache {
       if (*at.other_hash != (hash | 1)) return at;  // the usual outcome, settled without the entry
     }
     at.hit = at.slot->hash == (hash | 1) && at.slot->length == n && same_bytes(at.slot->bytes, p, n);
+    if (at.hit) {
+      const PieceEntry& e = *at.slot;
+      at.count = e.count;
+      if (e.count <= kMaxCachedTokens) {
+        at.ids = e.ids;
+        at.token_length = e.token_length;
+      } else {
+        const LongIds& record = long_ids[e.ids[0]];
+        at.hit = record.owner == &e;  // or the record went to another piece since
+        at.ids = record.ids;
+        at.token_length = record.token_length;
+      }
+    }
     return at;
+  }
+
+  // Remembers the piece p[0, n) with hash_bytes `hash` and its `count` tokens at `at` (no-op
+  // without a slot, or for more than kMaxLongTokens tokens).
+  void store(const PiecePlace& at, uint64_t hash, const char* p, size_t n, const Token* tokens, size_t count) {
+    PieceEntry* slot = at.slot;
+    if (!slot || count > kMaxLongTokens) return;
+    slot->hash = hash | 1;
+    if (at.other_hash) *at.other_hash = hash | 1;
+    slot->length = static_cast<uint8_t>(n);
+    slot->count = static_cast<uint8_t>(count);
+    std::memcpy(slot->bytes, p, n);
+    uint32_t* ids = slot->ids;
+    uint8_t* lengths = slot->token_length;
+    if (count > kMaxCachedTokens) {
+      const size_t r = next_long++ & (long_ids.size() - 1);
+      LongIds& record = long_ids[r];
+      record.owner = slot;
+      slot->ids[0] = static_cast<uint32_t>(r);
+      ids = record.ids;
+      lengths = record.token_length;
+    }
+    for (size_t k = 0; k < count; ++k) {
+      ids[k] = tokens[k].id;
+      lengths[k] = static_cast<uint8_t>(tokens[k].end - tokens[k].start);
+    }
   }
 
   void reset(uint64_t new_owner, size_t piece_slots) {
@@ -392,6 +459,8 @@ struct BpeModel::ThreadCache {
     short_pieces.assign(piece_slots ? size_t{1} << kShortSetBits : 0, ShortPieceSet{});
     other_pieces.assign(std::min(piece_slots, kOtherPieceSlots), PieceEntry{});
     other_hashes.assign(other_pieces.size(), 0);
+    long_ids.assign(piece_slots ? size_t{1} << kLongBits : 0, LongIds{});
+    next_long = 0;
   }
 };
 
@@ -1204,7 +1273,7 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
         if (k == m) break;
       }
       const size_t start = batch[k].first, end = batch[k].second, len = end - start;
-      ShortPieceSet* set = nullptr;  // a short piece's set in the short-piece cache
+      ShortPieceSet* set = nullptr;  // the set of a short piece that is not in it (yet)
       if (b.lens[k] != kNotShort) {
         const uint32_t id = short_tokens_.find(b.keys[k], len, b.where[k]);
         if (id != ShortKeyMap::kMissing) {
@@ -1212,14 +1281,17 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
           continue;
         }
         if (!cache->short_pieces.empty()) {
-          set = &cache->short_set(b.keys[k], len);
+          ShortPieceSet* in = &cache->short_set(b.keys[k], len);
           size_t count;
-          const uint32_t* from = set->find(b.keys[k], len, &count);
-          // With the room too small the general way below makes room.
-          if (from && w + count + (n - done - k - 1) <= room.size()) {
-            for (size_t t = 0; t < count; ++t) out[w + t] = from[t];
-            w += count;
-            continue;
+          const uint32_t* from = in->find(b.keys[k], len, &count);
+          if (!from || count != ShortPieceSet::kInPieceCache) {
+            // With the room too small the general way below makes room.
+            if (from && w + count + (n - done - k - 1) <= room.size()) {
+              for (size_t t = 0; t < count; ++t) out[w + t] = from[t];
+              w += count;
+              continue;
+            }
+            set = in;
           }
         }
       }
@@ -1232,8 +1304,17 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
         scratch.clear();
         encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
       }
-      const size_t count = place.hit ? place.slot->count : scratch.size();
-      if (set && count <= ShortPieceSet::kMaxIds) set->insert(b.keys[k], len, scratch.data(), count);
+      const size_t count = place.hit ? place.count : scratch.size();
+      if (set) {
+        set->insert(b.keys[k], len, scratch.data(), count);
+        // Its set now sends it to the piece cache: it goes there now (the next time does that
+        // otherwise, through encode_piece_uncached, where only a byte-level model's pieces are
+        // sure to have no unknown symbol).
+        if (count > ShortPieceSet::kMaxIds && config_.byte_level) {
+          const uint64_t h = hash_bytes(base + start, len);
+          cache->store(cache->place(base + start, len, h), h, base + start, len, scratch.data(), count);
+        }
+      }
       const size_t need = w + count + (n - done - k - 1);  // with an id for each piece left
       if (need > room.size()) {
         if (need > kIdRoomLimit) {
@@ -1243,7 +1324,7 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
           ids.insert(ids.end(), out, out + w);
           w = 0;
           if (place.hit) {
-            ids.insert(ids.end(), place.slot->ids, place.slot->ids + count);
+            ids.insert(ids.end(), place.ids, place.ids + count);
           } else {
             for (const Token& t : scratch) ids.push_back(t.id);
           }
@@ -1253,7 +1334,7 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
         out = room.data();
       }
       if (place.hit) {
-        for (size_t t = 0; t < count; ++t) out[w++] = place.slot->ids[t];
+        for (size_t t = 0; t < count; ++t) out[w++] = place.ids[t];
       } else {
         for (const Token& t : scratch) out[w++] = t.id;
       }
@@ -1304,9 +1385,9 @@ void BpeModel::encode_piece_merging(ThreadCache& cache, std::string_view text, s
   const PiecePlace place = cache.place(p, n, hash);
   if (place.hit) {
     uint32_t at = static_cast<uint32_t>(start);
-    for (size_t k = 0; k < place.slot->count; ++k) {
-      out.push_back(Token{place.slot->ids[k], at, at + place.slot->token_length[k]});
-      at += place.slot->token_length[k];
+    for (size_t k = 0; k < place.count; ++k) {
+      out.push_back(Token{place.ids[k], at, at + place.token_length[k]});
+      at += place.token_length[k];
     }
     return;
   }
@@ -1321,21 +1402,8 @@ void BpeModel::encode_piece_uncached(ThreadCache& cache, std::string_view text, 
   auto emit_whole = [&](uint32_t id) {
     out.push_back(Token{id, static_cast<uint32_t>(start), static_cast<uint32_t>(end)});
   };
-  PieceEntry* slot = place.slot;
-  uint64_t* other_hash = place.other_hash;
   // A piece's tokens go into its cache slot (their lengths: their spans are made anew).
-  auto remember = [&](const Symbol* tokens, size_t count) {
-    if (!slot || count > kMaxCachedTokens) return;
-    slot->hash = hash | 1;
-    if (other_hash) *other_hash = hash | 1;
-    slot->length = static_cast<uint8_t>(n);
-    slot->count = static_cast<uint8_t>(count);
-    std::memcpy(slot->bytes, p, n);
-    for (size_t k = 0; k < count; ++k) {
-      slot->ids[k] = tokens[k].id;
-      slot->token_length[k] = static_cast<uint8_t>(tokens[k].end - tokens[k].start);
-    }
-  };
+  auto remember = [&](const Symbol* tokens, size_t count) { cache.store(place, hash, p, n, tokens, count); };
   if (config_.ignore_merges && !whole_first && (!simple_whole_ || maybe_long_token(hash))) {
     uint32_t id = simple_whole_ ? vocab_.find_hashed(p, n, hash) : whole_piece_id(text, start, end);
     if (id != BytesMap::kMissing) {

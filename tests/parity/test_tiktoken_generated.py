@@ -89,3 +89,32 @@ def test_short_pieces_met_again_as_tiktoken(ciyuan_tokenizers, tiktoken_encoding
         text = "".join(pieces)
         assert tok.encode_ids(text, disallowed_special=()) == enc.encode_ordinary(text)
         rng.shuffle(pieces)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_pieces_of_many_tokens_met_again_as_tiktoken(ciyuan_tokenizers, tiktoken_encodings, name):
+    """Pieces of 7 to 24 tokens, met again: their tokens live in the thread's long-piece records.
+
+    Indented lines (gpt2 has no token of several spaces: a space each) and runs of marks, ASCII
+    and not, short and long; more distinct ones than there are records (16K, handed out in
+    turn, so that an entry's record has gone to another piece when it is met again); read three
+    times in new orders, as ids, as an array and with offsets, every time with tiktoken's ids.
+    """
+    tok, enc = ciyuan_tokenizers[name], tiktoken_encodings[name]
+    rng = random.Random(16)
+    marks, wide = "^`~|\\{}<>$%&*+=@#", "¤¦§¨©ª«¬®¯°±²³´µ¶·¸¹º»¼½¾¿"
+    items = ["\n" + " " * k + "x" for k in range(1, 26)] * 40
+    items += [" " + "".join(rng.choices(marks, k=rng.randint(6, 24))) + "\n" for _ in range(24_000)]
+    items += [" " + "".join(rng.choices(wide, k=rng.randint(4, 11))) + "\n" for _ in range(3_000)]
+    many = sum(len(enc.encode_ordinary(item)) > 6 for item in set(items))
+    assert many > 17_000  # more than the records: some are met again after theirs went elsewhere
+    for round_ in range(3):
+        text = "".join(items)
+        expected = enc.encode_ordinary(text)
+        assert tok.encode_ids(text, disallowed_special=()) == expected
+        assert tok.encode_ids(text, disallowed_special=(), as_array=True).tolist() == expected
+        if round_ == 2:
+            encoding = tok.encode(text, disallowed_special=())
+            assert encoding.ids == expected
+            check_offsets(tok, text, encoding)
+        rng.shuffle(items)

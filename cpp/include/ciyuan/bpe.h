@@ -125,6 +125,7 @@ class BpeModel final : public TokenModel {
   // its tokens will be remembered.
   struct PieceEntry;
   struct PiecePlace;
+  struct LongIds;
   struct ShortPieceSet;
   void encode_piece_uncached(ThreadCache& cache, std::string_view text, size_t start, size_t end, uint64_t hash,
                              const PiecePlace& place, std::vector<Token>& out) const;
