@@ -258,9 +258,14 @@ class ShortKeyMap {
   static constexpr uint32_t kMissing = 0xFFFFFFFFu;
 
   // Room for n keys (the table is sized once; inserting more than n is an error of the caller).
+  // At most half full: a lookup that misses (a short piece that is not a token, most joins a
+  // merge asks for) walks on to an empty slot, ~3.6 slots at 60% full, ~1.5 at 30%, and more
+  // keys are in their first slot. The tiktoken vocabularies were 57-61% full at up to 2/3, 28-30%
+  // now: English 4-10% faster, o200k_base on multilingual text 5-10% (both builds at once, one
+  // per core), for 1 MB more memory with cl100k_base and 4 MB with o200k_base.
   explicit ShortKeyMap(size_t n = 0) {
     size_t slots = 16;
-    while (2 * slots < 3 * n) slots *= 2;
+    while (slots < 2 * n) slots *= 2;
     slots_.assign(slots, Slot{});
     shift_ = 64;
     for (size_t s = slots; s > 1; s >>= 1) --shift_;
