@@ -1305,16 +1305,9 @@ void BpeModel::encode_pieces_ids(std::string_view text, const Span* pieces, size
         encode_piece_uncached(*cache, text, start, end, hash, place, scratch);
       }
       const size_t count = place.hit ? place.count : scratch.size();
-      if (set) {
-        set->insert(b.keys[k], len, scratch.data(), count);
-        // Its set now sends it to the piece cache: it goes there now (the next time does that
-        // otherwise, through encode_piece_uncached, where only a byte-level model's pieces are
-        // sure to have no unknown symbol).
-        if (count > ShortPieceSet::kMaxIds && config_.byte_level) {
-          const uint64_t h = hash_bytes(base + start, len);
-          cache->store(cache->place(base + start, len, h), h, base + start, len, scratch.data(), count);
-        }
-      }
+      // A piece of more than kMaxIds ids is marked in its set: the next time it is looked up in
+      // the piece cache, which encode_piece_uncached fills.
+      if (set) set->insert(b.keys[k], len, scratch.data(), count);
       const size_t need = w + count + (n - done - k - 1);  // with an id for each piece left
       if (need > room.size()) {
         if (need > kIdRoomLimit) {
