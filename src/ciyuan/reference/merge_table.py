@@ -53,11 +53,14 @@ def train_merge_table(documents: Iterable[str], vocab_size: Optional[int] = None
 def segment(text: str, merges: Sequence[Tuple[Symbol, Symbol]], byte_level: bool = False) -> List[Symbol]:
     """The symbols of ``text``: each word's characters (or UTF-8 bytes) and ``</w>``, merged."""
     out: List[Symbol] = []
+    done: Dict[str, List[Symbol]] = {}  # a word's symbols depend on the word alone: merged once
     for word in text.split():
-        if byte_level:
-            split: List[Symbol] = [bytes([b]) for b in word.encode("utf-8")]
-            split.append(END_OF_WORD.encode("utf-8"))
-        else:
-            split = [*word, END_OF_WORD]
-        out += apply_merge_table(split, merges)  # type: ignore[type-var]  # all str or all bytes
+        if word not in done:
+            if byte_level:
+                split: List[Symbol] = [bytes([b]) for b in word.encode("utf-8")]
+                split.append(END_OF_WORD.encode("utf-8"))
+            else:
+                split = [*word, END_OF_WORD]
+            done[word] = apply_merge_table(split, merges)  # type: ignore[type-var]  # all str or all bytes
+        out += done[word]
     return out
