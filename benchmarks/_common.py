@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("CIYUAN_SHARED_DATA", REPO.parent / "shared" / "data"))
@@ -62,6 +62,15 @@ def machine() -> str:
     except OSError:
         pass
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def build_env(build: str) -> Dict[str, str]:
+    """This process's environment with the ciyuan package in folder `build` first on the path
+    (a copy of src/ciyuan with a build's _core module beside it); '-' is the installed one."""
+    env = dict(os.environ)
+    if build != "-":
+        env["PYTHONPATH"] = os.pathsep.join([build, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
 
 
 def run_worker(script: Path, args: List[str], env_extra: dict) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -24,6 +23,8 @@ from pathlib import Path
 from typing import Dict, List, NamedTuple, Tuple
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import build_env  # noqa: E402
 
 
 class Config(NamedTuple):
@@ -53,11 +54,8 @@ RSS_KEYS = ("rss", "rss_mb")
 
 def run(build: str, config: Config) -> Tuple[float, float]:
     """(figure, peak RSS MB) of one worker run on `build`."""
-    env = dict(os.environ)
-    if build != "-":
-        env["PYTHONPATH"] = os.pathsep.join([build, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     cmd = [sys.executable, str(HERE / f"{config.group}.py"), "--worker", *config.args]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    out = subprocess.run(cmd, capture_output=True, text=True, env=build_env(build))
     if out.returncode != 0:
         raise RuntimeError(f"{config.label} on {build} failed:\n{out.stderr[-2000:]}")
     result = json.loads(out.stdout.strip().splitlines()[-1])

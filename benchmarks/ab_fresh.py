@@ -32,12 +32,14 @@ from pathlib import Path
 from typing import List
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import build_env  # noqa: E402
+
 SLICES_PER_RUN = 6
 
 
 def worker(encoding: str, corpus: str, mb: float, first: int) -> None:
     """One build's run: the MB/s of each of SLICES_PER_RUN new slices, as a JSON list."""
-    sys.path.insert(0, str(HERE))
     import ciyuan
     import encode  # the benchmark's encodings and corpora, loaded in the worker
 
@@ -58,12 +60,10 @@ def run_pair(builds: List[str], cores: List[str], args: argparse.Namespace, firs
     """Both builds at once, build i on cores[i]; their per-slice MB/s."""
     procs = []
     for build, core in zip(builds, cores):
-        env = dict(os.environ)
-        if build != "-":
-            env["PYTHONPATH"] = os.pathsep.join([build, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         cmd = ["taskset", "-c", core, sys.executable, str(Path(__file__).resolve()), "--worker",
                "--encoding", args.encoding, "--corpus", args.corpus, "--mb", str(args.mb), "--first", str(first)]
-        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True))
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=build_env(build),
+                                      text=True))
     results = []
     for build, proc in zip(builds, procs):
         out, err = proc.communicate()
