@@ -365,7 +365,12 @@ def split_charsmap(blob: bytes) -> Tuple[Tuple[int, ...], bytes]:
 # (a loop that took 10 s for a named map).
 _LOW7 = int.from_bytes(b"\x7f" * 256, "little")
 _HIGH = int.from_bytes(b"\x80" * 256, "little")
-_XOR_LABELS = [int.from_bytes(bytes(j ^ x for j in range(256)), "little") for x in range(256)]
+
+
+@lru_cache(maxsize=256)
+def _xor_labels(low: int) -> int:
+    """The labels j ^ low of the bytes j = 0..255 of a block, as one 2048-bit integer."""
+    return int.from_bytes(bytes(j ^ low for j in range(256)), "little")
 
 
 def read_charsmap(blob: bytes) -> Dict[bytes, bytes]:
@@ -404,7 +409,7 @@ def read_charsmap(blob: bytes) -> Dict[bytes, bytes]:
         if block >= len(labels):
             continue  # no unit there: no children
         low = base & 255
-        diff = int.from_bytes(labels[block:block + 256], "little") ^ _XOR_LABELS[low]
+        diff = int.from_bytes(labels[block:block + 256], "little") ^ _xor_labels(low)
         zero = _HIGH & ~(((diff & _LOW7) + _LOW7) | diff)  # 0x80 at each zero byte of diff
         zero &= ~(0x80 << (8 * low))  # byte `low` is label 0, the value unit, not a child
         while zero:
