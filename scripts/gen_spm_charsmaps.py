@@ -5,7 +5,7 @@ They are built by ciyuan's own builder (``ciyuan.normalizers.spm_charsmap``) fro
 17.0.0 database of the ``unicodedata2`` package (pinned: ``UNICODEDATA2``, in the ``test`` extra),
 the version sentencepiece builds its named rules from, so the maps are sentencepiece's whatever
 Python's own ``unicodedata`` version. Only generating needs ``unicodedata2``; the package reads
-the shipped maps. Building one takes ~4-5 s and ~250 MB; shipping the result makes
+the shipped maps. Building all four takes ~15 s and ~280 MB; shipping the result makes
 ``SentencePieceNormalizer("nmt_nfkc")`` (the Unigram trainer's default) cost milliseconds.
 ``index.json`` records the Unicode version.
 

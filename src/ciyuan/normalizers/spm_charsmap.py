@@ -161,17 +161,21 @@ def _apply(rules: Mapping[str, str], text: str, max_len: int) -> str:
 
 def _remove_redundant(rules: Dict[str, str]) -> Dict[str, str]:
     """Keep one-character rules, and a longer rule only where the shorter ones give otherwise."""
-    kept = {k: v for k, v in rules.items() if len(k) == 1}
-    max_len = max((len(k) for k in rules), default=0)
-    for n in range(2, max_len + 1):
-        for k, v in rules.items():
-            if len(k) == n and _apply(kept, k, n - 1) != v:
+    by_length: Dict[int, List[Tuple[str, str]]] = defaultdict(list)
+    for k, v in rules.items():
+        by_length[len(k)].append((k, v))
+    kept = dict(by_length[1])
+    for n in range(2, max(by_length, default=0) + 1):
+        for k, v in by_length[n]:
+            if _apply(kept, k, n - 1) != v:
                 kept[k] = v
     return kept
 
 
+@lru_cache(maxsize=None)
 def _composition_rules(norm: Callable[[str, ModuleType], str], db: ModuleType) -> Dict[str, str]:
-    """One-character rules plus the sequences that `norm` composes (Unicode of `db`)."""
+    """One-character rules plus the sequences that `norm` composes (Unicode of `db`); cached, as
+    two named rules share each (nfkc and nmt_nfkc; the _cf pair). Callers copy before changing."""
     rules: Dict[str, str] = {}
     spellings: Dict[str, List[str]] = defaultdict(list)  # NFKD character -> characters with that NFKD
     decomposed: Set[str] = set()
@@ -179,6 +183,10 @@ def _composition_rules(norm: Callable[[str, ModuleType], str], db: ModuleType) -
         if not _is_unicode_char(cp):
             continue
         ch = chr(cp)
+        # Unassigned and private-use characters (five sixths of the code points) normalize and
+        # fold to themselves and are their own NFKD: no rule, and no spelling but their own.
+        if db.category(ch) in ("Cn", "Co"):
+            continue
         out = norm(ch, db)
         if out != ch:
             rules[ch] = out
@@ -210,7 +218,7 @@ def rule_map(rule: str, db: Optional[ModuleType] = None) -> Dict[str, str]:
         raise ModelError(f"unknown SentencePiece normalization rule {rule!r}; use one of {', '.join(RULES)}")
     if rule == "identity":
         return {}
-    rules = _composition_rules(_nfkc_cf if rule.endswith("_cf") else _nfkc, db or unicode_database())
+    rules = dict(_composition_rules(_nfkc_cf if rule.endswith("_cf") else _nfkc, db or unicode_database()))
     if rule.startswith("nmt_"):
         for cp in _NMT_SPACES:
             rules[chr(cp)] = " "
@@ -279,17 +287,21 @@ def _double_array(keys: List[Tuple[bytes, int]]) -> List[int]:
             continue
         labels = sorted(children[node])
         slots = ([0] if values[node] >= 0 else []) + labels
-        first = slots[0]
+        first, rest = slots[0], slots[1:]
         q = search_from
         while True:
             q = used.find(0, q)
             if q < 0:
                 q = len(used)
-            base = q ^ first
+            base = q ^ first  # the first slot lands on q, free; the others are checked
             while base + 256 > len(used):
                 used.extend(bytes(256))
-            if base and base not in used_bases and all(not used[base ^ c] for c in slots):
-                break
+            if base and base not in used_bases:
+                for c in rest:
+                    if used[base ^ c]:
+                        break
+                else:
+                    break
             q += 1
         for c in slots:
             used[base ^ c] = 1
