@@ -1,8 +1,10 @@
-"""BERT full encodings: ciyuan's ``Tokenizer.encode_batch`` against Hugging Face tokenizers 1.0
-(and 0.23), side by side, on the same slices of text.
+"""BERT (or RoBERTa-style) full encodings: ciyuan's ``Tokenizer.encode_batch`` against Hugging
+Face tokenizers 1.0 (and 0.23), side by side, on the same slices of text.
 
 Every library loads the same ``tokenizer.json`` (bert-base-uncased by default, written by
-``tokenizers`` 0.23's ``BertWordPieceTokenizer``) and runs as a worker process of its own (its own
+``tokenizers`` 0.23's ``BertWordPieceTokenizer``; ``--tokenizer gpt2-mask``: GPT-2's file with
+RoBERTa's ``<mask>``, an added token that takes the space before it, put in every 7th document;
+``roberta``: that and RoBERTa's post-processor) and runs as a worker process of its own (its own
 peak RSS): Hugging Face 1.0 in its virtual environment (``--hf1-python``, default
 ``build/tokenizers1-venv`` of the main checkout), the others in this interpreter. The parent cuts
 ``--rounds`` + 1 slices of ``--mb`` MB from the corpus (slice 0 warms up), writes them to a
@@ -30,6 +32,7 @@ it is the same as ``lines``).
 
     python benchmarks/bert_native.py [--mb 2] [--rounds 5] [--corpus en zh] [--docs lines paragraphs]
                                      [--threads 1 2] [--hf023] [--tokens] [--vocab uncased|chinese]
+                                     [--tokenizer bert|gpt2-mask|roberta]
 """
 
 from __future__ import annotations
@@ -130,6 +133,31 @@ def hf_tokenizer_json(vocab: Path, out: Path) -> None:
     BertWordPieceTokenizer(str(vocab), lowercase=True).save(str(out))
 
 
+def roberta_tokenizer_json(out: Path, post_processor: bool) -> None:
+    """GPT-2's tokenizer.json made RoBERTa-like by Hugging Face 0.23: ``<s>``, ``</s>`` and an
+    lstrip ``<mask>`` (which kept ciyuan's encoder off its native path before it learnt the
+    added tokens' flags), with RoBERTa's post-processor if asked."""
+    from tokenizers import AddedToken, Tokenizer, processors
+
+    tok = Tokenizer.from_file(str(SHARED_DATA / "tokenizers" / "gpt2" / "tokenizer.json"))
+    tok.add_special_tokens(["<s>", "</s>", AddedToken("<mask>", lstrip=True, special=True)])
+    if post_processor:
+        sep, cls = ("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>"))
+        tok.post_processor = processors.RobertaProcessing(sep, cls)
+    tok.save(str(out))
+
+
+def with_masks(docs: List[str]) -> List[str]:
+    """Every 7th document with `` <mask>`` put in after its first word (as masked-LM inputs)."""
+    out = []
+    for i, doc in enumerate(docs):
+        if i % 7 == 0:
+            cut = doc.find(" ") + 1 or len(doc)
+            doc = doc[:cut] + " <mask>" + doc[cut:]
+        out.append(doc)
+    return out
+
+
 def run_config(libs: Sequence[str], tokenizer_json: Path, slices_path: Path, sizes: List[float], threads: int,
                rounds: int, hf1_python: str) -> Dict[str, dict]:
     pythons = {lib: (hf1_python if lib == "hf1" else sys.executable) for lib in libs}
@@ -165,6 +193,9 @@ def main() -> None:
     parser.add_argument("--docs", nargs="+", default=["lines", "paragraphs"], choices=["lines", "paragraphs"])
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--vocab", default="uncased", choices=sorted(VOCABS))
+    parser.add_argument("--tokenizer", default="bert", choices=["bert", "gpt2-mask", "roberta"],
+                        help="bert-base-VOCAB's WordPiece, or GPT-2's byte-level BPE with RoBERTa's <mask> "
+                             "(lstrip), without or with RoBERTa's post-processor")
     parser.add_argument("--hf023", action="store_true", help="also time Hugging Face 0.23 (checks offsets)")
     parser.add_argument("--tokens", action="store_true", help="also time ciyuan reading the token strings")
     parser.add_argument("--hf1-python", default=str(HF1_PYTHON))
@@ -177,19 +208,27 @@ def main() -> None:
     libs = ["hf1", "ciyuan", "ciyuan+off"] + (["ciyuan+tok"] if args.tokens else []) + \
         (["hf023"] if args.hf023 else []) + ["ids"]
     print(f"# {machine()}")
-    print(f"# bert-base-{args.vocab}, {args.mb} MB per round, {args.rounds} rounds (+1 warm-up), a new slice "
+    name = f"bert-base-{args.vocab}" if args.tokenizer == "bert" else \
+        "GPT-2 + RoBERTa's <mask> (lstrip, in every 7th document)" + \
+        (" + RobertaProcessing" if args.tokenizer == "roberta" else "")
+    print(f"# {name}, {args.mb} MB per round, {args.rounds} rounds (+1 warm-up), a new slice "
           f"each round; MB/s medians; x = per-round ratio to hf1, median; cores = CPU s / wall s; RSS = peak MB; "
           f"per core = hf1 CPU s / CPU s, per round, median")
     head = "corpus docs       thr " + " ".join(f"{lib:>11}" for lib in libs)
     print(head + "  " + " ".join(f"{lib + '/hf1':>15}" for lib in libs if lib != "hf1") + "  ids  offsets")
     with tempfile.TemporaryDirectory() as tmp:
         tokenizer_json = Path(tmp) / "tokenizer.json"
-        hf_tokenizer_json(VOCABS[args.vocab], tokenizer_json)
+        if args.tokenizer == "bert":
+            hf_tokenizer_json(VOCABS[args.vocab], tokenizer_json)
+        else:
+            roberta_tokenizer_json(tokenizer_json, post_processor=args.tokenizer == "roberta")
         for corpus in args.corpus:
             for docs in args.docs:
                 if corpus == "zh" and docs == "paragraphs":
                     continue  # jinyong's lines are its paragraphs: the same as "lines"
                 parts = slices(CORPORA[corpus], args.mb, args.rounds + 1, docs)
+                if args.tokenizer != "bert":
+                    parts = [with_masks(part) for part in parts]
                 sizes = [sum(len(d.encode("utf-8")) for d in part) / 1e6 for part in parts]
                 slices_path = Path(tmp) / "slices.json"
                 slices_path.write_text(json.dumps(parts), encoding="utf-8")

@@ -95,14 +95,17 @@ def test_added_tokens_hypothesis(specs: List[Spec], lowercase: bool, text: str) 
     assert_same(hf, ours, text)
 
 
-def test_plain_added_tokens_stay_native() -> None:
+def test_added_tokens_stay_native() -> None:
     tok = Tokenizer(WordLevel(VOCAB, unk_token="[UNK]"), pre_tokenizer=WhitespaceSplit())
     tok.add_special_tokens(["<s>"])
     tok.add_tokens([AddedToken("zz", normalized=False)])
     assert tok._native_path
     assert tok.encode("a<s>zz b").ids == [1, 6, 7, 2]
-    tok.add_tokens([AddedToken("<x>", lstrip=True)])  # a flag: Hugging Face's rules on the Python path
-    assert not tok._native_path
+    # A flag: Hugging Face's rules, in the native encoder's added-token passes.
+    tok.add_tokens([AddedToken("<x>", lstrip=True)])
+    assert tok._native_path
+    assert tok.encode("a  <x>b").ids == [1, 8, 2]
+    assert tok.encode("a  <x>b").tokens == ["a", "  <x>", "b"]
 
 
 def test_added_tokens_survive_ciyuan_json(tmp_path: Any) -> None:

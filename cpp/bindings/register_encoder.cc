@@ -683,6 +683,12 @@ void register_front_end(nb::module_& m) {
       nb::arg("text"), nb::arg("front_end"),
       "SentencePiece's normalizer: (normalized text, original character span of each normalized character).");
   m.attr("BERT_TABLES_SOURCE") = nb::str(ciyuan::bert::kTablesSource);
+  // Encoder's flags of a Hugging Face added token (ciyuan/encoder.h).
+  m.attr("ADDED_RAW") = nb::int_(static_cast<int>(ciyuan::kAddedRaw));
+  m.attr("ADDED_SECOND") = nb::int_(static_cast<int>(ciyuan::kAddedSecond));
+  m.attr("ADDED_LSTRIP") = nb::int_(static_cast<int>(ciyuan::kAddedLstrip));
+  m.attr("ADDED_RSTRIP") = nb::int_(static_cast<int>(ciyuan::kAddedRstrip));
+  m.attr("ADDED_SINGLE_WORD") = nb::int_(static_cast<int>(ciyuan::kAddedSingleWord));
 }
 
 }  // namespace
@@ -720,13 +726,20 @@ void register_encoder(nb::module_& m) {
       .def(
           "__init__",
           [](Encoder* self, std::shared_ptr<ciyuan::TokenModel> model, const FrontEnd& front_end,
-             std::vector<std::pair<std::string, uint32_t>> specials) {
+             std::vector<std::pair<std::string, uint32_t>> specials, const std::vector<uint8_t>& flags) {
+            if (!flags.empty() && flags.size() != specials.size())
+              throw nb::value_error("flags must have one entry per special token, or none");
             std::vector<ciyuan::SpecialToken> sp;
-            for (auto& [text, id] : specials) sp.push_back(ciyuan::SpecialToken{std::move(text), id});
+            for (size_t i = 0; i < specials.size(); ++i)
+              sp.push_back(ciyuan::SpecialToken{std::move(specials[i].first), specials[i].second,
+                                                flags.empty() ? uint8_t{0} : flags[i]});
             new (self) Encoder(std::move(model), front_end, std::move(sp));
           },
-          nb::arg("model"), nb::arg("front_end"), nb::arg("specials"),
-          "specials: (text, id) of each special token; policies passed to the encode calls follow this order.")
+          nb::arg("model"), nb::arg("front_end"), nb::arg("specials"), nb::arg("flags") = std::vector<uint8_t>{},
+          "specials: (text, id) of each special token; policies passed to the encode calls follow this order.\n"
+          "flags: none, or one per special token: 0 for a special token found by policy, or a Hugging Face\n"
+          "added token found in every call: ADDED_RAW (1) or ADDED_SECOND (2, the second pass), plus\n"
+          "ADDED_LSTRIP (4), ADDED_RSTRIP (8), ADDED_SINGLE_WORD (16).")
       .def_prop_ro("front_end", &Encoder::front_end)
       .def(
           "encode",

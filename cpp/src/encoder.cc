@@ -10,9 +10,12 @@
 namespace ciyuan {
 
 namespace {
-std::vector<std::pair<std::string, uint32_t>> matcher_entries(const std::vector<SpecialToken>& specials) {
+// The tokens of one matcher: those whose pass flags (kAddedRaw, kAddedSecond) are `pass`.
+std::vector<std::pair<std::string, uint32_t>> matcher_entries(const std::vector<SpecialToken>& specials, uint8_t pass) {
   std::vector<std::pair<std::string, uint32_t>> entries;
-  for (size_t i = 0; i < specials.size(); ++i) entries.emplace_back(specials[i].text, static_cast<uint32_t>(i));
+  for (size_t i = 0; i < specials.size(); ++i)
+    if ((specials[i].flags & (kAddedRaw | kAddedSecond)) == pass)
+      entries.emplace_back(specials[i].text, static_cast<uint32_t>(i));
   return entries;
 }
 
@@ -52,12 +55,18 @@ TokenSink::~TokenSink() {
 
 Encoder::Encoder(std::shared_ptr<const TokenModel> model, FrontEnd front_end, std::vector<SpecialToken> specials)
     : model_(std::move(model)), front_end_(front_end), bert_(front_end.bert), specials_(std::move(specials)),
-      matcher_(matcher_entries(specials_)) {
+      matcher_(matcher_entries(specials_, 0)),
+      added_raw_(matcher_entries(specials_, kAddedRaw)),
+      added_second_(matcher_entries(specials_, kAddedSecond)) {
   if (!model_) throw Error(ErrorKind::kModel, "the encoder needs a model");
   if (front_end_.kind == FrontEndKind::kSentencePiece && !front_end_.spm)
     throw Error(ErrorKind::kModel, "a SentencePiece front end needs its normalizer");
   for (const SpecialToken& s : specials_) {
     if (s.text.empty()) throw Error(ErrorKind::kModel, "a special token is the empty string");
+    if ((s.flags & kAddedRaw) && (s.flags & kAddedSecond))
+      throw Error(ErrorKind::kModel, "the added token '" + s.text + "' is in both passes");
+    if ((s.flags & ~(kAddedRaw | kAddedSecond)) && !(s.flags & (kAddedRaw | kAddedSecond)))
+      throw Error(ErrorKind::kModel, "the special token '" + s.text + "' has an added token's flags but no pass");
     special_by_id_.emplace_back(s.id, &s.text);
   }
   // Sorted, not indexed by id: a special id may be anything up to 2^32 - 1.
@@ -234,17 +243,41 @@ void Encoder::encode_ordinary(std::string_view text, size_t start, size_t end, T
   sink.flush();
 }
 
+template <class Ordinary, class Added>
+void Encoder::split_at_added_tokens(std::string_view text, size_t start, size_t end, Ordinary&& ordinary,
+                                    Added&& added) const {
+  if (added_raw_.empty() && added_second_.empty()) {
+    ordinary(start, end);
+    return;
+  }
+  split_at_added(
+      added_raw_, specials_, text, start, end,
+      [&](size_t a, size_t b) {
+        if (added_second_.empty()) {
+          ordinary(a, b);
+        } else {
+          split_at_added(added_second_, specials_, text, a, b, ordinary, added);
+        }
+      },
+      added);
+}
+
 template <class Call>
 void Encoder::encode_with(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out,
                           const Call& call) const {
   check_size(text);
   out.reserve(model_->expected_tokens(text.size()));
+  auto special = [&](const SpecialToken& t, size_t a, size_t b) {
+    out.buffer().push_back(Token{t.id, static_cast<uint32_t>(a), static_cast<uint32_t>(b)});
+    out.flush();
+  };
   split_at_specials(
-      matcher_, specials_, policy, text, [&](size_t a, size_t b) { encode_ordinary(text, a, b, out, call); },
-      [&](const SpecialToken& t, size_t a, size_t b) {
-        out.buffer().push_back(Token{t.id, static_cast<uint32_t>(a), static_cast<uint32_t>(b)});
-        out.flush();
-      });
+      matcher_, specials_, policy, text,
+      [&](size_t a, size_t b) {
+        split_at_added_tokens(text, a, b, [&](size_t c, size_t d) { encode_ordinary(text, c, d, out, call); },
+                              special);
+      },
+      special);
 }
 
 void Encoder::encode(std::string_view text, const std::vector<SpecialPolicy>& policy, TokenSink& out) const {
@@ -316,12 +349,17 @@ void Encoder::encode_nbest(std::string_view text, const std::vector<SpecialPolic
   scores.clear();
   TokenSink sink(flat);
   const NbestCall call{*model_, k, lengths, scores};
+  auto special = [&](const SpecialToken& t, size_t, size_t) {
+    throw Error(ErrorKind::kModel, "n-best segmentations are of ordinary text, and this text holds the special token '" +
+                                       t.text + "'; encode its parts apart, or leave it out of allowed_special");
+  };
   split_at_specials(
-      matcher_, specials_, policy, text, [&](size_t a, size_t b) { encode_ordinary(text, a, b, sink, call); },
-      [&](const SpecialToken& t, size_t, size_t) {
-        throw Error(ErrorKind::kModel, "n-best segmentations are of ordinary text, and this text holds the special token '" +
-                                           t.text + "'; encode its parts apart, or leave it out of allowed_special");
-      });
+      matcher_, specials_, policy, text,
+      [&](size_t a, size_t b) {
+        split_at_added_tokens(text, a, b, [&](size_t c, size_t d) { encode_ordinary(text, c, d, sink, call); },
+                              special);
+      },
+      special);
   split_paths(flat, lengths, paths, scores);
 }
 

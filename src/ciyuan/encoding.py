@@ -19,7 +19,9 @@ their own overflowing), truncation windows and padding.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Protocol, Sequence, Tuple, Union
+
+import regex
 
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
@@ -136,6 +138,10 @@ class NativeWrap:
 # NativeWrap.of's last wrap and what it was made of (a one-item list: replaced whole, never changed).
 _WrapKey = Tuple[Tuple[AddedTokens, ...], Optional[int], Tuple[AddedTokens, ...]]
 _last_wrap: List[Optional[Tuple[_WrapKey, NativeWrap]]] = [None]
+
+
+# A text as (whitespace, the rest, whitespace), \s as the added tokens' lstrip and rstrip take it.
+_SPACE_AROUND = regex.compile(r"\s*(.*?)\s*", regex.DOTALL)
 
 
 def _part_len(part: Part) -> int:
@@ -350,18 +356,33 @@ class Encoding:
         data, text, wrap = self._native, self._text, self._wrap
         tokenizer = self._tokenizer
         head, tail = wrap.fields["tokens"] if wrap is not None else ([], [])
-        # A model that names its unknown token by the text it covers (HF's Unigram).
         text_unk = getattr(getattr(tokenizer, "model", None), "text_unk_id", None)
         table = getattr(tokenizer, "_token_table", None)
-        if table is not None and text_unk is None:
+        if table is not None:
             # Each id's token string is looked up once per tokenizer, then shared (native).
-            return data.tokens(table, tokenizer.id_to_token, head, tail)  # type: ignore[union-attr]
-        to_token = tokenizer.id_to_token  # type: ignore[union-attr]
-        inner = [to_token(i) for i in data.ids]
-        if text_unk is not None and text is not None and text_unk in data.ids:
-            spans = data.char_offsets(text)
-            inner = [text[s:e] if i == text_unk else t for i, t, (s, e) in zip(data.ids, inner, spans)]
-        return head + inner + tail if head or tail else inner
+            tokens = data.tokens(table, tokenizer.id_to_token, head, tail)  # type: ignore[union-attr]
+        else:
+            to_token = tokenizer.id_to_token  # type: ignore[union-attr]
+            tokens = head + [to_token(i) for i in data.ids] + tail
+        if text is None:
+            return tokens
+        # Added tokens that took whitespace (lstrip, rstrip): their token is the text they matched,
+        # as in Hugging Face. A match is that whitespace around the token's text; the model's own
+        # token of the same id (an added token that is also in the vocabulary) never covers
+        # whitespace, so it keeps its string.
+        stripping: FrozenSet[int] = getattr(tokenizer, "_matched_text_ids", frozenset())
+        if stripping and stripping.isdisjoint(data.ids):
+            stripping = frozenset()
+        if stripping or (text_unk is not None and text_unk in data.ids):
+            at = len(head)
+            for k, (i, (s, e)) in enumerate(zip(data.ids, data.char_offsets(text))):
+                if i == text_unk:  # a model that names its unknown token by its text (HF's Unigram)
+                    tokens[at + k] = text[s:e]
+                elif i in stripping:
+                    core = _SPACE_AROUND.fullmatch(text, s, e)
+                    if core is not None and core.group(1) == tokens[at + k]:
+                        tokens[at + k] = text[s:e]
+        return tokens
 
     @classmethod
     def _composed(cls, tokenizer: Optional[TokenLookup], parts: List[Part], length: int, ranges: Ranges,

@@ -19,6 +19,7 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Dict,
+    FrozenSet,
     Iterable,
     Iterator,
     List,
@@ -106,6 +107,14 @@ def _original_offsets(data: Any, norm: NormalizedString, start: int) -> List[Tup
         os_, oe = norm.original_span(s, e)
         offsets.append((start + os_, start + oe))
     return offsets
+
+
+def _added_flags(token: AddedToken) -> int:
+    """The native encoder's flags of an added token found in its added-token passes: the first
+    pass for the tokens not normalized, the second for the normalized ones."""
+    return ((_core.ADDED_SECOND if token.normalized else _core.ADDED_RAW)
+            | (_core.ADDED_LSTRIP if token.lstrip else 0) | (_core.ADDED_RSTRIP if token.rstrip else 0)
+            | (_core.ADDED_SINGLE_WORD if token.single_word else 0))
 
 
 def _sample_seed(seed: Optional[int]) -> int:
@@ -222,18 +231,29 @@ class Tokenizer:
         # Every added token is one of the encoder's specials (so that it decodes); on the Python
         # path the policy bytes are never sent to the encoder, so only the native path needs them.
         self._encoder = model.make_encoder(front_end, [*self.special_tokens.items(),
-                                                       *((t, i) for i, t in self._added_texts.items())])
+                                                       *((t, i) for i, t in self._added_texts.items())],
+                                           [0] * len(self.special_tokens) + self._added_flags
+                                           if self._added_flags else [])
         # Token strings by id for Encoding.tokens, each looked up once (anew with the tokens).
         self._token_table = _core.TokenTable()
 
     def _build_added(self) -> None:
-        """How the added tokens are found: by the native encoder beside the special tokens when
-        none has a flag and all match on the same text (the input as given: not normalized, or
-        no normalizer); otherwise on the Python path, as Hugging Face does it - the tokens not
-        normalized on the input, then the normalized ones on each normalized piece."""
+        """How the added tokens are found, as Hugging Face does it: the tokens not normalized on
+        the input, then the normalized ones on each normalized piece, with their flags
+        (single_word, lstrip, rstrip).
+
+        - None has a flag and all match on the same text (the input as given: not normalized, or
+          no normalizer): by the native encoder, in one pass beside the special tokens.
+        - Otherwise, with a native front end and the normalized ones (if any) matching the input
+          itself (no normalizer): by the native encoder, in its added-token passes
+          (``_core.ADDED_RAW``, ``ADDED_SECOND``) after the special tokens.
+        - Otherwise on the Python path."""
         model = self.model
         self._added_by_text: Dict[str, Tuple[int, AddedToken]] = {}
-        self._between_native = False
+        self._added_flags: List[int] = []  # per added token (id order), for the native passes
+        #: The added tokens whose token, in an Encoding, is the text they matched (with the
+        #: whitespace lstrip or rstrip took), as in Hugging Face.
+        self._matched_text_ids: FrozenSet[int] = frozenset()
         for i, token in self.added_tokens.items():
             if not isinstance(token, AddedToken):
                 raise ModelError(f"added token {i} must be an AddedToken, not {token!r}")
@@ -269,10 +289,11 @@ class Tokenizer:
                         normalized.setdefault(text, (i, t))
             pattern = added_pattern(normalized)
             self._norm_added = (pattern, normalized) if pattern is not None else None
-            # With a native front end and nothing to match on normalized text (no normalizer),
-            # Python finds the added tokens and the native encoder takes the text between them.
-            self._between_native = self._native_path and self.normalizer is None
-            self._native_path = False
+            if self._native_path and (self.normalizer is None or not any(t.normalized for t in tokens)):
+                self._added_flags = [_added_flags(t) for t in self.added_tokens.values()]
+                self._matched_text_ids = frozenset(i for i, t in self.added_tokens.items() if t.lstrip or t.rstrip)
+            else:
+                self._native_path = False
         self._specials = SpecialTokenRules(self.special_tokens, always, self._added_by_text)
         self._policy = self._specials.policy  # (allowed_special, disallowed_special) -> policy bytes
         self._skipped_ids = set(self._special_ids) | {i for i, t in self.added_tokens.items() if t.special}
@@ -815,8 +836,6 @@ class Tokenizer:
         ids: List[int] = []
         offsets: List[Tuple[int, int]] = []
         stripped: List[Tuple[int, str]] = []  # added tokens whose token is not their content
-        if self._between_native:
-            return self._encode_between(text, policy, rng, sampling)
         for start, end, special, norm, spans in self._pieces_python(text, policy):
             if special is not None:
                 # An added token's token is the text it matched (with the whitespace it took,
@@ -852,43 +871,6 @@ class Tokenizer:
         for at, token in texts:
             tokens[at] = token
         return Encoding(self, ids=ids, offsets=offsets, tokens=tokens)
-
-    def _encode_between(self, text: str, policy: bytes, rng: Any, sampling: Optional[_Sampling]) -> Encoding:
-        """:meth:`_encode_python` when only the added tokens need Python: they are found here
-        (Hugging Face's rules), and each stretch of text between them is encoded natively, front
-        end included (as Hugging Face runs its stages on each stretch apart)."""
-        ids: List[int] = []
-        offsets: List[Tuple[int, int]] = []
-        stripped: List[Tuple[int, str]] = []
-        ordinary = bytes(len(self.special_tokens) + len(self.added_tokens))  # all cut here already
-        for start, end, special in self._specials.segments(text, policy):
-            if special is not None:
-                ids.append(special)
-                offsets.append((start, end))
-                continue
-            raw = find_added(text[start:end], *self._raw_added) if self._raw_added else [(0, end - start, None)]
-            for a, b, added in raw:
-                a, b = start + a, start + b
-                if added is not None:
-                    if text[a:b] != self._added_texts[added]:
-                        stripped.append((len(ids), text[a:b]))
-                    ids.append(added)
-                    offsets.append((a, b))
-                    continue
-                parts = find_added(text[a:b], *self._norm_added) if self._norm_added else [(0, b - a, None)]
-                for c, d, inner in parts:
-                    if inner is not None:
-                        if text[a + c:a + d] != self._added_texts[inner]:
-                            stripped.append((len(ids), text[a + c:a + d]))
-                        ids.append(inner)
-                        offsets.append((a + c, a + d))
-                    elif c < d:
-                        piece = text[a + c:a + d]
-                        data = (self._encoder.encode(piece, ordinary) if sampling is None or rng is None else
-                                self._encoder.encode_sampled(piece, ordinary, sampling.options, rng))
-                        ids.extend(data.ids)
-                        offsets.extend((a + c + s, a + c + e) for s, e in data.char_offsets(piece))
-        return self._encoding_with_texts(ids, offsets, stripped)
 
     def nbest(
         self,

@@ -122,10 +122,11 @@ def local_ray(by_value: Optional[ModuleType] = None) -> Iterator[None]:
         quiet_collect()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[ModuleType]:
-    """The one local 2-CPU Ray cluster (``ray.init(num_cpus=2)``) of a test process, shared by the
-    Ray test modules (test_ray_encode.py, test_ray_train.py): it takes seconds to start."""
+    """A local 2-CPU Ray cluster (``ray.init(num_cpus=2)``) for the tests of one Ray module
+    (test_ray_encode.py, test_ray_train.py), stopped when the module is done: it takes seconds
+    to start, and left running its processes would take CPU from the tests that follow."""
     ray = pytest.importorskip("ray")
     with local_ray():
         yield ray

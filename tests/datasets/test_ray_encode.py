@@ -5,7 +5,7 @@ manifest, for real corpora in each input format and each output format, with bad
 skipped or refused alike, with a tokenizer actor killed mid-job, and when an interrupted run is
 resumed with or without Ray.
 
-One local 2-CPU Ray cluster (the shared ``ray_cluster`` fixture) serves the Ray tests.
+One local 2-CPU Ray cluster (the ``ray_cluster`` fixture) serves this module's tests.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the modul
 
 @pytest.fixture(scope="module", autouse=True)
 def on_ray(ray_cluster: Any) -> None:
-    """The shared local Ray of 2 CPUs (tests/datasets/conftest.py)."""
+    """The module's local Ray of 2 CPUs (tests/datasets/conftest.py)."""
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 the local run gives, byte for byte: BPE, WordPiece and Unigram on real corpora cut into several
 parts, texts as well as files, and with a Ray worker killed mid-job.
 
-One local 2-CPU Ray cluster (the shared ``ray_cluster`` fixture) serves the Ray tests.
+One local 2-CPU Ray cluster (the ``ray_cluster`` fixture) serves this module's tests.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ciyuan.datasets import ray_engine  # noqa: E402  (after the skip: the modul
 
 @pytest.fixture(scope="module", autouse=True)
 def on_ray(ray_cluster: Any) -> Iterator[None]:
-    """The shared local Ray of 2 CPUs; this test module's classes travel to the workers by value."""
+    """The module's local Ray of 2 CPUs; this test module's classes travel to the workers by value."""
     ray_cluster.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     yield
     ray_cluster.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])

@@ -42,6 +42,8 @@
 #include "ciyuan/hash.h"
 #include "ciyuan/pretokenize.h"
 #include "ciyuan/special.h"
+#include "ciyuan/unicode_tables.h"
+#include "ciyuan/utf8.h"
 
 namespace ciyuan {
 
@@ -135,6 +137,22 @@ enum class SpecialPolicy : uint8_t {
 struct SpecialToken {
   std::string text;
   uint32_t id;
+  uint8_t flags = 0;  // kAdded* below; 0 for a special token found by policy
+};
+
+// A Hugging Face added token (flags of SpecialToken) is found in every call, whatever the
+// policy, after the special tokens have cut the text: first the tokens of kAddedRaw in each
+// segment between special tokens, then those of kAddedSecond in each stretch between those (HF's
+// non-normalized, then normalized added tokens; the second pass runs on the same bytes, so only
+// without a normalizer). kAddedSingleWord: a match with a word character (\w) just before or
+// after it in its stretch is passed over; kAddedLstrip / kAddedRstrip: the token takes the
+// whitespace (\s) before it (back to the previous token) / after it.
+enum : uint8_t {
+  kAddedRaw = 1,
+  kAddedSecond = 2,
+  kAddedLstrip = 4,
+  kAddedRstrip = 8,
+  kAddedSingleWord = 16,
 };
 
 // Cuts `text` at the special tokens `policy` allows (one policy per special token, in order):
@@ -170,6 +188,48 @@ void split_at_specials(const SpecialMatcher& matcher, const std::vector<SpecialT
     pos = seg = e;
   }
   ordinary(seg, text.size());
+}
+
+// Cuts text[from, to) at the added tokens `matcher` finds there, by Hugging Face's rules (see
+// kAddedRaw): ordinary(start, end) for the text before each token and after the last (also when
+// empty and no token was found), added(token, start, end) for each. The search goes on after
+// each match as found (its end before rstrip), as HF's does; the matches never overlap.
+template <class Ordinary, class Added>
+void split_at_added(const SpecialMatcher& matcher, const std::vector<SpecialToken>& specials, std::string_view text,
+                    size_t from, size_t to, Ordinary&& ordinary, Added&& added) {
+  const std::string_view view = text.substr(0, to);
+  const char* data = text.data();
+  auto flags_at = [&](size_t i) {  // the character at byte i (< to)
+    uint32_t cp;
+    utf8::decode(data + i, data + to, &cp);
+    return unicode::flags(cp);
+  };
+  auto before = [&](size_t i) {  // the start of the character ending at byte i (> from)
+    do --i;
+    while (i > from && utf8::is_continuation(static_cast<unsigned char>(data[i])));
+    return i;
+  };
+  size_t pos = from, at = from, s, e;
+  bool none = true;
+  uint32_t index;
+  while (pos < to && matcher.find(view, pos, &s, &e, &index)) {
+    pos = e;
+    const SpecialToken& token = specials[index];
+    if ((token.flags & kAddedSingleWord) &&
+        ((s > from && (flags_at(before(s)) & unicode::kWord)) || (e < to && (flags_at(e) & unicode::kWord))))
+      continue;
+    if (token.flags & kAddedLstrip) {
+      while (s > at && (flags_at(before(s)) & unicode::kSpace)) s = before(s);
+    }
+    if (token.flags & kAddedRstrip) {
+      while (e < to && (flags_at(e) & unicode::kSpace)) e += utf8::lead_length(static_cast<unsigned char>(data[e]));
+    }
+    if (at < s) ordinary(at, s);
+    added(token, s, e);
+    at = e;
+    none = false;
+  }
+  if (at < to || none) ordinary(at, to);
 }
 
 // Where encoded tokens go: all of them (ids with their spans), or only their ids. The model
@@ -311,8 +371,16 @@ class Encoder {
   std::shared_ptr<const TokenModel> model_;
   FrontEnd front_end_;
   BertFrontEnd bert_;  // built from front_end_.bert whatever the kind (cheap); used for kBert only
+  // Cuts text[start, end) (between special tokens) at the added tokens (kAddedRaw, then
+  // kAddedSecond): ordinary(a, b) for the text between them, added(token, a, b) for each.
+  template <class Ordinary, class Added>
+  void split_at_added_tokens(std::string_view text, size_t start, size_t end, Ordinary&& ordinary,
+                             Added&& added) const;
+
   std::vector<SpecialToken> specials_;
-  SpecialMatcher matcher_;
+  SpecialMatcher matcher_;      // the special tokens (by policy)
+  SpecialMatcher added_raw_;    // the added tokens of kAddedRaw
+  SpecialMatcher added_second_; // and of kAddedSecond
   std::vector<std::pair<uint32_t, const std::string*>> special_by_id_;  // (id, text), sorted by id
 };
 

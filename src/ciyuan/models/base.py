@@ -81,10 +81,12 @@ class Model(ABC):
         registry type, so a model never imports the decoders' package)."""
 
     def make_encoder(self, front_end: Optional[_core.FrontEnd] = None,
-                     specials: Sequence[Tuple[str, int]] = ()) -> _core.Encoder:
+                     specials: Sequence[Tuple[str, int]] = (), flags: Sequence[int] = ()) -> _core.Encoder:
         """The native encoder of a tokenizer using this model: special tokens (``(text, id)``
-        pairs), then ``front_end`` (default ``FrontEnd.none()``: each text is one piece), then
-        this model. See :func:`ciyuan.front_end.native_front_end` for how a tokenizer picks it.
+        pairs; ``flags``, one per special token when given, mark Hugging Face's added tokens:
+        ``_core.ADDED_RAW`` ...), then ``front_end`` (default ``FrontEnd.none()``: each text is
+        one piece), then this model. See :func:`ciyuan.front_end.native_front_end` for how a
+        tokenizer picks it.
 
         Example:
             >>> from ciyuan import _core
@@ -98,7 +100,7 @@ class Model(ABC):
             front_end = _core.FrontEnd.none()
         if front_end.kind == _core.FrontEndKind.BERT and not self.accepts_bert_front_end:
             raise ModelError(f"the BERT front end does not run natively with {type(self).__name__} models")
-        return _core.Encoder(self._native, front_end, list(specials))
+        return _core.Encoder(self._native, front_end, list(specials), list(flags))
 
     # -- subword regularization ------------------------------------------------------------------
 

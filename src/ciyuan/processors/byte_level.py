@@ -109,6 +109,11 @@ class ByteLevel(PostProcessor):
             return list(encodings)
         return [trim_offsets(e, self.add_prefix_space) for e in encodings]
 
+    def single_wrapper(self, add_special_tokens: bool = True) -> Any:
+        # Without trimming a single sequence passes as it is (GPT-2's and Llama 3's files), so a
+        # batch keeps the native fast path; trimming changes offsets, which wrapping does not.
+        return None if self.trim_offsets else ([], 0, [])
+
     def process(self, encoding: Encoding, pair: Optional[Encoding] = None,
                 add_special_tokens: bool = True) -> Encoding:
         parts = self.transform([encoding] if pair is None else [encoding, pair])
