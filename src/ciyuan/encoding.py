@@ -371,11 +371,12 @@ class Encoding:
         # token of the same id (an added token that is also in the vocabulary) never covers
         # whitespace, so it keeps its string.
         stripping: FrozenSet[int] = getattr(tokenizer, "_matched_text_ids", frozenset())
-        if stripping and stripping.isdisjoint(data.ids):
+        ids = data.ids if stripping or text_unk is not None else ()
+        if stripping and stripping.isdisjoint(ids):
             stripping = frozenset()
-        if stripping or (text_unk is not None and text_unk in data.ids):
+        if stripping or (text_unk is not None and text_unk in ids):
             at = len(head)
-            for k, (i, (s, e)) in enumerate(zip(data.ids, data.char_offsets(text))):
+            for k, (i, (s, e)) in enumerate(zip(ids, data.char_offsets(text))):
                 if i == text_unk:  # a model that names its unknown token by its text (HF's Unigram)
                     tokens[at + k] = text[s:e]
                 elif i in stripping:

@@ -193,7 +193,9 @@ void split_at_specials(const SpecialMatcher& matcher, const std::vector<SpecialT
 // Cuts text[from, to) at the added tokens `matcher` finds there, by Hugging Face's rules (see
 // kAddedRaw): ordinary(start, end) for the text before each token and after the last (also when
 // empty and no token was found), added(token, start, end) for each. The search goes on after
-// each match as found (its end before rstrip), as HF's does; the matches never overlap.
+// each match as found (its end before rstrip), as HF's does (so a token whose text starts with
+// whitespace may be found inside the whitespace an rstrip took, and their spans overlap, as in
+// HF).
 template <class Ordinary, class Added>
 void split_at_added(const SpecialMatcher& matcher, const std::vector<SpecialToken>& specials, std::string_view text,
                     size_t from, size_t to, Ordinary&& ordinary, Added&& added) {
