@@ -30,12 +30,13 @@ def generate() -> str:
     cps = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000 and cp != 0x20]
     # The regex module's script of each code point, by scanning with one pattern per script.
     scripts: Dict[int, str] = {}
+    every = "".join(map(chr, cps))  # made once: the join is most of the work when done per script
     for name in _SCRIPTS:
         try:
             pattern = regex.compile(rf"\p{{Script={name}}}")
         except regex.error:  # a script newer than the regex module
             continue
-        for m in pattern.finditer("".join(map(chr, cps))):
+        for m in pattern.finditer(every):
             scripts.setdefault(ord(m.group()), name)
     reps: Dict[str, str] = {}
     for cp in cps:
