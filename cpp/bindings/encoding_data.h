@@ -170,11 +170,29 @@ inline PyObject* offset_pair(uint32_t s, uint32_t e) {
   return slot;
 }
 
+// How many spaces a token string starts and ends with, for trimming its offsets (see OffsetTrim).
+struct TokenSpaces {
+  uint32_t leading = 0, trailing = 0;
+};
+
+// Hugging Face's byte-level trimming of token i's character span [s, e) (processors.ByteLevel's
+// process_offsets): the start moves past the token string's leading spaces and the end before
+// its trailing ones, never crossing; the first token (or one starting the text) keeps a single
+// leading space with add_prefix_space, the space the pre-tokenizer added.
+inline void trim_span(const TokenSpaces& spaces, size_t i, bool add_prefix_space, size_t& s, size_t& e) {
+  size_t leading = spaces.leading;
+  const size_t trailing = spaces.trailing;
+  if (leading == 1 && add_prefix_space && (i == 0 || s == 0)) leading = 0;
+  if (leading) s = std::min(s + leading, e);
+  if (trailing && e >= trailing) e = std::max(e - trailing, s);
+}
+
 // Character offsets of each token: the characters that contain its first and last byte.
 // The tokens' character spans in `text`, after `head` and before `tail` spans (0, 0) (the
-// special tokens a template puts around a text).
+// special tokens a template puts around a text). With `trim` (one entry per token) each span
+// is then trimmed as Hugging Face's byte-level post-processors do (OffsetTrim).
 inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handle text, size_t head = 0,
-                             size_t tail = 0) {
+                             size_t tail = 0, const TokenSpaces* trim = nullptr, bool add_prefix_space = false) {
   std::string_view utf8 = utf8_view(text);
   bool ascii = is_ascii(text);
   // byte -> index of the character containing it (one buffer per thread: no allocation per text)
@@ -207,6 +225,7 @@ inline nb::list char_offsets(const std::vector<ciyuan::Token>& tokens, nb::handl
       s = chars.first;
       e = chars.second;
     }
+    if (trim) trim_span(trim[i], i, add_prefix_space, s, e);
     PyObject* pair = offset_pair(static_cast<uint32_t>(s), static_cast<uint32_t>(e));
     if (!pair) {
       Py_DECREF(list);
@@ -330,6 +349,83 @@ class TokenTable {
  private:
   static constexpr uint32_t kLimit = 1u << 22;  // ids above this are looked up every time
   std::vector<PyObject*> strs_;
+};
+
+// Hugging Face's byte-level offset trimming (processors.ByteLevel and RobertaProcessing with
+// trim_offsets) for a batch's Encodings: each token's span loses the spaces its token string
+// starts and ends with (trim_span). The counts depend on the id alone, so they are taken from the
+// token string once per id (through the tokenizer's TokenTable) and kept. Ids whose token string
+// in an Encoding is the text they matched (an added token with lstrip or rstrip, an unknown token
+// named by its text) are "text ids": their spans are not trimmed here, and the caller's Python
+// path trims them from the Encoding's tokens. Only touched with the GIL held.
+class OffsetTrim {
+ public:
+  OffsetTrim(nb::handle table, bool add_prefix_space, const std::vector<uint32_t>& text_ids)
+      : table_(nb::borrow(table)), add_prefix_space_(add_prefix_space), text_ids_(text_ids) {
+    if (!nb::isinstance<TokenTable>(table)) throw nb::type_error("OffsetTrim needs the tokenizer's TokenTable");
+    std::sort(text_ids_.begin(), text_ids_.end());
+  }
+
+  bool add_prefix_space() const { return add_prefix_space_; }
+
+  // Whether a code point is one Hugging Face trims: GPT-2's printable space (U+0120) or a
+  // White_Space character (Rust's char::is_whitespace).
+  static bool is_space(Py_UCS4 c) {
+    if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D);
+    if (c < 0x85) return false;
+    return c == 0x85 || c == 0xA0 || c == 0x120 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+           c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+  }
+
+  // The spaces of each of tokens[0, n) into `out`; false when one is a text id (nothing to trim
+  // here), or with a Python error set when a lookup failed.
+  template <class T>
+  bool spaces(nb::handle lookup, const T* tokens, size_t n, std::vector<TokenSpaces>& out) {
+    out.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t id = id_of(tokens[i]);
+      if (id < counts_.size() && counts_[id] != kUnknown) {
+        out[i] = unpack(counts_[id]);
+        continue;
+      }
+      if (std::binary_search(text_ids_.begin(), text_ids_.end(), id)) return false;
+      PyObject* token = nb::inst_ptr<TokenTable>(table_)->token(lookup, id);
+      if (!token) return false;
+      if (!PyUnicode_Check(token)) {
+        Py_DECREF(token);
+        PyErr_SetString(PyExc_TypeError, "a token is not a str");
+        return false;
+      }
+      const TokenSpaces counted = count(token);
+      Py_DECREF(token);
+      if (counted.leading > kMaxCount || counted.trailing > kMaxCount) return false;  // left to Python
+      out[i] = counted;
+      if (id < kLimit) {
+        if (id >= counts_.size()) counts_.resize(std::max<size_t>(id + 1, std::min<size_t>(counts_.size() * 2, kLimit)), kUnknown);
+        counts_[id] = counted.leading << 16 | counted.trailing;
+      }
+    }
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t kUnknown = 0xFFFFFFFFu, kMaxCount = 0x7FFF, kLimit = 1u << 22;
+  static TokenSpaces unpack(uint32_t packed) { return TokenSpaces{packed >> 16, packed & 0xFFFF}; }
+  static TokenSpaces count(PyObject* s) {
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    const int kind = PyUnicode_KIND(s);
+    const void* data = PyUnicode_DATA(s);
+    TokenSpaces out;
+    while (static_cast<Py_ssize_t>(out.leading) < n && is_space(PyUnicode_READ(kind, data, out.leading))) ++out.leading;
+    while (static_cast<Py_ssize_t>(out.trailing) < n && is_space(PyUnicode_READ(kind, data, n - 1 - out.trailing)))
+      ++out.trailing;
+    return out;
+  }
+
+  nb::object table_;
+  bool add_prefix_space_;
+  std::vector<uint32_t> text_ids_;  // sorted
+  std::vector<uint32_t> counts_;    // by id: leading << 16 | trailing, kUnknown when not yet counted
 };
 
 }  // namespace ciyuan_bindings

@@ -41,6 +41,7 @@ using ciyuan_bindings::policy_from;
 using ciyuan_bindings::utf8_view;
 using ciyuan_bindings::wrapped_id_list;
 using ciyuan_bindings::SlotClass;
+using ciyuan_bindings::OffsetTrim;
 using ciyuan_bindings::TokenTable;
 
 namespace {
@@ -200,15 +201,17 @@ nb::list encode_batch_encodings(const Encoder& self, nb::list texts, nb::bytes p
 // one definition of the field: this only answers the common cases sooner.
 struct FieldGetter {
   nb::object cls;
-  Py_ssize_t slot = 0, native = 0, wrap = 0, length = 0, text = 0;
+  Py_ssize_t slot = 0, native = 0, wrap = 0, length = 0, text = 0, tokenizer = 0;
   int kind = 0;           // 0: any field, 1: a mask field, 2: offsets
   int mask_default = 0;   // a mask's value for a model's own tokens when nothing wraps them
   nb::object field;       // the field's name (the key of the wrap's `masks`)
   nb::object fallback;
-  nb::object masks_name = nb::str("masks"), before_name = nb::str("before"), after_name = nb::str("after");
+  nb::object masks_name = nb::str("masks"), before_name = nb::str("before"), after_name = nb::str("after"),
+             trim_name = nb::str("trim"), lookup_name = nb::str("id_to_token");
   // The last wrap read (a batch's Encodings share one) and what was read of it: masks[field]
-  // (mask fields) or its before/after counts (offsets). NativeWrap never changes once made.
-  nb::object last_wrap, last_parts;
+  // (mask fields) or its before/after counts and its OffsetTrim (offsets; None when the offsets
+  // are not trimmed). NativeWrap never changes once made.
+  nb::object last_wrap, last_parts, last_trim;
   size_t last_before = 0, last_after = 0;
 };
 
@@ -282,11 +285,14 @@ PyObject* native_offsets(FieldGetter& g, PyObject* obj, PyObject* native, PyObje
     if (wrap != g.last_wrap.ptr()) {  // read once per wrap (per batch), as native_mask does
       nb::object b = nb::steal(PyObject_GetAttr(wrap, g.before_name.ptr()));
       nb::object a = b.ptr() ? nb::steal(PyObject_GetAttr(wrap, g.after_name.ptr())) : nb::object();
-      if (!a.ptr()) return nullptr;
+      nb::object t = a.ptr() ? nb::steal(PyObject_GetAttr(wrap, g.trim_name.ptr())) : nb::object();
+      if (!t.ptr()) return nullptr;
       const size_t nb_before = PyLong_AsSize_t(b.ptr()), nb_after = PyLong_AsSize_t(a.ptr());
       if (PyErr_Occurred()) return nullptr;
+      if (!t.is_none() && !nb::isinstance<ciyuan_bindings::OffsetTrim>(t)) return nullptr;  // Python decides
       g.last_before = nb_before;
       g.last_after = nb_after;
+      g.last_trim = std::move(t);
       g.last_wrap = nb::borrow(wrap);
     }
     before = g.last_before;
@@ -294,7 +300,22 @@ PyObject* native_offsets(FieldGetter& g, PyObject* obj, PyObject* native, PyObje
   }
   try {
     const EncodingData& data = *nb::inst_ptr<EncodingData>(native);
-    nb::list offsets = ciyuan_bindings::char_offsets(data.tokens, text, before, after);
+    // (Not a buffer kept in g: a lookup runs Python code, which may read another offsets field.)
+    std::vector<ciyuan_bindings::TokenSpaces> spaces;
+    const ciyuan_bindings::TokenSpaces* trim = nullptr;
+    bool add_prefix_space = false;
+    if (wrap != Py_None && !g.last_trim.is_none()) {
+      auto& trimmer = *nb::inst_ptr<ciyuan_bindings::OffsetTrim>(g.last_trim);
+      PyObject* tokenizer = slot_at(obj, g.tokenizer);
+      if (!tokenizer) return nullptr;
+      nb::object lookup = nb::steal(PyObject_GetAttr(tokenizer, g.lookup_name.ptr()));
+      if (!lookup.ptr()) return nullptr;
+      // False without an error: a token whose string is its matched text; the Python getter trims.
+      if (!trimmer.spaces(lookup, data.tokens.data(), data.tokens.size(), spaces)) return nullptr;
+      trim = spaces.data();
+      add_prefix_space = trimmer.add_prefix_space();
+    }
+    nb::list offsets = ciyuan_bindings::char_offsets(data.tokens, text, before, after, trim, add_prefix_space);
     // Kept by an untracked Encoding (a batch's), it is left untracked too, as its ids list: a
     // list of (int, int) tuples holds nothing that can lead back to it.
     if (!PyObject_GC_IsTracked(obj)) PyObject_GC_UnTrack(offsets.ptr());
@@ -353,6 +374,7 @@ nb::object field_getter(const SlotClass& maker, const std::string& slot, nb::obj
       g->wrap = maker.offset("_wrap");
       g->length = maker.offset("_length");
       g->text = maker.offset("_text");
+      g->tokenizer = maker.offset("_tokenizer");
     }
   } catch (...) {
     delete g;
@@ -488,6 +510,13 @@ void register_encoding_data(nb::module_& m) {
   nb::class_<TokenTable>(m, "TokenTable",
                          "Token strings by id, each looked up once (through the lookup passed to each call).")
       .def(nb::init<>());
+  nb::class_<OffsetTrim>(m, "OffsetTrim",
+                         "Hugging Face's byte-level offset trimming for a NativeWrap's Encodings: each token's spaces "
+                         "counted once per id from `table` (the tokenizer's TokenTable); `text_ids` are left to the "
+                         "Python getter (their token is the text they matched).")
+      .def(nb::init<nb::handle, bool, const std::vector<uint32_t>&>(), nb::arg("table"), nb::arg("add_prefix_space"),
+           nb::arg("text_ids"))
+      .def_prop_ro("add_prefix_space", &OffsetTrim::add_prefix_space);
   m.def("native_encodings", &native_encodings, nb::arg("maker"), nb::arg("values"), nb::arg("datas"),
         nb::arg("texts"), nb::arg("head"), nb::arg("tail"),
         "One object of maker's class per EncodingData: slots (data, text, head + ids + tail, length, "

@@ -26,7 +26,7 @@ import regex
 from ciyuan import _core
 from ciyuan.errors import InvalidInputError
 
-__all__ = ["Encoding", "AddedTokens", "LayoutPiece", "TokenLookup"]
+__all__ = ["Encoding", "AddedTokens", "LayoutPiece", "TokenLookup", "trim_spans"]
 
 Offsets = List[Tuple[int, int]]
 Ranges = Dict[int, Tuple[int, int]]
@@ -88,14 +88,62 @@ class AddedTokens:
 LayoutPiece = Union[AddedTokens, Tuple[int, Optional[int]]]
 
 
+# What Hugging Face's byte-level post-processors trim (processors.ByteLevel, RobertaProcessing):
+# GPT-2's printable space (U+0120) and Unicode's White_Space characters (Rust's
+# char::is_whitespace; Python's isspace() would add U+001C..U+001F). _core.OffsetTrim has the same.
+_TRIMMED = frozenset("\u0120\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                     "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
+def _count_trimmed(token: str, reverse: bool) -> int:
+    n = 0
+    for c in (reversed(token) if reverse else token):
+        if c not in _TRIMMED:
+            break
+        n += 1
+    return n
+
+
+def trim_spans(offsets: Offsets, tokens: Sequence[str], start: int, stop: int, add_prefix_space: bool) -> None:
+    """Trim ``offsets[start:stop]`` in place as Hugging Face's byte-level post-processors do: a
+    span loses the spaces its token starts and ends with (``"Ġworld"``: the space before the
+    word), never crossing; the first token (or one starting the text) keeps a single leading
+    space with ``add_prefix_space`` (the space the pre-tokenizer added).
+
+    Example:
+        >>> offsets = [(0, 6), (6, 12)]
+        >>> trim_spans(offsets, ["ĠHello", "Ġworld"], 0, 2, add_prefix_space=False)
+        >>> offsets
+        [(1, 6), (7, 12)]
+    """
+    trimmed = _TRIMMED
+    for i in range(start, stop):
+        token = tokens[i]
+        if not token or (token[0] not in trimmed and token[-1] not in trimmed):
+            continue  # most tokens: nothing to trim, two set lookups
+        s, e = offsets[i]
+        leading, trailing = _count_trimmed(token, False), _count_trimmed(token, True)
+        if leading == 1 and add_prefix_space and (i == start or s == 0):
+            leading = 0  # the space the pre-tokenizer added
+        if leading:
+            s = min(s + leading, e)
+        if trailing and e >= trailing:
+            e = max(e - trailing, s)
+        offsets[i] = (s, e)
+
+
 class NativeWrap:
     """How a single-sequence template wraps every text of a batch (e.g. BERT's ``[CLS] $A
-    [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings.
-    Never changed once made: the native field getters keep what they read of the last one."""
+    [SEP]``): the added tokens' fields before and after, shared by all the batch's Encodings,
+    and ``trim``, a ``_core.OffsetTrim`` when the text's offsets are trimmed first (RoBERTa's
+    processor; see :func:`trim_spans`). Never changed once made: the native field getters keep
+    what they read of the last one."""
 
-    __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids", "masks")
+    __slots__ = ("before", "after", "added", "type_id", "fields", "head_ids", "tail_ids", "masks", "trim")
 
-    def __init__(self, head_tokens: List[AddedTokens], type_id: Optional[int], tail_tokens: List[AddedTokens]) -> None:
+    def __init__(self, head_tokens: List[AddedTokens], type_id: Optional[int], tail_tokens: List[AddedTokens],
+                 trim: Any = None) -> None:
+        self.trim = trim
         head = [a.part for a in head_tokens]
         tail = [a.part for a in tail_tokens]
         self.before = sum(_part_len(p) for p in head)
@@ -112,11 +160,11 @@ class NativeWrap:
         self.masks = {field: (self.fields[field][0], value, self.fields[field][1]) for field, value in inner.items()}
 
     @classmethod
-    def of(cls, head_tokens: List[AddedTokens], type_id: Optional[int], tail_tokens: List[AddedTokens]
-           ) -> "NativeWrap":
-        """``NativeWrap(head_tokens, type_id, tail_tokens)``; the last one made, when given the same
-        AddedTokens objects again (they are immutable, and a template hands out the ones it holds):
-        building it costs more than encoding a batch of a few short texts.
+    def of(cls, head_tokens: List[AddedTokens], type_id: Optional[int], tail_tokens: List[AddedTokens],
+           trim: Any = None) -> "NativeWrap":
+        """``NativeWrap(head_tokens, type_id, tail_tokens, trim)``; the last one made, when given the
+        same AddedTokens objects and trim again (they are immutable, and a template hands out the
+        ones it holds): building it costs more than encoding a batch of a few short texts.
 
         Example:
             >>> cls_, sep = AddedTokens([101], ["[CLS]"]), AddedTokens([102], ["[SEP]"])
@@ -126,11 +174,12 @@ class NativeWrap:
         last = _last_wrap[0]
         if last is not None:
             (head, kept_type, tail), wrap = last
-            if (kept_type == type_id and len(head) == len(head_tokens) and len(tail) == len(tail_tokens)
+            if (kept_type == type_id and wrap.trim is trim and len(head) == len(head_tokens)
+                    and len(tail) == len(tail_tokens)
                     and all(a is b for a, b in zip(head, head_tokens))
                     and all(a is b for a, b in zip(tail, tail_tokens))):
                 return wrap
-        wrap = cls(head_tokens, type_id, tail_tokens)
+        wrap = cls(head_tokens, type_id, tail_tokens, trim)
         _last_wrap[0] = ((tuple(head_tokens), type_id, tuple(tail_tokens)), wrap)
         return wrap
 
@@ -343,7 +392,13 @@ class Encoding:
         if field == "ids":
             return data.ids if wrap is None else data.wrapped_ids(wrap.head_ids, wrap.tail_ids)
         if field == "offsets":
-            return data.char_offsets(text) if wrap is None else data.char_offsets(text, wrap.before, wrap.after)
+            if wrap is None:
+                return data.char_offsets(text)
+            offsets = data.char_offsets(text, wrap.before, wrap.after)
+            if wrap.trim is not None:  # (the native getter's case, or a token that is its matched text)
+                trim_spans(offsets, self._native_tokens(), wrap.before, len(offsets) - wrap.after,
+                           wrap.trim.add_prefix_space)
+            return offsets
         if field == "tokens":
             return self._native_tokens()
         if wrap is None:

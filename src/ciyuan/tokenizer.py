@@ -234,8 +234,10 @@ class Tokenizer:
                                                        *((t, i) for i, t in self._added_texts.items())],
                                            [0] * len(self.special_tokens) + self._added_flags
                                            if self._added_flags else [])
-        # Token strings by id for Encoding.tokens, each looked up once (anew with the tokens).
+        # Token strings by id for Encoding.tokens, each looked up once (anew with the tokens), and
+        # the byte-level offset trimming that counts their spaces (by add_prefix_space).
         self._token_table = _core.TokenTable()
+        self._offset_trims: Dict[bool, Any] = {}
 
     def _build_added(self) -> None:
         """How the added tokens are found, as Hugging Face does it: the tokens not normalized on
@@ -563,10 +565,9 @@ class Tokenizer:
         batch of short lines."""
         wrap: Optional[NativeWrap] = None
         if self.post_processor is not None:
-            parts = self.post_processor.single_wrapper(add_special_tokens)
-            if parts is None:
+            wrap = self._native_wrap(add_special_tokens)
+            if wrap is None:
                 return None
-            wrap = NativeWrap.of(*parts)
         policy = self._policy(allowed_special, disallowed_special)
         texts = list(inputs)
         n = self._threads(threads)
@@ -583,10 +584,30 @@ class Tokenizer:
         """The post-processed encodings of single texts, built straight from the native results
         when the template just wraps each text (BERT's ``[CLS] $A [SEP]``): the same Encodings
         as :func:`~ciyuan.processors.post_process` gives, without its per-text bookkeeping."""
-        wrap = self.post_processor.single_wrapper(add_special_tokens) if self.post_processor is not None else None
+        wrap = self._native_wrap(add_special_tokens) if self.post_processor is not None else None
         if wrap is None:
             return None
-        return Encoding._from_native_batch(self, datas, texts, NativeWrap.of(*wrap))
+        return Encoding._from_native_batch(self, datas, texts, wrap)
+
+    def _native_wrap(self, add_special_tokens: bool) -> Optional[NativeWrap]:
+        """How the post-processor wraps each single text (with the offset trimming it does
+        first, RoBERTa's), or None when it does more than that."""
+        processor = self.post_processor
+        parts = processor.single_wrapper(add_special_tokens) if processor is not None else None
+        if parts is None:
+            return None
+        add_prefix_space = processor.single_trim()  # type: ignore[union-attr]
+        if add_prefix_space is None:
+            return NativeWrap.of(*parts)
+        trim = self._offset_trims.get(add_prefix_space)
+        if trim is None:
+            # The ids whose token in an Encoding is the text they matched: trimmed in Python.
+            text_ids = set(self._matched_text_ids)
+            if self.model.text_unk_id is not None:
+                text_ids.add(self.model.text_unk_id)
+            trim = self._offset_trims[add_prefix_space] = _core.OffsetTrim(self._token_table, add_prefix_space,
+                                                                           sorted(text_ids))
+        return NativeWrap.of(*parts, trim=trim)
 
     @overload
     def encode_batch_ids(self, inputs: Iterable[EncodeInput], *, add_special_tokens: bool = True,

@@ -40,6 +40,12 @@ class PostProcessor(ABC):
         each result directly; None (the default) when :meth:`process` must run."""
         return None
 
+    def single_trim(self) -> Optional[bool]:
+        """When :meth:`single_wrapper` is not None: whether a single sequence's offsets are first
+        trimmed the byte-level way (:func:`ciyuan.encoding.trim_spans`) - its ``add_prefix_space``
+        then, None (the default) when they are not."""
+        return None
+
     @abstractmethod
     def to_dict(self) -> Dict[str, Any]:
         """Plain data with the ``"type"`` key (read back by ``ciyuan.processors.from_dict``)."""

@@ -11,29 +11,16 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ciyuan.encoding import Encoding
+from ciyuan.encoding import Encoding, trim_spans
 from ciyuan.errors import InvalidInputError, ModelError
 from ciyuan.processors.base import PROCESSORS, PostProcessor
 
 __all__ = ["ByteLevel", "trim_offsets", "combine"]
 
-# What Hugging Face trims: GPT-2's printable space (U+0120) and Unicode's White_Space
-# characters (Rust's char::is_whitespace; Python's isspace() would add U+001C..U+001F).
-_SPACES = frozenset("\u0120\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-                    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-
-
-def _count(token: str, reverse: bool) -> int:
-    n = 0
-    for c in (reversed(token) if reverse else token):
-        if c not in _SPACES:
-            break
-        n += 1
-    return n
-
 
 def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> Encoding:
-    """A copy of ``encoding`` (and of its overflowing windows) with trimmed offsets.
+    """A copy of ``encoding`` (and of its overflowing windows) with trimmed offsets
+    (:func:`ciyuan.encoding.trim_spans`).
 
     Example:
         >>> enc = Encoding(None, ids=[1, 2], offsets=[(0, 6), (6, 12)], tokens=["ĠHello", "Ġworld"])
@@ -44,19 +31,7 @@ def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> Encoding:
         raise InvalidInputError(f"expected a ciyuan Encoding, not {type(encoding).__name__}")
     tokens = encoding.tokens
     offsets = list(encoding.offsets)
-    spaces = _SPACES
-    for i, token in enumerate(tokens):
-        if not token or (token[0] not in spaces and token[-1] not in spaces):
-            continue  # most tokens: nothing to trim, two set lookups
-        start, end = offsets[i]
-        leading, trailing = _count(token, False), _count(token, True)
-        if leading and add_prefix_space and leading == 1 and (i == 0 or start == 0):
-            leading = 0  # the space the pre-tokenizer added
-        if leading:
-            start = min(start + leading, end)
-        if trailing and end >= trailing:
-            end = max(end - trailing, start)
-        offsets[i] = (start, end)
+    trim_spans(offsets, tokens, 0, len(offsets), add_prefix_space)
     # A new flat Encoding (the model's output is not copied part by part and flattened).
     out = Encoding(encoding._tokenizer, ids=encoding.ids, offsets=offsets, tokens=tokens,
                    type_ids=encoding.type_ids, attention_mask=encoding.attention_mask,
@@ -110,9 +85,11 @@ class ByteLevel(PostProcessor):
         return [trim_offsets(e, self.add_prefix_space) for e in encodings]
 
     def single_wrapper(self, add_special_tokens: bool = True) -> Any:
-        # Without trimming a single sequence passes as it is (GPT-2's and Llama 3's files), so a
-        # batch keeps the native fast path; trimming changes offsets, which wrapping does not.
-        return None if self.trim_offsets else ([], 0, [])
+        # A single sequence passes as it is (trimmed, see single_trim): a batch keeps the native path.
+        return [], 0, []
+
+    def single_trim(self) -> Optional[bool]:
+        return self.add_prefix_space if self.trim_offsets else None
 
     def process(self, encoding: Encoding, pair: Optional[Encoding] = None,
                 add_special_tokens: bool = True) -> Encoding:

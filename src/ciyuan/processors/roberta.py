@@ -50,9 +50,8 @@ class RobertaProcessing(TemplateProcessing):
                              [("special", c, 0), ("seq", 0, 0), ("special", s, 0), ("special", s, 0),
                               ("seq", 1, 0), ("special", s, 0)])
 
-    def single_wrapper(self, add_special_tokens: bool = True) -> Any:
-        # Trimming changes offsets: the batch fast path (which only wraps) does not apply.
-        return None if self.trim_offsets else super().single_wrapper(add_special_tokens)
+    def single_trim(self) -> Optional[bool]:
+        return self.add_prefix_space if self.trim_offsets else None
 
     def process(self, encoding: Encoding, pair: Optional[Encoding] = None,
                 add_special_tokens: bool = True) -> Encoding:

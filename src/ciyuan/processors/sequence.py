@@ -61,13 +61,22 @@ class Sequence(PostProcessor):
                 return p.process(current[0], current[1] if len(current) > 1 else None, add_special_tokens)
         return combine(current[0], current[1] if len(current) > 1 else None)
 
+    def _trims(self) -> List[bool]:
+        """The add_prefix_space of each processor that trims offsets, in order."""
+        return [t for t in (p.single_trim() for p in self.processors) if t is not None]
+
     def single_wrapper(self, add_special_tokens: bool = True) -> Any:
-        # Only wrapping when every ByteLevel leaves the sequence as it is: then the processor
-        # that adds tokens (the last, see __init__) says how, or the sequence passes as it is.
-        if any(isinstance(p, ByteLevel) and p.trim_offsets for p in self.processors):
+        # The processor that adds tokens (the last, see __init__) says how it wraps, or the
+        # sequence passes as it is; offsets trimmed once at most (single_trim) - twice would
+        # trim the trimmed spans again, which one trim does not describe.
+        if len(self._trims()) > 1:
             return None
         joining = [p for p in self.processors if not isinstance(p, ByteLevel)]
         return joining[0].single_wrapper(add_special_tokens) if joining else ([], 0, [])
+
+    def single_trim(self) -> Optional[bool]:
+        trims = self._trims()
+        return trims[0] if len(trims) == 1 else None
 
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         return sum(p.num_special_tokens_to_add(is_pair) for p in self.processors)
