@@ -353,79 +353,130 @@ class TokenTable {
 
 // Hugging Face's byte-level offset trimming (processors.ByteLevel and RobertaProcessing with
 // trim_offsets) for a batch's Encodings: each token's span loses the spaces its token string
-// starts and ends with (trim_span). The counts depend on the id alone, so they are taken from the
-// token string once per id (through the tokenizer's TokenTable) and kept. Ids whose token string
-// in an Encoding is the text they matched (an added token with lstrip or rstrip, an unknown token
-// named by its text) are "text ids": their spans are not trimmed here, and the caller's Python
-// path trims them from the Encoding's tokens. Only touched with the GIL held.
+// starts and ends with (trim_span). For most tokens the string depends on the id alone, so its
+// spaces are counted once per id (from the tokenizer's TokenTable) and kept. Two kinds of token
+// are the text they matched instead (Encoding._native_tokens): an added token with lstrip or
+// rstrip (`matched_ids`) when its span is whitespace around its content, and the unknown token of
+// a model that names it by its text (`text_unk`); their spaces are counted in the text.
+// Only touched with the GIL held.
 class OffsetTrim {
  public:
-  OffsetTrim(nb::handle table, bool add_prefix_space, const std::vector<uint32_t>& text_ids)
-      : table_(nb::borrow(table)), add_prefix_space_(add_prefix_space), text_ids_(text_ids) {
+  OffsetTrim(nb::handle table, bool add_prefix_space, const std::vector<uint32_t>& matched_ids, int64_t text_unk)
+      : table_(nb::borrow(table)), add_prefix_space_(add_prefix_space), matched_ids_(matched_ids),
+        text_unk_(text_unk) {
     if (!nb::isinstance<TokenTable>(table)) throw nb::type_error("OffsetTrim needs the tokenizer's TokenTable");
-    std::sort(text_ids_.begin(), text_ids_.end());
+    std::sort(matched_ids_.begin(), matched_ids_.end());
   }
 
   bool add_prefix_space() const { return add_prefix_space_; }
 
   // Whether a code point is one Hugging Face trims: GPT-2's printable space (U+0120) or a
   // White_Space character (Rust's char::is_whitespace).
-  static bool is_space(Py_UCS4 c) {
+  static bool is_space(uint32_t c) { return c == 0x120 || is_white_space(c); }
+  // White_Space (also the `regex` module's \s, which _native_tokens strips a match of).
+  static bool is_white_space(uint32_t c) {
     if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D);
     if (c < 0x85) return false;
-    return c == 0x85 || c == 0xA0 || c == 0x120 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-           c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+           c == 0x202F || c == 0x205F || c == 0x3000;
   }
 
-  // The spaces of each of tokens[0, n) into `out`; false when one is a text id (nothing to trim
-  // here), or with a Python error set when a lookup failed.
-  template <class T>
-  bool spaces(nb::handle lookup, const T* tokens, size_t n, std::vector<TokenSpaces>& out) {
+  // The spaces of each of tokens[0, n) (spans of `utf8`) into `out`; false with a Python error set
+  // when a lookup failed.
+  bool spaces(nb::handle lookup, const ciyuan::Token* tokens, size_t n, std::string_view utf8,
+              std::vector<TokenSpaces>& out) {
     out.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      const uint32_t id = id_of(tokens[i]);
-      if (id < counts_.size() && counts_[id] != kUnknown) {
+      const ciyuan::Token& t = tokens[i];
+      const uint32_t id = t.id;
+      if (id < counts_.size() && counts_[id] < kUnknown) {
         out[i] = unpack(counts_[id]);
         continue;
       }
-      if (std::binary_search(text_ids_.begin(), text_ids_.end(), id)) return false;
-      PyObject* token = nb::inst_ptr<TokenTable>(table_)->token(lookup, id);
-      if (!token) return false;
-      if (!PyUnicode_Check(token)) {
-        Py_DECREF(token);
-        PyErr_SetString(PyExc_TypeError, "a token is not a str");
+      if (t.start > t.end || t.end > utf8.size()) {
+        PyErr_SetString(PyExc_RuntimeError, "a token's span is outside its text");
         return false;
       }
-      const TokenSpaces counted = count(token);
-      Py_DECREF(token);
-      if (counted.leading > kMaxCount || counted.trailing > kMaxCount) return false;  // left to Python
-      out[i] = counted;
+      const std::string_view span = utf8.substr(t.start, t.end - t.start);
+      if (static_cast<int64_t>(id) == text_unk_) {
+        out[i] = count(span);
+        continue;
+      }
+      nb::object token = nb::steal(nb::inst_ptr<TokenTable>(table_)->token(lookup, id));
+      if (!token.ptr()) return false;
+      Py_ssize_t size = 0;
+      const char* bytes = PyUnicode_Check(token.ptr()) ? PyUnicode_AsUTF8AndSize(token.ptr(), &size) : nullptr;
+      if (!bytes) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a token is not a str");
+        return false;
+      }
+      const std::string_view own(bytes, static_cast<size_t>(size));
+      if (std::binary_search(matched_ids_.begin(), matched_ids_.end(), id)) {
+        // The text it matched when that is whitespace around its content, else its own string.
+        out[i] = count(strip_white_space(span) == own ? span : own);
+        continue;
+      }
+      out[i] = count(own);
       if (id < kLimit) {
         if (id >= counts_.size()) counts_.resize(std::max<size_t>(id + 1, std::min<size_t>(counts_.size() * 2, kLimit)), kUnknown);
-        counts_[id] = counted.leading << 16 | counted.trailing;
+        counts_[id] = pack(out[i]);
       }
     }
     return true;
   }
 
  private:
-  static constexpr uint32_t kUnknown = 0xFFFFFFFFu, kMaxCount = 0x7FFF, kLimit = 1u << 22;
+  static constexpr uint32_t kUnknown = 0xFFFFFFFFu, kLimit = 1u << 22;
+  static uint32_t pack(TokenSpaces s) {  // (counts past 0x7FFF are kept per token, never here)
+    return s.leading > 0x7FFF || s.trailing > 0xFFFF ? kUnknown : s.leading << 16 | s.trailing;
+  }
   static TokenSpaces unpack(uint32_t packed) { return TokenSpaces{packed >> 16, packed & 0xFFFF}; }
-  static TokenSpaces count(PyObject* s) {
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    const int kind = PyUnicode_KIND(s);
-    const void* data = PyUnicode_DATA(s);
+
+  // The code point before `end` in s and how many bytes it takes (a byte that is not part of a
+  // whole character - a span may cut one - is U+FFFD, one byte).
+  static uint32_t last_char(std::string_view s, size_t end, size_t& len) {
+    size_t at = end - 1;
+    while (at > 0 && end - at < 4 && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
+    uint32_t cp = 0;
+    if (ciyuan::utf8::decode(s.data() + at, s.data() + end, &cp) != end - at) {
+      len = 1;
+      return ciyuan::utf8::kReplacement;
+    }
+    len = end - at;
+    return cp;
+  }
+  static uint32_t first_char(std::string_view s, size_t at, size_t& len) {
+    uint32_t cp = 0;
+    len = ciyuan::utf8::decode(s.data() + at, s.data() + s.size(), &cp);
+    return cp;
+  }
+  // The leading and trailing characters of s that trim_span takes (never overlapping).
+  static TokenSpaces count(std::string_view s) {
     TokenSpaces out;
-    while (static_cast<Py_ssize_t>(out.leading) < n && is_space(PyUnicode_READ(kind, data, out.leading))) ++out.leading;
-    while (static_cast<Py_ssize_t>(out.trailing) < n && is_space(PyUnicode_READ(kind, data, n - 1 - out.trailing)))
+    size_t at = 0, len = 0;
+    while (at < s.size() && is_space(first_char(s, at, len))) {
+      at += len;
+      ++out.leading;
+    }
+    size_t end = s.size();
+    while (end > 0 && is_space(last_char(s, end, len))) {
+      end -= len;
       ++out.trailing;
+    }
     return out;
+  }
+  static std::string_view strip_white_space(std::string_view s) {
+    size_t at = 0, end = s.size(), len = 0;
+    while (at < end && is_white_space(first_char(s, at, len))) at += len;
+    while (end > at && is_white_space(last_char(s, end, len))) end -= len;
+    return s.substr(at, end - at);
   }
 
   nb::object table_;
   bool add_prefix_space_;
-  std::vector<uint32_t> text_ids_;  // sorted
-  std::vector<uint32_t> counts_;    // by id: leading << 16 | trailing, kUnknown when not yet counted
+  std::vector<uint32_t> matched_ids_;  // sorted
+  int64_t text_unk_;
+  std::vector<uint32_t> counts_;  // by id: leading << 16 | trailing, kUnknown when not counted
 };
 
 }  // namespace ciyuan_bindings

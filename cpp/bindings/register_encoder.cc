@@ -310,8 +310,8 @@ PyObject* native_offsets(FieldGetter& g, PyObject* obj, PyObject* native, PyObje
       if (!tokenizer) return nullptr;
       nb::object lookup = nb::steal(PyObject_GetAttr(tokenizer, g.lookup_name.ptr()));
       if (!lookup.ptr()) return nullptr;
-      // False without an error: a token whose string is its matched text; the Python getter trims.
-      if (!trimmer.spaces(lookup, data.tokens.data(), data.tokens.size(), spaces)) return nullptr;
+      if (!trimmer.spaces(lookup, data.tokens.data(), data.tokens.size(), ciyuan_bindings::utf8_view(text), spaces))
+        return nullptr;
       trim = spaces.data();
       add_prefix_space = trimmer.add_prefix_space();
     }
@@ -512,10 +512,11 @@ void register_encoding_data(nb::module_& m) {
       .def(nb::init<>());
   nb::class_<OffsetTrim>(m, "OffsetTrim",
                          "Hugging Face's byte-level offset trimming for a NativeWrap's Encodings: each token's spaces "
-                         "counted once per id from `table` (the tokenizer's TokenTable); `text_ids` are left to the "
-                         "Python getter (their token is the text they matched).")
-      .def(nb::init<nb::handle, bool, const std::vector<uint32_t>&>(), nb::arg("table"), nb::arg("add_prefix_space"),
-           nb::arg("text_ids"))
+                         "counted once per id from `table` (the tokenizer's TokenTable), or in the text for "
+                         "`matched_ids` (lstrip/rstrip added tokens) and `text_unk` (-1: none), whose token is the "
+                         "text they matched.")
+      .def(nb::init<nb::handle, bool, const std::vector<uint32_t>&, int64_t>(), nb::arg("table"),
+           nb::arg("add_prefix_space"), nb::arg("matched_ids"), nb::arg("text_unk"))
       .def_prop_ro("add_prefix_space", &OffsetTrim::add_prefix_space);
   m.def("native_encodings", &native_encodings, nb::arg("maker"), nb::arg("values"), nb::arg("datas"),
         nb::arg("texts"), nb::arg("head"), nb::arg("tail"),

@@ -395,7 +395,7 @@ class Encoding:
             if wrap is None:
                 return data.char_offsets(text)
             offsets = data.char_offsets(text, wrap.before, wrap.after)
-            if wrap.trim is not None:  # (the native getter's case, or a token that is its matched text)
+            if wrap.trim is not None:  # the twin of the native getter's trimming (register_encoder.cc)
                 trim_spans(offsets, self._native_tokens(), wrap.before, len(offsets) - wrap.after,
                            wrap.trim.add_prefix_space)
             return offsets

@@ -601,12 +601,10 @@ class Tokenizer:
             return NativeWrap.of(*parts)
         trim = self._offset_trims.get(add_prefix_space)
         if trim is None:
-            # The ids whose token in an Encoding is the text they matched: trimmed in Python.
-            text_ids = set(self._matched_text_ids)
-            if self.model.text_unk_id is not None:
-                text_ids.add(self.model.text_unk_id)
-            trim = self._offset_trims[add_prefix_space] = _core.OffsetTrim(self._token_table, add_prefix_space,
-                                                                           sorted(text_ids))
+            text_unk = self.model.text_unk_id
+            trim = self._offset_trims[add_prefix_space] = _core.OffsetTrim(
+                self._token_table, add_prefix_space, sorted(self._matched_text_ids),
+                -1 if text_unk is None else text_unk)
         return NativeWrap.of(*parts, trim=trim)
 
     @overload

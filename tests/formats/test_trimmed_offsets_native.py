@@ -2,8 +2,9 @@
 trims offsets (RoBERTa's ``RobertaProcessing``, ``ByteLevel(trim_offsets=True)``, a Sequence of
 ByteLevel and a template) makes a batch's Encodings in one native call, each token's spaces
 counted once per id, and gives `tokenizers`' ids, tokens, offsets and masks: on text full of
-whitespace of every kind, with RoBERTa's lstrip ``<mask>`` (whose token is the text it matched,
-trimmed on the Python side), on generated text and on corpus lines.
+whitespace of every kind, with RoBERTa's lstrip ``<mask>`` and an rstrip token (whose token is
+the text they matched, spaces counted there), with a Unigram model's unknown token (the text it
+covers), on generated text and on corpus lines.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def same(hf: Any, ours: Tokenizer, texts: List[str]) -> None:
                 theirs = getattr(w, field)
                 assert getattr(g, field) == ([tuple(o) for o in theirs] if field == "offsets" else theirs), \
                     (field, text, add)
+            if g._native is not None:  # the Python twin of the native getter
+                assert g._native_field("offsets") == g.offsets, text
         assert ours.encode_batch_ids(texts, add_special_tokens=add) == [w.ids for w in want]
     # One text alone (the per-text Python path) agrees with the batch.
     for text, w in zip(texts[:50], hf.encode_batch(texts[:50])):
@@ -113,3 +116,27 @@ def test_corpus_lines(pair: Tuple[str, Any, Tokenizer]) -> None:
             line = line[:at] + " <mask>" + line[at:]
         texts.append(line)
     same(hf, ours, texts)
+
+
+@pytest.fixture(scope="module")
+def unigram(tmp_path_factory: pytest.TempPathFactory) -> Tuple[Any, Tokenizer]:
+    """A Unigram model without a pre-tokenizer (the native path): its unknown token is the text
+    it covers, spaces and all, and the trimming counts them there."""
+    from tokenizers import models, trainers
+
+    hf = tokenizers.Tokenizer(models.Unigram())
+    lines = read_prefix(shared("corpora", "en", "tinyshakespeare.txt"), 30_000).splitlines()
+    hf.train_from_iterator(lines, trainers.UnigramTrainer(vocab_size=300, special_tokens=["<unk>"], unk_token="<unk>",
+                                                          show_progress=False))
+    hf.post_processor = P.ByteLevel()
+    path = tmp_path_factory.mktemp("unigram") / "tokenizer.json"
+    hf.save(str(path))
+    ours = Tokenizer.from_file(path)
+    assert ours._native_path and ours.model.text_unk_id is not None
+    return tokenizers.Tokenizer.from_file(str(path)), ours
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(PIECES, max_size=12).map("".join), min_size=1, max_size=4))
+def test_unknown_token_named_by_its_text(unigram: Tuple[Any, Tokenizer], texts: List[str]) -> None:
+    same(*unigram, texts + ["\t\t中 文\u3000\t", " \t中\t ", "中 ", " 中", "x \u3000 中 y"])
