@@ -102,10 +102,18 @@ def _split_pairs(inputs: List[Any]) -> Tuple[List[str], List[Optional[str]]]:
 def _original_offsets(data: Any, norm: NormalizedString, start: int) -> List[Tuple[int, int]]:
     """The character offsets in the original text of the tokens ``data`` (a native result over
     ``norm.text``) of the segment that starts at ``start``."""
+    spans = norm.spans
+    if spans is None:  # the text unchanged (most segments): only the shift
+        return [(start + s, start + e) for s, e in data.char_offsets(norm.text)] if start else \
+            data.char_offsets(norm.text)
+    original_span = norm.original_span
     offsets = []
     for s, e in data.char_offsets(norm.text):
-        os_, oe = norm.original_span(s, e)
-        offsets.append((start + os_, start + oe))
+        if s < e:  # (original_span, inlined for the common case)
+            offsets.append((start + spans[s][0], start + spans[e - 1][1]))
+        else:
+            os_, oe = original_span(s, e)
+            offsets.append((start + os_, start + oe))
     return offsets
 
 

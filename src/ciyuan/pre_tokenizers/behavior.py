@@ -53,6 +53,8 @@ def _cut(length: int, matches: Sequence[Span]) -> List[Tuple[int, int, bool]]:
 def apply_behavior(length: int, matches: Sequence[Span], behavior: Behavior, invert: bool = False) -> List[Span]:
     """The pieces of a text of ``length`` characters whose pattern matches are ``matches``
     (ordered, non-overlapping), by ``behavior``; empty pieces are left out."""
+    if not matches and not invert:  # the common case in a Sequence's small pieces: one piece
+        return [(0, length)] if length else []
     parts = [(s, e, m != invert) for s, e, m in _cut(length, matches)]
     pieces: List[List[int]] = []
     if behavior == "Isolated":

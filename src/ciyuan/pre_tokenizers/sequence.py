@@ -58,6 +58,12 @@ class Sequence(PreTokenizer):
         first, *rest = self._active
         text, spans = first.pre_tokenize(text, offset)
         for member in rest:
+            if type(member).pre_tokenize is PreTokenizer.pre_tokenize:
+                # A member that only cuts (no rewriting): its split of each piece's str, without
+                # making a NormalizedString per piece (most of a Sequence's cost otherwise).
+                whole, split = text.text, member.split
+                spans = [(s + a, s + b) for s, e in spans for a, b in split(whole[s:e])]
+                continue
             parts: List[NormalizedString] = []
             joined: List[Span] = []  # spans in the pieces' rewritten texts joined
             same: List[Span] = []  # spans in the text as it is (when nothing was rewritten)
