@@ -509,7 +509,14 @@ void register_encoding_data(nb::module_& m) {
       .def_prop_ro("cls", [](const SlotClass& c) { return nb::borrow(c.cls()); });
   nb::class_<TokenTable>(m, "TokenTable",
                          "Token strings by id, each looked up once (through the lookup passed to each call).")
-      .def(nb::init<>());
+      .def(nb::init<>())
+      .def(
+          "strings",
+          [](TokenTable& table, nb::handle lookup, const std::vector<uint32_t>& ids) {
+            nb::list none;
+            return table.tokens(lookup, none, ids.data(), ids.size(), none);
+          },
+          nb::arg("lookup"), nb::arg("ids"), "[lookup(id) for id in ids], each id's string looked up once and kept.");
   nb::class_<OffsetTrim>(m, "OffsetTrim",
                          "Hugging Face's byte-level offset trimming for a NativeWrap's Encodings: each token's spaces "
                          "counted once per id from `table` (the tokenizer's TokenTable), or in the text for "

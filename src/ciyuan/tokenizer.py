@@ -306,12 +306,17 @@ class Tokenizer:
                 self._native_path = False
         self._specials = SpecialTokenRules(self.special_tokens, always, self._added_by_text)
         self._policy = self._specials.policy  # (allowed_special, disallowed_special) -> policy bytes
-        self._skipped_ids = set(self._special_ids) | {i for i, t in self.added_tokens.items() if t.special}
         # What an added token's id stands for (id_to_token, decode): its content, normalized
         # when it matches normalized text (Hugging Face's added vocabulary does the same).
         self._added_texts = {i: (self.normalizer.normalize_str(t.content) or t.content
                                  if t.normalized and self.normalizer is not None else t.content)
                              for i, t in self.added_tokens.items()}
+        # What skip_special_tokens leaves out: as Hugging Face decides it, by the token's string -
+        # an added token whose string is a special token's content. So a special token that
+        # normalizing changed ("Hel" after Lowercase is "hel") is kept, as in Hugging Face.
+        special_texts = set(self.special_tokens) | {t.content for t in self.added_tokens.values() if t.special}
+        self._skipped_ids = set(self._special_ids) | {i for i, text in self._added_texts.items()
+                                                      if text in special_texts}
 
     # -- encoding ------------------------------------------------------------------------------
 
@@ -1092,8 +1097,8 @@ class Tokenizer:
         if skip:
             checked = [i for i in checked if i not in self._skipped_ids]
         table.decode_bytes(checked)  # validates every id with a clear error
-        if self.decoder.reads_tokens:  # Hugging Face's decoders read token strings
-            return self.decoder.decode_tokens([self.id_to_token(i) for i in checked])
+        if self.decoder.reads_tokens:  # Hugging Face's decoders read token strings (kept by id)
+            return self.decoder.decode_tokens(self._token_table.strings(self.id_to_token, checked))
         # cast: the ids are valid now, so none has None for bytes.
         return self.decoder.decode(cast(List[bytes], [self._encoder.id_bytes(i) for i in checked]))
 
