@@ -140,3 +140,22 @@ def unigram(tmp_path_factory: pytest.TempPathFactory) -> Tuple[Any, Tokenizer]:
 @given(st.lists(st.lists(PIECES, max_size=12).map("".join), min_size=1, max_size=4))
 def test_unknown_token_named_by_its_text(unigram: Tuple[Any, Tokenizer], texts: List[str]) -> None:
     same(*unigram, texts + ["\t\t中 文\u3000\t", " \t中\t ", "中 ", " 中", "x \u3000 中 y"])
+
+
+def test_with_padding_and_truncation(tmp_path: Path) -> None:
+    """Padded and truncated batches of a RoBERTa file: the padding composes the native Encodings
+    (their trimmed offsets read through the wrap), truncation takes the per-text path."""
+    hf = tokenizers.Tokenizer.from_file(str(shared("tokenizers", "gpt2", "tokenizer.json")))
+    hf.post_processor = PROCESSORS["roberta"]()
+    hf.add_tokens(ADDED)
+    texts = CORNERS + read_prefix(shared("corpora", "en", "taylorswift.txt"), 3_000).splitlines()
+    for setting in ("padding", "truncation"):
+        if setting == "padding":
+            hf.enable_padding(pad_id=1, pad_token="<pad>", pad_to_multiple_of=8)
+        else:
+            hf.enable_truncation(6, stride=2)
+        hf.save(str(tmp_path / "tokenizer.json"))
+        ours = Tokenizer.from_file(tmp_path / "tokenizer.json")
+        for text, w, g in zip(texts, hf.encode_batch(texts), ours.encode_batch(texts)):
+            assert (g.ids, g.tokens, g.offsets, g.attention_mask) == \
+                (w.ids, w.tokens, [tuple(o) for o in w.offsets], w.attention_mask), (setting, text)
