@@ -17,6 +17,11 @@ trainer always cut text alike.
 Anything else returns None: the Python stages then cut the text and the native encoder encodes
 the pieces (``encode_spans``). Both paths give the same ids and offsets.
 
+One normalizer has a native path on most texts only: NFC, which leaves almost every text as it
+is (Qwen2's files put it before a pattern with a scanner). :func:`nfc_front_end` is then the
+pre-tokenizer's front end without the normalizer, and the tokenizer gives it only the texts NFC
+leaves unchanged (or, for ids alone, their NFC form); the others take the Python stages.
+
 Example:
     >>> from ciyuan.models import WordPiece
     >>> from ciyuan.pre_tokenizers import Split
@@ -32,7 +37,7 @@ from ciyuan import _core
 from ciyuan.normalizers.base import Normalizer
 from ciyuan.pre_tokenizers.base import PreTokenizer
 
-__all__ = ["FrontEnd", "native_front_end", "scanner", "sentencepiece"]
+__all__ = ["FrontEnd", "native_front_end", "nfc_front_end", "scanner", "sentencepiece"]
 
 #: The typed description the native encoder takes: ``FrontEnd.none()``, ``FrontEnd.scanner(...)``
 #: or ``FrontEnd.bert(BertOptions)``.
@@ -57,7 +62,7 @@ def sentencepiece(normalizer: Normalizer, *, split_by_whitespace: bool = True) -
     Example:
         >>> from ciyuan.normalizers import SentencePieceNormalizer
         >>> sentencepiece(SentencePieceNormalizer("identity")).kind
-        <FrontEndKind.SENTENCEPIECE: 3>
+        FrontEndKind.SENTENCEPIECE
     """
     options = normalizer.native_sentencepiece_options()
     if options is None:
@@ -87,3 +92,20 @@ def native_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any],
     if normalizer is None and pre_tokenizer.native_pattern is not None:
         return scanner(pre_tokenizer.native_pattern)  # no normalizer and a native scanner
     return None
+
+
+def nfc_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any], model: Optional[Any]) -> Optional[FrontEnd]:
+    """When ``normalizer`` is NFC alone: the native front end of ``pre_tokenizer`` without it,
+    right for every text NFC leaves unchanged (the caller checks each text); None otherwise.
+
+    Example:
+        >>> from ciyuan.normalizers import NFC
+        >>> from ciyuan.pre_tokenizers import Split
+        >>> nfc_front_end(NFC(), Split("qwen2"), None)
+        FrontEnd.scanner(PreTokPattern.QWEN2)
+    """
+    from ciyuan.normalizers import NFC
+
+    if type(normalizer) is not NFC:
+        return None
+    return native_front_end(None, pre_tokenizer, model)

@@ -44,9 +44,10 @@ from ciyuan.formats.gpt2 import gpt2_parts
 from ciyuan.formats.hf_json import looks_like_hf_json, read_hf_json, save_hf_json
 from ciyuan.formats.sentencepiece import looks_like_sentencepiece, save_sentencepiece, sentencepiece_parts
 from ciyuan.formats.tiktoken import tiktoken_parts
-from ciyuan.front_end import native_front_end
+from ciyuan.front_end import native_front_end, nfc_front_end
 from ciyuan.models.base import Model
 from ciyuan.normalizers import NormalizedString, Normalizer
+from ciyuan.normalizers.unicode import hf_unchanged
 from ciyuan.pre_tokenizers import PreTokenizer
 from ciyuan.processors import Padding, PostProcessor, Truncation, pad_batch, post_process
 from ciyuan.special_tokens import (
@@ -234,8 +235,17 @@ class Tokenizer:
         if len(self._special_ids) != len(self.special_tokens):
             raise ModelError("two special tokens share an id")
         front_end = native_front_end(self.normalizer, self.pre_tokenizer, model)
+        # NFC before a scanner (Qwen2's files): native for the texts NFC leaves unchanged (_not_nfc).
+        nfc = front_end is None and self.normalizer is not None
+        if nfc:
+            front_end = nfc_front_end(self.normalizer, self.pre_tokenizer, model)
         self._native_path = front_end is not None
         self._build_added()
+        self._nfc_gate = nfc and self._native_path
+        # Every special and added token's text (as given and normalized): a text NFC changes that
+        # holds one takes the Python stages even for ids (see _nfc_for_ids).
+        self._token_texts = sorted({*self.special_tokens, *(t.content for t in self.added_tokens.values()),
+                                    *self._added_texts.values()})
         # Every added token is one of the encoder's specials (so that it decodes); on the Python
         # path the policy bytes are never sent to the encoder, so only the native path needs them.
         self._encoder = model.make_encoder(front_end, [*self.special_tokens.items(),
@@ -399,7 +409,7 @@ class Tokenizer:
     def _encode_raw(self, text: str, policy: bytes, sampling: Optional[_Sampling] = None, index: int = 0) -> Encoding:
         """What the model gives for one text: no post-processing. ``index``: the text's place
         in its call (a pair's second text is 1), which picks its random generator."""
-        if not self._native_path:
+        if not self._native_path or self._not_nfc([text]):
             return self._encode_python(text, policy, sampling, index)
         try:
             data = (self._encoder.encode(text, policy) if sampling is None
@@ -465,7 +475,8 @@ class Tokenizer:
     def _encode_ids_array(self, text: str, policy: bytes, sampling: Optional[_Sampling]) -> Any:
         """encode_ids as an array: the encoder's own buffer when the ids are the model's alone
         (or a template's ids around them), else an array of the ids the other paths give."""
-        if self._native_path and sampling is None and self.truncation is None and self.padding is None:
+        if (self._native_path and sampling is None and self.truncation is None and self.padding is None
+                and not self._not_nfc([text])):
             wrap = self._single_template()
             if wrap == ([], []):
                 try:
@@ -480,7 +491,7 @@ class Tokenizer:
     def _encode_ids(self, text: str, policy: bytes, sampling: Optional[_Sampling]) -> List[int]:
         if self._post_processing:
             return self._encode_one(text, None, policy, sampling, True).ids
-        if not self._native_path:
+        if not self._native_path or self._not_nfc([text]):
             return self._encode_python(text, policy, sampling).ids
         if sampling is not None:
             try:
@@ -526,7 +537,7 @@ class Tokenizer:
     def _encode_batch(self, inputs: List[Any], add_special_tokens: bool, threads: Optional[int],
                       allowed_special: SpecialSet, disallowed_special: SpecialSet,
                       sampling: Optional[_Sampling]) -> List[Encoding]:
-        if self._native_path and sampling is None and self.truncation is None:
+        if self._native_path and sampling is None and self.truncation is None and not self._not_nfc(inputs):
             # Single texts, each encoded and made into its Encoding in one native call (the
             # common case: plain texts, or a template that only wraps each text).
             direct = self._direct_batch(inputs, add_special_tokens, threads, allowed_special, disallowed_special)
@@ -552,16 +563,20 @@ class Tokenizer:
             texts, datas = self._native_batch(firsts + [t for t in seconds if t is not None], threads,
                                               allowed_special, disallowed_special, ids_only=False,
                                               sampling=sampling)
+        not_nfc = self._not_nfc(texts) if datas is not None else []
         with _gc_paused():
-            if datas is not None and singles and self.truncation is None and self.post_processor is not None:
+            if (datas is not None and singles and self.truncation is None and self.post_processor is not None
+                    and not not_nfc):
                 wrapped = self._wrap_all(datas, texts, add_special_tokens)
                 if wrapped is not None:
                     return pad_batch(wrapped, self.padding) if self.padding is not None else wrapped
+            policy = self._policy(allowed_special, disallowed_special)
             if datas is None:
-                policy = self._policy(allowed_special, disallowed_special)
                 raws = [self._encode_python(t, policy, sampling, i) for i, t in enumerate(texts)]
             else:
                 raws = Encoding._from_native_batch(self, datas, texts)
+                for i in not_nfc:  # (the NFC gate: these take the Python stages)
+                    raws[i] = self._encode_python(texts[i], policy, sampling, i)
             if not self._post_processing and singles:
                 return raws
             rest = iter(raws[len(firsts):])
@@ -677,10 +692,11 @@ class Tokenizer:
                                 sampling: Optional[_Sampling]) -> Tuple[Any, Any]:
         """(flat ids, offsets): one native call on the native path, else the lists joined."""
         wrap = self._single_template() if add_special_tokens else ([], [])
-        if (self._native_path and sampling is None and self.truncation is None and self.padding is None
-                and wrap is not None and all(isinstance(t, str) for t in inputs)):
+        texts = self._nfc_for_ids(inputs) if self._native_path else None
+        if (texts is not None and sampling is None and self.truncation is None and self.padding is None
+                and wrap is not None and all(isinstance(t, str) for t in texts)):
             policy = self._policy(allowed_special, disallowed_special)
-            flat, offsets = self._native_flat(cast(List[str], inputs), self._threads(threads), policy, wrap)
+            flat, offsets = self._native_flat(cast(List[str], texts), self._threads(threads), policy, wrap)
             return _id_arrays.uint32_array(flat), _id_arrays.int64_array(offsets)
         lists = self._encode_batch_ids(inputs, add_special_tokens, threads, allowed_special, disallowed_special,
                                        sampling)
@@ -708,7 +724,7 @@ class Tokenizer:
         """
         policy = self._policy(allowed_special, disallowed_special)
         wrap = self._countable()
-        if wrap is None:
+        if wrap is None or self._not_nfc([text]):
             return len(self.encode_ids(text, allowed_special=allowed_special, disallowed_special=disallowed_special))
         try:
             count = self._encoder.count_tokens(text, policy)
@@ -728,14 +744,16 @@ class Tokenizer:
         texts = list(texts)
         policy = self._policy(allowed_special, disallowed_special)
         wrap = self._countable()
-        if wrap is None or not all(isinstance(t, str) for t in texts):
+        native = (self._nfc_for_ids(texts) if wrap is not None and all(isinstance(t, str) for t in texts)
+                  else None)
+        if native is None:
             return [len(ids) for ids in self.encode_batch_ids(texts, threads=threads, allowed_special=allowed_special,
                                                               disallowed_special=disallowed_special)]
         n = self._threads(threads)
         try:
-            counts = self._encoder.count_tokens_batch(texts, policy, n)
+            counts = self._encoder.count_tokens_batch(native, policy, n)
         except UnicodeEncodeError:
-            counts = self._encoder.count_tokens_batch([replace_surrogates(t) for t in texts], policy, n)
+            counts = self._encoder.count_tokens_batch([replace_surrogates(t) for t in native], policy, n)
         return [c + wrap for c in counts] if wrap else cast(List[int], counts)
 
     def _countable(self) -> Optional[int]:
@@ -749,22 +767,48 @@ class Tokenizer:
         wrap = self._single_template()
         return None if wrap is None else len(wrap[0]) + len(wrap[1])
 
+    def _not_nfc(self, texts: List[Any]) -> List[int]:
+        """Under the NFC gate (see _build): the indices of the str texts that NFC changes, which
+        the native encoder (running without the normalizer) must not be given as they are; []
+        without the gate."""
+        if not self._nfc_gate:
+            return []
+        return [i for i, t in enumerate(texts) if isinstance(t, str) and not hf_unchanged(t, "NFC")]
+
+    def _nfc_for_ids(self, texts: List[Any]) -> Optional[List[Any]]:
+        """``texts`` for the native encoder's ids: under the NFC gate, each text NFC changes in
+        its NFC form, which gives the Python stages' ids; None when such a text holds a special
+        or added token's text (before or after normalizing): Hugging Face finds those before
+        normalizing, so it takes the Python stages."""
+        not_nfc = self._not_nfc(texts)
+        if not not_nfc:
+            return texts
+        out = list(texts)
+        normalize = cast(Normalizer, self.normalizer).normalize_str
+        for i in not_nfc:
+            normalized = normalize(texts[i])
+            if any(t in texts[i] or t in normalized for t in self._token_texts):
+                return None
+            out[i] = normalized
+        return out
+
     def _encode_batch_ids(self, inputs: List[Any], add_special_tokens: bool, threads: Optional[int],
                           allowed_special: SpecialSet, disallowed_special: SpecialSet,
                           sampling: Optional[_Sampling]) -> List[List[int]]:
         wrap = self._single_template() if add_special_tokens else ([], [])
         if self.truncation is None and self.padding is None and wrap is not None:
             head, tail = wrap
-            if self._native_path:
+            texts = self._nfc_for_ids(inputs) if self._native_path else None
+            if texts is not None:
                 # The native batch checks that every input is a str as it reads them (a Python
                 # scan first would cost a few percent of a batch of short lines).
                 try:
-                    return self._native_batch(cast(List[str], inputs), threads, allowed_special, disallowed_special,
+                    return self._native_batch(cast(List[str], texts), threads, allowed_special, disallowed_special,
                                               ids_only=True, wrap=(head, tail), sampling=sampling)[1]
                 except TypeError:
                     if all(isinstance(t, str) for t in inputs):
                         raise
-            elif all(isinstance(t, str) for t in inputs):
+            elif not self._native_path and all(isinstance(t, str) for t in inputs):
                 policy = self._policy(allowed_special, disallowed_special)
                 return [head + self._encode_python(t, policy, sampling, i).ids + tail
                         for i, t in enumerate(cast(List[str], inputs))]
@@ -930,7 +974,7 @@ class Tokenizer:
                              "n-best segmentations need a Unigram model")
         k = check_count(k, "k", least=1)
         policy = self._policy(allowed_special, disallowed_special)
-        if not self._native_path:
+        if not self._native_path or self._not_nfc([text]):
             return self._nbest_python(text, policy, k)
         try:
             results = self._encoder.encode_nbest(text, policy, k)

@@ -27,7 +27,7 @@ from ciyuan._text import replace_surrogates_in_place
 from ciyuan.normalizers.base import NORMALIZERS, NormalizedString, Normalizer
 from ciyuan.normalizers.hf_tables import NORMALIZATION_EXCEPTIONS
 
-__all__ = ["NFC", "NFD", "NFKC", "NFKD", "Lowercase"]
+__all__ = ["NFC", "NFD", "NFKC", "NFKD", "Lowercase", "hf_unchanged"]
 
 _Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
 Change = Tuple[str, int]
@@ -95,11 +95,22 @@ def _compose(chars: List[Change]) -> List[Change]:
     return out
 
 
+def hf_unchanged(text: str, form: _Form) -> bool:
+    """Whether Hugging Face's ``form`` leaves ``text`` as it is (Python's check, and none of the
+    characters where Hugging Face's tables differ).
+
+    Example:
+        >>> hf_unchanged("café", "NFC"), hf_unchanged("cafe\u0301", "NFC")
+        (True, False)
+    """
+    special = _EXCEPTIONS[form]
+    return unicodedata.is_normalized(form, text) and (special is None or special.search(text) is None)
+
+
 def hf_normalize(text: NormalizedString, form: _Form) -> NormalizedString:
     """``text`` in ``form`` as Hugging Face normalizes it, with its alignment."""
     s = text.text
-    special = _EXCEPTIONS[form]
-    if unicodedata.is_normalized(form, s) and (special is None or special.search(s) is None):
+    if hf_unchanged(s, form):
         return text
     decomposition: _Form = "NFKD" if form.startswith("NFK") else "NFD"
     chars = _decompose(s, decomposition)
