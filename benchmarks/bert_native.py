@@ -4,7 +4,8 @@ Face tokenizers 1.0 (and 0.23), side by side, on the same slices of text.
 Every library loads the same ``tokenizer.json`` (bert-base-uncased by default, written by
 ``tokenizers`` 0.23's ``BertWordPieceTokenizer``; ``--tokenizer gpt2-mask``: GPT-2's file with
 RoBERTa's ``<mask>``, an added token that takes the space before it, put in every 7th document;
-``roberta``: that and RoBERTa's post-processor) and runs as a worker process of its own (its own
+``roberta``: that and RoBERTa's post-processor; ``qwen2``: GPT-2's vocabulary in a Qwen2-style
+file, NFC before Qwen2's pattern) and runs as a worker process of its own (its own
 peak RSS): Hugging Face 1.0 in its virtual environment (``--hf1-python``, default
 ``build/tokenizers1-venv`` of the main checkout), the others in this interpreter. The parent cuts
 ``--rounds`` + 1 slices of ``--mb`` MB from the corpus (slice 0 warms up), writes them to a
@@ -32,7 +33,7 @@ it is the same as ``lines``).
 
     python benchmarks/bert_native.py [--mb 2] [--rounds 5] [--corpus en zh] [--docs lines paragraphs]
                                      [--threads 1 2] [--hf023] [--tokens] [--vocab uncased|chinese]
-                                     [--tokenizer bert|gpt2-mask|roberta]
+                                     [--tokenizer bert|gpt2-mask|roberta|qwen2]
 """
 
 from __future__ import annotations
@@ -147,6 +148,27 @@ def roberta_tokenizer_json(out: Path, post_processor: bool) -> None:
     tok.save(str(out))
 
 
+def qwen2_tokenizer_json(out: Path) -> None:
+    """A Qwen2-style tokenizer.json made by Hugging Face 0.23: NFC, then a Split by Qwen2's pattern
+    and ByteLevel, over GPT-2's vocabulary (Qwen2's own is not in ../shared/data), with Qwen2's
+    chat special tokens matched on the input as given (normalized false, as in Qwen2's file)."""
+    from tokenizers import AddedToken, Regex, Tokenizer, normalizers, pre_tokenizers, processors
+
+    from ciyuan.pre_tokenizers.patterns import QWEN2_PATTERN
+
+    tok = Tokenizer.from_file(str(SHARED_DATA / "tokenizers" / "gpt2" / "tokenizer.json"))
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(QWEN2_PATTERN), "isolated"),
+                                                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.post_processor = processors.ByteLevel(trim_offsets=False)
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in ("<|im_start|>", "<|im_end|>")])
+    tok.save(str(out))
+    data = json.loads(out.read_text(encoding="utf-8"))
+    for token in data["added_tokens"]:  # GPT-2's <|endoftext|> too
+        token["normalized"] = False
+    out.write_text(json.dumps(data), encoding="utf-8")
+
+
 def with_masks(docs: List[str]) -> List[str]:
     """Every 7th document with `` <mask>`` put in after its first word (as masked-LM inputs)."""
     out = []
@@ -193,9 +215,10 @@ def main() -> None:
     parser.add_argument("--docs", nargs="+", default=["lines", "paragraphs"], choices=["lines", "paragraphs"])
     parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--vocab", default="uncased", choices=sorted(VOCABS))
-    parser.add_argument("--tokenizer", default="bert", choices=["bert", "gpt2-mask", "roberta"],
-                        help="bert-base-VOCAB's WordPiece, or GPT-2's byte-level BPE with RoBERTa's <mask> "
-                             "(lstrip), without or with RoBERTa's post-processor")
+    parser.add_argument("--tokenizer", default="bert", choices=["bert", "gpt2-mask", "roberta", "qwen2"],
+                        help="bert-base-VOCAB's WordPiece; GPT-2's byte-level BPE with RoBERTa's <mask> "
+                             "(lstrip), without or with RoBERTa's post-processor; or GPT-2's vocabulary in a "
+                             "Qwen2-style file (NFC, Qwen2's pattern)")
     parser.add_argument("--hf023", action="store_true", help="also time Hugging Face 0.23 (checks offsets)")
     parser.add_argument("--tokens", action="store_true", help="also time ciyuan reading the token strings")
     parser.add_argument("--hf1-python", default=str(HF1_PYTHON))
@@ -209,6 +232,7 @@ def main() -> None:
         (["hf023"] if args.hf023 else []) + ["ids"]
     print(f"# {machine()}")
     name = f"bert-base-{args.vocab}" if args.tokenizer == "bert" else \
+        "GPT-2's vocabulary in a Qwen2-style file (NFC, Qwen2's pattern, ByteLevel)" if args.tokenizer == "qwen2" else \
         "GPT-2 + RoBERTa's <mask> (lstrip, in every 7th document)" + \
         (" + RobertaProcessing" if args.tokenizer == "roberta" else "")
     print(f"# {name}, {args.mb} MB per round, {args.rounds} rounds (+1 warm-up), a new slice "
@@ -220,6 +244,8 @@ def main() -> None:
         tokenizer_json = Path(tmp) / "tokenizer.json"
         if args.tokenizer == "bert":
             hf_tokenizer_json(VOCABS[args.vocab], tokenizer_json)
+        elif args.tokenizer == "qwen2":
+            qwen2_tokenizer_json(tokenizer_json)
         else:
             roberta_tokenizer_json(tokenizer_json, post_processor=args.tokenizer == "roberta")
         for corpus in args.corpus:
@@ -227,7 +253,7 @@ def main() -> None:
                 if corpus == "zh" and docs == "paragraphs":
                     continue  # jinyong's lines are its paragraphs: the same as "lines"
                 parts = slices(CORPORA[corpus], args.mb, args.rounds + 1, docs)
-                if args.tokenizer != "bert":
+                if args.tokenizer in ("gpt2-mask", "roberta"):
                     parts = [with_masks(part) for part in parts]
                 sizes = [sum(len(d.encode("utf-8")) for d in part) / 1e6 for part in parts]
                 slices_path = Path(tmp) / "slices.json"
