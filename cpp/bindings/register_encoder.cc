@@ -300,7 +300,9 @@ PyObject* native_offsets(FieldGetter& g, PyObject* obj, PyObject* native, PyObje
   }
   try {
     const EncodingData& data = *nb::inst_ptr<EncodingData>(native);
-    // (Not a buffer kept in g: a lookup runs Python code, which may read another offsets field.)
+    // (Not a buffer kept in g: a lookup runs Python code, which may read another offsets field;
+    // and the result and its text are held, in case that code changes this Encoding's slots.)
+    nb::object keep_native = nb::borrow(native), keep_text = nb::borrow(text);
     std::vector<ciyuan_bindings::TokenSpaces> spaces;
     const ciyuan_bindings::TokenSpaces* trim = nullptr;
     bool add_prefix_space = false;
