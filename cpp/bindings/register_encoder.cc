@@ -627,7 +627,10 @@ void register_front_end(nb::module_& m) {
       .def_rw("treat_whitespace_as_suffix", &SpmNormalizerOptions::treat_whitespace_as_suffix)
       .def_rw("split_by_whitespace", &SpmNormalizerOptions::split_by_whitespace,
               "Training only: cut each normalized sentence into whitespace words.")
-      .def_rw("user_defined_symbols", &SpmNormalizerOptions::user_defined_symbols);
+      .def_rw("user_defined_symbols", &SpmNormalizerOptions::user_defined_symbols)
+      .def_rw("hf_offsets", &SpmNormalizerOptions::hf_offsets,
+              "Offsets as Hugging Face's Prepend + Replace normalizers align them (dummy prefix: the first "
+              "character's span; byte-fallback tokens: the whole character's), not sentencepiece's.");
 
   nb::class_<FrontEnd>(m, "FrontEnd", "The Encoder's front end: build it with none(), scanner() or bert().")
       .def_static("none", &FrontEnd::none)

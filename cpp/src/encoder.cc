@@ -6,6 +6,7 @@
 #include "ciyuan/errors.h"
 #include "ciyuan/parallel.h"
 #include "ciyuan/spm_normalizer.h"
+#include "ciyuan/utf8.h"
 
 namespace ciyuan {
 
@@ -182,12 +183,33 @@ void encode_sentencepiece(const Call& call, const SpmNormalizer& spm, std::strin
   call.pieces(normalized, &piece, 1, out);
   if (!ids_only) {
     const uint32_t base = static_cast<uint32_t>(start);
+    const SpmNormalizerOptions& o = spm.options();
+    // Hugging Face (hf_offsets): a token of the dummy prefix alone ends where the first
+    // character does (the prefix is aligned to that character's span).
+    const size_t prefix = o.hf_offsets && o.add_dummy_prefix && !o.treat_whitespace_as_suffix
+                              ? (o.escape_whitespaces ? 3 : 1) : 0;
+    uint32_t prefix_end = 0;
+    if (prefix && normalized.size() >= prefix) {
+      size_t next = prefix;
+      if (next < normalized.size()) next += utf8::lead_length(static_cast<unsigned char>(normalized[next]));
+      prefix_end = orig[std::min(next, normalized.size())];
+    }
     // Byte-fallback tokens of one character share its span: as sentencepiece, all but the last
-    // get the empty span at its start.
+    // get the empty span at its start. Hugging Face gives each the whole character's span (a
+    // byte token's span widened to the character it is in).
+    auto is_inner = [&](size_t b) {
+      return b < normalized.size() && (static_cast<unsigned char>(normalized[b]) & 0xC0) == 0x80;
+    };
     for (size_t k = first; k < out.size(); ++k) {
-      const bool split = k + 1 < out.size() && out[k + 1].start == out[k].start && out[k + 1].end == out[k].end;
-      out[k].start = base + orig[out[k].start];
-      out[k].end = split ? out[k].start : base + orig[out[k].end];
+      const bool split = !o.hf_offsets && k + 1 < out.size() && out[k + 1].start == out[k].start &&
+                         out[k + 1].end == out[k].end;
+      size_t s = out[k].start, e = out[k].end;
+      if (o.hf_offsets) {
+        while (s > 0 && is_inner(s)) --s;
+        while (is_inner(e)) ++e;
+      }
+      out[k].start = base + orig[s];
+      out[k].end = split ? out[k].start : base + (prefix && s == 0 && e <= prefix ? prefix_end : orig[e]);
     }
   }
   // Keep no huge buffers alive in the thread after a long text.

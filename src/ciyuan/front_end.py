@@ -5,8 +5,9 @@ normalizer and pre-tokenizer have a native form:
 
 * no normalizer and no pre-tokenizer: each text (between special tokens) is one piece;
 * no normalizer and a pre-tokenizer with a ``native_pattern``: that scanner;
-* SentencePiece's normalizer (``native_sentencepiece_options()``) and no pre-tokenizer: the
-  SentencePiece front end (each normalized segment is one piece; the model handles ``▁``);
+* SentencePiece's normalizer (``native_sentencepiece_options()``: also Hugging Face's Llama 2
+  Sequence of Prepend and Replace) and no pre-tokenizer: the SentencePiece front end (each
+  normalized segment is one piece; the model handles ``▁``);
 * the ``BertPreTokenizer`` after a normalizer with ``native_bert_options()`` (``BertNormalizer``)
   or after none (the BERT front end with every option off), in front of a model that
   ``accepts_bert_front_end``: the BERT front end.
@@ -81,8 +82,16 @@ def native_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any],
             (normalizer is not None and not isinstance(normalizer, Normalizer)):
         return None
     if pre_tokenizer is None:
-        # No normalizer either: each text is one piece; SentencePiece's: its front end.
-        return FrontEnd.none() if normalizer is None else sentencepiece(normalizer)
+        # No normalizer either: each text is one piece; SentencePiece's: its front end. Hugging
+        # Face's Llama 2 normalizer runs on it too when encoding; its trainers count whole texts
+        # (the SentencePiece front end would count whitespace words): the Python stages.
+        if normalizer is None:
+            return FrontEnd.none()
+        front_end = sentencepiece(normalizer)
+        options = front_end.sentencepiece_options if front_end is not None else None
+        if model is None and options is not None and options.hf_offsets:
+            return None
+        return front_end
     if pre_tokenizer.bert_words:
         # BertPreTokenizer: the BERT front end, after BertNormalizer or no normalizer.
         bert = _NO_BERT_NORMALIZATION if normalizer is None else normalizer.native_bert_options()
@@ -104,8 +113,8 @@ def nfc_front_end(normalizer: Optional[Any], pre_tokenizer: Optional[Any], model
         >>> nfc_front_end(NFC(), Split("qwen2"), None)
         FrontEnd.scanner(PreTokPattern.QWEN2)
     """
-    from ciyuan.normalizers import NFC
-
-    if type(normalizer) is not NFC:
+    # (By its registered name: the trainers import this module, and stages may not import
+    # each other - only their base protocols.)
+    if not isinstance(normalizer, Normalizer) or normalizer.type_name != "NFC":
         return None
     return native_front_end(None, pre_tokenizer, model)

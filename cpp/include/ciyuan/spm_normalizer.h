@@ -53,6 +53,10 @@ struct SpmNormalizerOptions {
   // each sentence whole.
   bool split_by_whitespace = true;
   std::vector<std::string> user_defined_symbols;  // copied unnormalized (longest match first)
+  // Offsets as Hugging Face's Prepend("▁") + Replace(" ", "▁") give them (its Llama 2 files),
+  // not as sentencepiece: the dummy prefix is aligned to the first character's span, and every
+  // byte-fallback token of a character keeps the character's span (encode_sentencepiece).
+  bool hf_offsets = false;
 };
 
 class SpmNormalizer {
