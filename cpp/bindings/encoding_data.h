@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ciyuan/encoder.h"
+#include "ciyuan/unicode_tables.h"
 #include "ciyuan/utf8.h"
 #include "common.h"
 
@@ -373,13 +374,9 @@ class OffsetTrim {
   // Whether a code point is one Hugging Face trims: GPT-2's printable space (U+0120) or a
   // White_Space character (Rust's char::is_whitespace).
   static bool is_space(uint32_t c) { return c == 0x120 || is_white_space(c); }
-  // White_Space (also the `regex` module's \s, which _native_tokens strips a match of).
-  static bool is_white_space(uint32_t c) {
-    if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D);
-    if (c < 0x85) return false;
-    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
-           c == 0x202F || c == 0x205F || c == 0x3000;
-  }
+  // White_Space: the `regex` module's \s (which _native_tokens strips a match of), from the
+  // generated Unicode tables.
+  static bool is_white_space(uint32_t c) { return (ciyuan::unicode::flags(c) & ciyuan::unicode::kSpace) != 0; }
 
   // The spaces of each of tokens[0, n) (spans of `utf8`) into `out`; false with a Python error set
   // when a lookup failed.
