@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "block_pool.h"
 #include "ciyuan/encoder.h"
 #include "ciyuan/parallel.h"
+#include "ciyuan/utf8.h"
 #include "encoding_data.h"
 #include "str_utf8.h"
 
@@ -69,7 +71,8 @@ class FirstError {
   // No text at or after `i` needs encoding: an earlier one failed.
   bool before(size_t i) const { return index_.load(std::memory_order_relaxed) < i; }
   // With the GIL held: raises the recorded error, if any.
-  void raise(const StrBatch& batch) const {
+  template <class Batch>
+  void raise(const Batch& batch) const {
     const size_t i = index_.load(std::memory_order_relaxed);
     if (i == kNone) return;
     if (surrogate_) raise_no_utf8(batch.object(i));  // CPython's own UnicodeEncodeError
@@ -87,8 +90,8 @@ class FirstError {
 // Runs encode(r, i, utf8) for every text i of `batch`, in runs of `run` consecutive texts (run
 // r holds texts [r * run, (r + 1) * run)), on `threads` threads with the GIL released; then
 // raises the error of the lowest failing text.
-template <class Encode>
-void each_text(const StrBatch& batch, int threads, size_t run, Encode&& encode) {
+template <class Batch, class Encode>
+void each_text(const Batch& batch, int threads, size_t run, Encode&& encode) {
   const size_t n = batch.size();
   FirstError first;
   {
@@ -168,11 +171,39 @@ nb::object encode_ids_array(const Encoder& self, nb::handle text, nb::bytes poli
   return owned_array(std::move(ids));
 }
 
+// Documents given as one UTF-8 buffer and each one's end in it (encode-dataset's JSON Lines
+// reader makes them without a str per document): the batch interface each_text reads.
+class Utf8Docs {
+ public:
+  Utf8Docs(nb::bytes data, const std::vector<int64_t>& ends) : data_(data), ends_(ends) {
+    int64_t start = 0;
+    for (const int64_t end : ends_) {
+      if (end < start || end > static_cast<int64_t>(data_.size()))
+        throw nb::value_error("the document ends must rise and stay within the data");
+      start = end;
+    }
+    const size_t bad = ciyuan::utf8::validate(data_.c_str(), data_.size());
+    if (bad != data_.size())
+      throw nb::value_error(("the documents are not valid UTF-8 (at byte " + std::to_string(bad) + ")").c_str());
+  }
+  size_t size() const { return ends_.size(); }
+  bool utf8(size_t i, Utf8Buffer&, std::string_view& out) const {
+    const int64_t start = i ? ends_[i - 1] : 0;
+    out = std::string_view(data_.c_str() + start, static_cast<size_t>(ends_[i] - start));
+    return true;
+  }
+  nb::handle object(size_t) const { return nb::none(); }  // never asked: utf8() cannot fail
+
+ private:
+  nb::bytes data_;
+  const std::vector<int64_t>& ends_;
+};
+
 // (flat ids, offsets): text i's ids (with `head` before and `tail` after them) are
 // flat[offsets[i]:offsets[i + 1]].
-nb::tuple encode_batch_ids_array(const Encoder& self, nb::handle texts, nb::bytes policy, int threads,
-                                 const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
-  const StrBatch batch(texts);
+template <class Batch>
+nb::tuple batch_ids_array(const Encoder& self, const Batch& batch, nb::bytes policy, int threads,
+                          const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
   const auto pol = policy_from(policy);
   const size_t n = batch.size();
   const size_t run = run_length(n, threads);
@@ -210,6 +241,17 @@ nb::tuple encode_batch_ids_array(const Encoder& self, nb::handle texts, nb::byte
   return nb::make_tuple(owned_array(std::move(flat)), owned_array(std::move(offsets)));
 }
 
+nb::tuple encode_batch_ids_array(const Encoder& self, nb::handle texts, nb::bytes policy, int threads,
+                                 const std::vector<uint32_t>& head, const std::vector<uint32_t>& tail) {
+  return batch_ids_array(self, StrBatch(texts), policy, threads, head, tail);
+}
+
+nb::tuple encode_utf8_batch_ids_array(const Encoder& self, nb::bytes data, const std::vector<int64_t>& ends,
+                                      nb::bytes policy, int threads, const std::vector<uint32_t>& head,
+                                      const std::vector<uint32_t>& tail) {
+  return batch_ids_array(self, Utf8Docs(data, ends), policy, threads, head, tail);
+}
+
 }  // namespace
 
 void def_id_outputs(nb::module_& m) {
@@ -228,6 +270,11 @@ void def_id_outputs(nb::module_& m) {
                        nb::arg("head") = std::vector<uint32_t>(), nb::arg("tail") = std::vector<uint32_t>(),
                        "(flat uint32 ids, int64 offsets of len(texts) + 1): text i's ids, with `head` and "
                        "`tail` around them, are flat[offsets[i]:offsets[i + 1]].");
+  nb::cpp_function_def(&encode_utf8_batch_ids_array, nb::scope(cls), nb::name("encode_utf8_batch_ids_array"),
+                       nb::is_method(), nb::arg("data"), nb::arg("ends"), nb::arg("policy"), nb::arg("threads"),
+                       nb::arg("head") = std::vector<uint32_t>(), nb::arg("tail") = std::vector<uint32_t>(),
+                       "encode_batch_ids_array of documents given as one UTF-8 buffer: document i is "
+                       "data[ends[i - 1]:ends[i]] (from 0 for the first); ValueError for invalid UTF-8.");
 }
 
 }  // namespace ciyuan_bindings

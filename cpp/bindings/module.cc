@@ -15,6 +15,7 @@ void register_encoder(nb::module_& m);
 void register_segment(nb::module_& m);
 void register_trainers(nb::module_& m);
 void register_spm(nb::module_& m);
+void register_datasets(nb::module_& m);
 
 namespace {
 const char* python_error_name(ciyuan::ErrorKind kind) {
@@ -55,4 +56,5 @@ NB_MODULE(_core, m) {
   ciyuan_bindings::register_id_decoder(m);
   register_segment(m);
   register_trainers(m);
+  register_datasets(m);
 }
