@@ -704,6 +704,23 @@ class Tokenizer:
         return (_id_arrays.uint32_from_ints(i for ids in lists for i in ids),
                 _id_arrays.int64_from_ints(accumulate((len(ids) for ids in lists), initial=0)))
 
+    def _encode_utf8_batch_ids_array(self, data: bytes, ends: List[int], *, add_special_tokens: bool = True,
+                                     threads: Optional[int] = None, allowed_special: SpecialSet = (),
+                                     disallowed_special: SpecialSet = "all") -> Optional[Tuple[Any, Any]]:
+        """``encode_batch_ids(texts, as_array=True, ...)`` of documents given as one UTF-8 buffer
+        (document ``i`` is ``data[ends[i - 1]:ends[i]]``, from 0 for the first), without a str
+        per document: encode-dataset's JSON Lines reader. None when the tokenizer's pipeline is
+        not wholly native (or NFC comes first): the caller then decodes the documents and calls
+        :meth:`encode_batch_ids`. Errors as ``encode_batch_ids`` raises them; ValueError for data
+        that is not UTF-8."""
+        wrap = self._single_template() if add_special_tokens else ([], [])
+        if (not self._native_path or self._nfc_gate or self._always_sampling is not None
+                or self.truncation is not None or self.padding is not None or wrap is None):
+            return None
+        policy = self._policy(allowed_special, disallowed_special)
+        flat, offsets = self._encoder.encode_utf8_batch_ids_array(data, ends, policy, self._threads(threads), *wrap)
+        return _id_arrays.uint32_array(flat), _id_arrays.int64_array(offsets)
+
     def _native_flat(self, texts: List[str], threads: int, policy: bytes,
                      wrap: Tuple[List[int], List[int]]) -> Tuple[Any, Any]:
         """The native (flat ids, offsets) buffers of a batch of str, ``wrap``'s ids around each

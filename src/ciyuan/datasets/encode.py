@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import bisect
+import concurrent.futures
 import contextlib
 import hashlib
 import itertools
@@ -47,12 +48,13 @@ from typing import (
     Tuple,
     TypeVar,
     Union,
+    cast,
 )
 
 from ciyuan._io import PathLike, make_dirs
 from ciyuan.datasets.manifest import MANIFEST_NAME, Manifest, describe_inputs
 from ciyuan.datasets.progress import DatasetProgress
-from ciyuan.datasets.sources import DocumentBatch, DocumentStream, expand_sources
+from ciyuan.datasets.sources import DocumentBatch, DocumentStream, Utf8Texts, expand_sources
 from ciyuan.datasets.writers import ShardInfo, open_writer, token_dtype
 from ciyuan.errors import CiyuanError, InvalidInputError
 
@@ -173,18 +175,24 @@ def encode_dataset(
     files = [f for f in expand_sources(inputs) if not _inside(f, out)]
     if not files:
         raise InvalidInputError(f"no input files outside the output folder {out}")
+    # The local pipeline reads JSON Lines natively into UTF-8 buffers for the encoder (Utf8Texts).
     stream = DocumentStream(files, input_format=input_format, doc_per=doc_per, field=field, column=column,
-                            errors=errors, skip_bad=skip_bad)
+                            errors=errors, skip_bad=skip_bad, utf8_texts=pipeline is None)
+    # The inputs' checksums (hashlib works without the GIL) while the fingerprint is made here.
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ciyuan-checksum") as pool:
+        checksums = pool.submit(describe_inputs, files)
+        fingerprint = tokenizer_fingerprint(tok)
+        described = checksums.result()
     job = {
         "format": format, "dtype": out_dtype, "shard_tokens": shard_tokens, "prefix": prefix,
         "bos": bos_ids, "eos": eos_ids, "input_format": input_format, "doc_per": doc_per, "field": field,
         "column": stream.column, "errors": errors, "skip_bad": skip_bad, "add_special_tokens": add_special_tokens,
         "allowed_special": _special_setting(allowed_special),
         "disallowed_special": _special_setting(disallowed_special),
-        "tokenizer": tokenizer_fingerprint(tok),
+        "tokenizer": fingerprint,
     }
     make_dirs(out)
-    manifest = _prepare(out, job, describe_inputs(files), prefix, overwrite)
+    manifest = _prepare(out, job, described, prefix, overwrite)
     if manifest.complete:
         return _result(out, manifest, resumed=len(manifest.shards))
     run = _Run(tok, manifest, out, stream, bos_ids, eos_ids, threads, skip_bad, add_special_tokens,
@@ -200,7 +208,7 @@ class _Batch(NamedTuple):
     parts of files they came from (for a document's file:line)."""
 
     first: int
-    texts: List[str]
+    texts: Sequence[str]  # a list of str, or the Utf8Texts of one part of a file read natively
     parts: List[DocumentBatch]
 
     def where(self, i: int) -> Tuple[str, int]:
@@ -312,13 +320,35 @@ class _Run:
         texts: List[str] = []
         parts: List[DocumentBatch] = []
         size = 0
-        for part in self.stream.batches():
+        reading = iter(self.stream.batches())
+        while True:
+            try:
+                part = next(reading)
+            except StopIteration:
+                break
+            except Exception:
+                # A bad document of the input: the documents read before it are encoded first, so
+                # that an error of theirs (a special token's text) is the one raised, in order.
+                if texts:
+                    yield _Batch(position, texts, parts)
+                raise
             if skip:
                 if len(part.texts) <= skip:
                     skip -= len(part.texts)
                     continue
                 part = DocumentBatch(part.source, part.texts[skip:], part.lines[skip:])
                 skip = 0
+            if isinstance(part.texts, Utf8Texts):
+                # Read natively: its documents go to the encoder as one buffer, so a batch holds
+                # one part's (batch_chars counted in bytes); what was gathered before goes first.
+                if texts:
+                    yield _Batch(position, texts, parts)
+                    position += len(texts)
+                    texts, parts, size = [], [], 0
+                for piece in _cut(part, self.batch_chars):
+                    yield _Batch(position, piece.texts, [piece])
+                    position += len(piece.texts)
+                continue
             ends = list(itertools.accumulate(map(len, part.texts)))  # characters through each document
             start = 0
             while start < len(part.texts):
@@ -389,11 +419,13 @@ Pipeline = Callable[["_Run"], Reading]
 
 
 class _LocalReading:
-    """The local pipeline: batches read ahead on a thread, each encoded on this machine's cores."""
+    """The local pipeline: batches read ahead on a thread, each encoded on this machine's cores
+    from another thread, so that reading, encoding and the caller's writing overlap."""
 
     def __init__(self, run: "_Run") -> None:
         self.run = run
         self._batches = _prefetch(run.batches())
+        self._encoded = _prefetch(self._encode(self._batches))
 
     @property
     def skipped(self) -> int:
@@ -403,19 +435,31 @@ class _LocalReading:
         return self.run.stream.bytes_done()
 
     def close(self) -> None:
-        self._batches.close()  # type: ignore[attr-defined]  # a generator: stops the reading thread
-        self.run.stream.close()  # and closes the file it was reading (see DocumentStream.close)
+        self._encoded.close()  # type: ignore[attr-defined]  # generators: stop the encoding thread,
+        self._batches.close()  # type: ignore[attr-defined]  # then the reading thread,
+        self.run.stream.close()  # and close the file it was reading (see DocumentStream.close)
 
     def __iter__(self) -> Iterator[EncodedBatch]:
+        return self._encoded
+
+    def _encode(self, batches: Iterator[_Batch]) -> Iterator[EncodedBatch]:
         run = self.run
-        for batch in self._batches:
+        for batch in batches:
+            texts = batch.texts
             try:
-                ids, offsets = run.tok.encode_batch_ids(batch.texts, as_array=True, **run.encode_args)
-                yield EncodedBatch(batch.first, len(batch.texts), ids, offsets)
+                if isinstance(texts, Utf8Texts):
+                    data, ends = texts.utf8()
+                    found = run.tok._encode_utf8_batch_ids_array(data, ends, **run.encode_args)
+                    if found is not None:
+                        yield EncodedBatch(batch.first, len(texts), *found)
+                        continue
+                    texts = list(texts)  # a tokenizer that needs its texts as str
+                ids, offsets = run.tok.encode_batch_ids(texts, as_array=True, **run.encode_args)
+                yield EncodedBatch(batch.first, len(texts), ids, offsets)
                 continue
             except CiyuanError:  # a document the tokenizer refuses: find it (and name it, or skip it)
                 pass
-            ids, offsets, kept, refusal = encode_finding_refused(run.tok, batch.texts, run.encode_args,
+            ids, offsets, kept, refusal = encode_finding_refused(run.tok, list(texts), run.encode_args,
                                                                  stop_at_first=not run.skip_bad)
             if refusal is not None:
                 i, error = refusal
@@ -426,6 +470,18 @@ class _LocalReading:
 
 def _local_pipeline(run: "_Run") -> Reading:
     return _LocalReading(run)
+
+
+def _cut(part: DocumentBatch, size: int) -> Iterator[DocumentBatch]:
+    """``part`` in consecutive pieces of about ``size`` bytes of text (at least a document each)."""
+    texts = cast(Utf8Texts, part.texts)
+    ends = list(itertools.accumulate(texts.sizes()))
+    start = 0
+    while start < len(ends):
+        base = ends[start - 1] if start else 0
+        stop = max(bisect.bisect_right(ends, base + size, lo=start), start + 1)
+        yield DocumentBatch(part.source, texts[start:stop], part.lines[start:stop])
+        start = stop
 
 
 def encode_finding_refused(tok: "Tokenizer", texts: List[str], encode_args: Dict[str, Any], *,

@@ -34,7 +34,21 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
+from typing import (
+    IO,
+    Any,
+    Callable,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    cast,
+    overload,
+)
 
 from ciyuan._io import after_last_newline, line_blocks
 from ciyuan._text import utf8_error
@@ -44,6 +58,7 @@ __all__ = [
     "Document",
     "DocumentBatch",
     "DocumentStream",
+    "Utf8Texts",
     "iter_documents",
     "expand_sources",
     "file_kind",
@@ -73,12 +88,71 @@ class Document(NamedTuple):
     line: int
 
 
+class Utf8Texts(Sequence[str]):
+    """Documents held as one UTF-8 buffer: document ``i`` is ``data[ends[i - 1]:ends[i]]``
+    (from ``start`` for the first), a str only when asked for. The native JSON Lines reader
+    makes them (no dict and no str per line); the encoder takes the buffer as it is
+    (:meth:`utf8`).
+
+    Example:
+        >>> t = Utf8Texts("abéc".encode(), [2, 5])
+        >>> list(t), len(t), t.sizes(), list(t[1:])
+        (['ab', 'éc'], 2, [2, 3], ['éc'])
+    """
+
+    def __init__(self, data: bytes, ends: List[int], start: int = 0) -> None:
+        self.data = data
+        self.ends = ends
+        self.start = start
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> "Utf8Texts": ...
+
+    def __getitem__(self, i: Union[int, slice]) -> Union[str, "Utf8Texts"]:
+        if isinstance(i, slice):
+            first, stop, step = i.indices(len(self.ends))
+            if step != 1:
+                raise ValueError("Utf8Texts slices take every document (step 1)")
+            stop = max(stop, first)
+            return Utf8Texts(self.data, self.ends[first:stop], self.ends[first - 1] if first else self.start)
+        n = len(self.ends)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("document index out of range")
+        return self.data[self.ends[i - 1] if i else self.start:self.ends[i]].decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        data, at = self.data, self.start
+        for end in self.ends:
+            yield data[at:end].decode("utf-8")
+            at = end
+
+    def sizes(self) -> List[int]:
+        """Each document's length in bytes."""
+        return [b - a for a, b in zip([self.start] + self.ends[:-1], self.ends)]
+
+    def utf8(self) -> Tuple[bytes, List[int]]:
+        """``(data, ends)`` of these documents alone (a copy of the bytes only for a slice)."""
+        if self.start == 0 and (not self.ends or self.ends[-1] == len(self.data)):
+            return self.data, self.ends
+        start = self.start
+        return self.data[start:self.ends[-1] if self.ends else start], [e - start for e in self.ends]
+
+
 class DocumentBatch(NamedTuple):
     """Consecutive documents of one file: their texts and lines (what :meth:`DocumentStream.batches`
-    gives, without a :class:`Document` per document)."""
+    gives, without a :class:`Document` per document). ``texts`` is a :class:`Utf8Texts` when
+    the stream reads JSON Lines natively (``utf8_texts=True``)."""
 
     source: str
-    texts: List[str]
+    texts: Sequence[str]
     lines: List[int]
 
 
@@ -156,7 +230,7 @@ class DocumentStream:
 
     def __init__(self, files: Sequence[Path], *, input_format: str = "auto", doc_per: str = "line",
                  field: str = "text", column: Optional[str] = None, errors: str = "strict",
-                 skip_bad: bool = False) -> None:
+                 skip_bad: bool = False, utf8_texts: bool = False) -> None:
         if doc_per not in DOC_PER:
             raise InvalidInputError(f"doc_per must be one of {', '.join(DOC_PER)}, not {doc_per!r}")
         if errors not in ("strict", "replace"):
@@ -168,6 +242,8 @@ class DocumentStream:
         self.column = column if column is not None else field
         self.errors = errors
         self.skip_bad = skip_bad
+        # JSON Lines read natively into Utf8Texts (see _jsonl_block): for an encoder that takes them.
+        self.utf8_texts = utf8_texts
         self.skipped = 0
         self.first_bad: Optional[str] = None
         self.total_bytes = sum(f.stat().st_size for f in self.files)
@@ -334,6 +410,14 @@ class DocumentStream:
     def _jsonl_block(self, name: str, block: bytes, number: int, offset: int) -> DocumentBatch:
         """The documents of the JSON lines of ``block``: all parsed in one pass when every line is
         good, else line by line (to name or skip the bad ones)."""
+        if self.utf8_texts:
+            from ciyuan import _core
+
+            plain = cast(Optional[Tuple[bytes, List[int], List[int]]],  # None: a line it leaves to orjson
+                         _core.jsonl_field_strings(block, self.field, number))
+            if plain is not None:
+                data, ends, lines = plain
+                return DocumentBatch(name, Utf8Texts(data, ends), lines)
         import orjson  # 2-3x faster than json: reading is the part of a run not on all cores
 
         raws = block.split(b"\n")
