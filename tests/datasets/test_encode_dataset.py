@@ -6,6 +6,7 @@ the same bytes whatever the thread count and batch size."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from pathlib import Path
 from typing import List
@@ -162,6 +163,25 @@ def test_a_finished_run_is_left_alone_and_another_run_refused(tmp_path: Path, gp
         encode_dataset(src, out, gpt2, format="megatron", shard_tokens=300)
     encode_dataset(src, out, gpt2, format="flat", overwrite=True)
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "shard_00000.bin", "shard_00000.offsets.npy"]
+
+
+def test_a_manifest_with_blake2b_checksums_still_resumes(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
+    """Earlier versions checksummed the inputs with blake2b: such a run goes on, and a changed
+    input is still found."""
+    src = write_input(list(_docs("en", 5000)), tmp_path / "in", "txt")
+    out = tmp_path / "out"
+    first = encode_dataset(src, out, gpt2, format="megatron", shard_tokens=300)
+    manifest = json.loads((out / "manifest.json").read_text())
+    (entry,) = manifest["inputs"]
+    assert entry["sha256"] == hashlib.sha256(src.read_bytes()).hexdigest()
+    del entry["sha256"]
+    entry["blake2b"] = hashlib.blake2b(src.read_bytes(), digest_size=16).hexdigest()
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert encode_dataset(src, out, gpt2, format="megatron", shard_tokens=300).resumed_shards == len(first.shards)
+    with src.open("a") as f:
+        f.write("one more line\n")
+    with pytest.raises(InvalidInputError, match="changed since the first run"):
+        encode_dataset(src, out, gpt2, format="megatron", shard_tokens=300)
 
 
 def test_folder_and_glob_inputs_in_sorted_order(tmp_path: Path, gpt2) -> None:  # noqa: ANN001
