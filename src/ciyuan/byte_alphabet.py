@@ -48,7 +48,7 @@ def bytes_to_printable(data: bytes) -> str:
     """Write bytes in GPT-2's printable alphabet (one C-level pass, not a lookup per byte).
 
     Example:
-        >>> bytes_to_printable(b" hi\n")
+        >>> bytes_to_printable(b" hi\\n")
         'ĠhiĊ'
     """
     return data.decode("latin-1").translate(_FROM_LATIN1)
