@@ -1,4 +1,4 @@
-// One string field of every line of a block of JSON Lines (see jsonl.h).
+// One string field of every line of a block of JSON Lines, and text lines (see jsonl.h).
 #include "ciyuan/jsonl.h"
 
 #include <cstring>
@@ -254,6 +254,29 @@ bool jsonl_field_strings(std::string_view block, std::string_view field, int64_t
     start = end + 1;
   }
   *written = static_cast<size_t>(to.at - out);
+  return true;
+}
+
+bool text_lines(std::string_view block, int64_t first_line, char* out, size_t* written, std::vector<int64_t>& ends,
+                std::vector<int64_t>& lines) {
+  if (utf8::validate(block.data(), block.size()) != block.size()) return false;
+  char* at = out;
+  int64_t number = first_line;
+  for (size_t start = 0; start < block.size();) {
+    const void* nl = std::memchr(block.data() + start, '\n', block.size() - start);
+    const size_t stop = nl ? static_cast<size_t>(static_cast<const char*>(nl) - block.data()) : block.size();
+    ++number;
+    size_t end = stop;
+    if (nl && end > start && block[end - 1] == '\r') --end;  // "\r\n": the '\r' goes with the line break
+    if (end > start) {
+      std::memcpy(at, block.data() + start, end - start);
+      at += end - start;
+      ends.push_back(static_cast<int64_t>(at - out));
+      lines.push_back(number);
+    }
+    start = stop + 1;
+  }
+  *written = static_cast<size_t>(at - out);
   return true;
 }
 

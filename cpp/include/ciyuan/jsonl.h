@@ -1,8 +1,7 @@
-// JSON Lines: one string field of every line's object, read without building the objects.
-//
-// encode-dataset's reader: a corpus of JSON Lines is mostly one long string per line, and
-// making a Python dict and str of every line only to hand the str's bytes to the encoder cost
-// more time than encoding them. Here the field's text goes straight into one UTF-8 buffer.
+// encode-dataset's readers of a document per line: JSON Lines (one string field of every line's
+// object) and text lines, straight into one UTF-8 buffer per block. A corpus is mostly long
+// lines, and making a Python dict and str of every line only to hand the str's bytes to the
+// encoder cost more time than encoding them.
 #pragma once
 
 #include <cstdint>
@@ -27,5 +26,12 @@ namespace ciyuan {
 // the same text.
 bool jsonl_field_strings(std::string_view block, std::string_view field, int64_t first_line, char* out,
                          size_t* written, std::vector<int64_t>& ends, std::vector<int64_t>& lines);
+
+// The documents of a block of text lines, a document per non-empty line (split at '\n'; a line
+// ended by "\r\n" loses the '\r', a last line without '\n' keeps it): written to `out` (room for
+// block.size() bytes), ends, line numbers and *written as jsonl_field_strings gives them. False
+// when the block is not valid UTF-8 (the caller then reads it line by line, naming the bad one).
+bool text_lines(std::string_view block, int64_t first_line, char* out, size_t* written, std::vector<int64_t>& ends,
+                std::vector<int64_t>& lines);
 
 }  // namespace ciyuan

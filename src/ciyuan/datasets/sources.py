@@ -90,8 +90,8 @@ class Document(NamedTuple):
 
 class Utf8Texts(Sequence[str]):
     """Documents held as one UTF-8 buffer: document ``i`` is ``data[ends[i - 1]:ends[i]]``
-    (from ``start`` for the first), a str only when asked for. The native JSON Lines reader
-    makes them (no dict and no str per line); the encoder takes the buffer as it is
+    (from ``start`` for the first), a str only when asked for. The native readers of text lines
+    and JSON Lines make them (no str, nor dict, per line); the encoder takes the buffer as it is
     (:meth:`utf8`).
 
     Example:
@@ -149,7 +149,7 @@ class Utf8Texts(Sequence[str]):
 class DocumentBatch(NamedTuple):
     """Consecutive documents of one file: their texts and lines (what :meth:`DocumentStream.batches`
     gives, without a :class:`Document` per document). ``texts`` is a :class:`Utf8Texts` when
-    the stream reads JSON Lines natively (``utf8_texts=True``)."""
+    the stream reads lines natively (``utf8_texts=True``: text and JSON Lines)."""
 
     source: str
     texts: Sequence[str]
@@ -242,7 +242,8 @@ class DocumentStream:
         self.column = column if column is not None else field
         self.errors = errors
         self.skip_bad = skip_bad
-        # JSON Lines read natively into Utf8Texts (see _jsonl_block): for an encoder that takes them.
+        # Lines of text and JSON Lines read natively into Utf8Texts (see _lines_block and
+        # _jsonl_block): for an encoder that takes them.
         self.utf8_texts = utf8_texts
         self.skipped = 0
         self.first_bad: Optional[str] = None
@@ -390,6 +391,13 @@ class DocumentStream:
     def _lines_block(self, name: str, block: bytes, number: int, offset: int) -> DocumentBatch:
         """A document per non-empty line of ``block`` (decoded at once; line by line when it
         holds invalid UTF-8, to name or skip the bad lines)."""
+        if self.utf8_texts:
+            from ciyuan import _core
+
+            found = cast(Optional[Tuple[bytes, List[int], List[int]]], _core.text_lines(block, number))
+            if found is not None:  # None: invalid UTF-8, named (or skipped) below
+                data, ends, numbers = found
+                return DocumentBatch(name, Utf8Texts(data, ends), numbers)
         try:
             text = block.decode("utf-8", self.errors)
         except UnicodeDecodeError:

@@ -1,5 +1,6 @@
-"""The native JSON Lines reader of encode-dataset (cpp/src/jsonl.cc, ``_core.jsonl_field_strings``)
-and the encoder's UTF-8 batch input, held against orjson's reading and the str path."""
+"""The native readers of encode-dataset (cpp/src/jsonl.cc: ``_core.jsonl_field_strings`` for JSON
+Lines, ``_core.text_lines`` for a document per line of text) and the encoder's UTF-8 batch input,
+held against orjson's reading, the Python reader of lines and the str path."""
 
 from __future__ import annotations
 
@@ -167,7 +168,37 @@ def test_stream_reads_the_same_documents_natively(tmp_path: Path) -> None:
     slow = DocumentStream([path])
     fast = DocumentStream([path], utf8_texts=True)
     assert list(fast) == list(slow)
+    text = write_input(docs, tmp_path / "txt", "txt")
+    with text.open("ab") as f:
+        f.write(b"\r\n\ncrlf line\r\nlast\r")
+    assert list(DocumentStream([text], utf8_texts=True)) == list(DocumentStream([text]))
     assert [d.text for d in DocumentStream([path], utf8_texts=True)][-1] == "tab\there \U0001f600"
+
+
+def python_lines(block: bytes, first_line: int) -> Tuple[List[str], List[int]]:
+    """A document per non-empty line, as DocumentStream's Python reader cuts them."""
+    stream = DocumentStream([])
+    batch = stream._lines_block("x", block, first_line, 0)
+    return list(batch.texts), list(batch.lines)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b c", "\r", "\n", "\r\n", "\u00e9", "\u8bcd", " ", "\t", "\U0001f600"]),
+                max_size=30).map("".join), st.integers(0, 10**6))
+def test_text_lines_read_as_python_reads_them(text: str, first_line: int) -> None:
+    block = text.encode()
+    data, ends, lines = _core.text_lines(block, first_line)
+    assert (list(Utf8Texts(data, ends)), lines) == python_lines(block, first_line)
+
+
+def test_text_lines_leave_invalid_utf8_to_python(tmp_path: Path) -> None:
+    assert _core.text_lines(b"good\nbad \xff\n", 0) is None
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"one\r\n\ntwo\nbad \xff\nthree")
+    with pytest.raises(InvalidInputError, match=r"bad.txt: invalid UTF-8 at byte 14 \(line 4\)"):
+        list(DocumentStream([path], utf8_texts=True))
+    kept = DocumentStream([path], utf8_texts=True, skip_bad=True)
+    assert [(d.text, d.line) for d in kept] == [("one", 1), ("two", 3), ("three", 5)] and kept.skipped == 1
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +252,8 @@ def test_encode_dataset_gives_the_same_bytes_natively(tmp_path: Path, cl100k: To
     lines = good.read_bytes().split(b"\n")
     bad = tmp_path / "in" / "mixed.jsonl"
     bad.write_bytes(b"\n".join(lines[:40] + [b"", b'{"text": 5}'] + lines[40:80] + [b'{"id": 1}'] + lines[80:]))
-    for inputs in ([good], [good, bad]):
+    text = write_input(docs, tmp_path / "in", "txt")
+    for inputs in ([good], [good, bad], [text, bad]):
         native = run(tmp_path, "native", inputs, cl100k, True, overwrite=True, **options)
         slow = run(tmp_path, "slow", inputs, cl100k, False, overwrite=True, **options)
         assert native == slow
