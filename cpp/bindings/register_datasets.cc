@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ciyuan/jsonl.h"
+#include "ciyuan/line_readers.h"
 
 namespace nb = nanobind;
 
@@ -58,7 +58,7 @@ void register_datasets(nb::module_& m) {
         "(data, ends, lines) of a block of JSON lines: each non-blank line's string `field` as UTF-8, "
         "document i being data[ends[i - 1]:ends[i]], on line lines[i] (first_line + 1 for the block's "
         "first); None unless every line is a plain object holding the field once as a string "
-        "(see cpp/include/ciyuan/jsonl.h).");
+        "(see cpp/include/ciyuan/line_readers.h).");
   m.def("text_lines", &text_lines, nb::arg("block"), nb::arg("first_line"),
         "(data, ends, lines) of a block of text, a document per non-empty line (a \\r before the line "
         "break dropped), as jsonl_field_strings gives them; None when the block is not valid UTF-8.");

@@ -1,6 +1,6 @@
-"""The native readers of encode-dataset (cpp/src/jsonl.cc: ``_core.jsonl_field_strings`` for JSON
-Lines, ``_core.text_lines`` for a document per line of text) and the encoder's UTF-8 batch input,
-held against orjson's reading, the Python reader of lines and the str path."""
+"""The native readers of encode-dataset (cpp/src/line_readers.cc: ``_core.jsonl_field_strings`` for
+JSON Lines, ``_core.text_lines`` for a document per line of text) and the encoder's UTF-8 batch
+input, held against orjson's reading, the Python reader of lines and the str path."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-// One string field of every line of a block of JSON Lines, and text lines (see jsonl.h).
-#include "ciyuan/jsonl.h"
+// One string field of every line of a block of JSON Lines, and text lines (see line_readers.h).
+#include "ciyuan/line_readers.h"
 
 #include <cstring>
 
@@ -65,7 +65,7 @@ int hex_digit(unsigned char c) {
 }
 
 // A recursive-descent check of one line (already known to be valid UTF-8), keeping only the
-// field's string. Every method returns false for anything not plain (see jsonl.h).
+// field's string. Every method returns false for anything not plain (see line_readers.h).
 class Line {
  public:
   Line(const char* p, const char* e)

@@ -1,13 +1,13 @@
-// Fuzz target "jsonl": the native readers of lines (ciyuan/jsonl.h). Input: the first byte picks
-// the reader (text lines, or JSON Lines with the field "text" or "t\u00e9"), the rest is the
-// block. Properties: it never reads or writes out of bounds; when it accepts the block, the texts
-// fit the room it was given, their ends rise, every text is valid UTF-8 and every line number is
-// that of a line of the block, rising.
+// Fuzz target "line_readers": the native readers of lines (ciyuan/line_readers.h). Input: the first
+// byte picks the reader (text lines, or JSON Lines with the field "text" or "t\u00e9"), the rest is
+// the block. Properties: it never reads or writes out of bounds; when it accepts the block, the
+// texts fit the room it was given, their ends rise, every text is valid UTF-8 and every line number
+// is that of a line of the block, rising.
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "ciyuan/jsonl.h"
+#include "ciyuan/line_readers.h"
 #include "ciyuan/utf8.h"
 #include "fuzz_input.h"
 
