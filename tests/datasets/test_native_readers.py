@@ -90,7 +90,7 @@ def json_lines(draw: Any) -> Tuple[bytes, List[str]]:
     return ("\n".join(lines) + end).encode("utf-8"), texts
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(json_lines(), st.integers(0, 10**6))
 def test_generated_lines_read_as_orjson_reads_them(generated: Tuple[bytes, List[str]], first_line: int) -> None:
     block, texts = generated
@@ -124,7 +124,7 @@ def test_lines_that_are_not_plain_are_left_to_orjson(line: bytes) -> None:
     assert _core.jsonl_field_strings(b'{"text": "fine"}\n', FIELD, 0) is not None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=60) | json_lines().map(lambda g: g[0]), st.data())
 def test_mangled_blocks_never_read_otherwise_than_orjson(block: bytes, data: st.DataObject) -> None:
     """Bytes cut, dropped or put in anywhere: what the native reader still accepts, orjson reads
