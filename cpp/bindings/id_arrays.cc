@@ -171,8 +171,8 @@ nb::object encode_ids_array(const Encoder& self, nb::handle text, nb::bytes poli
   return owned_array(std::move(ids));
 }
 
-// Documents given as one UTF-8 buffer and each one's end in it (encode-dataset's JSON Lines
-// reader makes them without a str per document): the batch interface each_text reads.
+// Documents given as one UTF-8 buffer and each one's end in it (encode-dataset's line readers
+// make them without a str per document): the batch interface each_text reads.
 class Utf8Docs {
  public:
   Utf8Docs(nb::bytes data, const std::vector<int64_t>& ends) : data_(data), ends_(ends) {
