@@ -230,54 +230,58 @@ class Line {
   const unsigned char* e_;
 };
 
-}  // namespace
-
-bool jsonl_field_strings(std::string_view block, std::string_view field, int64_t first_line, char* out,
-                         size_t* written, std::vector<int64_t>& ends, std::vector<int64_t>& lines) {
-  // Invalid UTF-8 anywhere makes the line invalid JSON: the whole block is checked at once.
+// Calls line(start, end, ended, number) for each line block[start, end) of a block that is valid
+// UTF-8 (ended: a '\n' follows it; number: first_line + 1 for the first); false when the block
+// is not valid UTF-8 or `line` returns false.
+template <class Line>
+bool each_line(std::string_view block, int64_t first_line, const Line& line) {
   if (utf8::validate(block.data(), block.size()) != block.size()) return false;
-  std::string key;
-  ToBuffer to{out};
   int64_t number = first_line;
   for (size_t start = 0; start < block.size();) {
     const void* nl = std::memchr(block.data() + start, '\n', block.size() - start);
     const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - block.data()) : block.size();
-    ++number;
-    size_t k = start;
-    while (k < end && blank_byte(static_cast<unsigned char>(block[k]))) ++k;
-    if (k < end) {
-      Line line(block.data() + start, block.data() + end);
-      if (!line.field_of_object(field, to, key)) return false;
-      ends.push_back(static_cast<int64_t>(to.at - out));
-      lines.push_back(number);
-    }
+    if (!line(start, end, nl != nullptr, ++number)) return false;
     start = end + 1;
   }
-  *written = static_cast<size_t>(to.at - out);
   return true;
+}
+
+}  // namespace
+
+bool jsonl_field_strings(std::string_view block, std::string_view field, int64_t first_line, char* out,
+                         size_t* written, std::vector<int64_t>& ends, std::vector<int64_t>& lines) {
+  // Invalid UTF-8 anywhere makes the line invalid JSON: each_line checks the whole block at once.
+  std::string key;
+  ToBuffer to{out};
+  const bool plain = each_line(block, first_line, [&](size_t start, size_t end, bool, int64_t number) {
+    size_t k = start;
+    while (k < end && blank_byte(static_cast<unsigned char>(block[k]))) ++k;
+    if (k == end) return true;  // a blank line: no document
+    Line line(block.data() + start, block.data() + end);
+    if (!line.field_of_object(field, to, key)) return false;
+    ends.push_back(static_cast<int64_t>(to.at - out));
+    lines.push_back(number);
+    return true;
+  });
+  *written = static_cast<size_t>(to.at - out);
+  return plain;
 }
 
 bool text_lines(std::string_view block, int64_t first_line, char* out, size_t* written, std::vector<int64_t>& ends,
                 std::vector<int64_t>& lines) {
-  if (utf8::validate(block.data(), block.size()) != block.size()) return false;
   char* at = out;
-  int64_t number = first_line;
-  for (size_t start = 0; start < block.size();) {
-    const void* nl = std::memchr(block.data() + start, '\n', block.size() - start);
-    const size_t stop = nl ? static_cast<size_t>(static_cast<const char*>(nl) - block.data()) : block.size();
-    ++number;
-    size_t end = stop;
-    if (nl && end > start && block[end - 1] == '\r') --end;  // "\r\n": the '\r' goes with the line break
+  const bool valid = each_line(block, first_line, [&](size_t start, size_t end, bool ended, int64_t number) {
+    if (ended && end > start && block[end - 1] == '\r') --end;  // "\r\n": the '\r' goes with the line break
     if (end > start) {
       std::memcpy(at, block.data() + start, end - start);
       at += end - start;
       ends.push_back(static_cast<int64_t>(at - out));
       lines.push_back(number);
     }
-    start = stop + 1;
-  }
+    return true;
+  });
   *written = static_cast<size_t>(at - out);
-  return true;
+  return valid;
 }
 
 }  // namespace ciyuan

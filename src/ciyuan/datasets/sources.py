@@ -50,6 +50,7 @@ from typing import (
     overload,
 )
 
+from ciyuan import _core
 from ciyuan._io import after_last_newline, line_blocks
 from ciyuan._text import utf8_error
 from ciyuan.errors import InvalidInputError
@@ -392,8 +393,6 @@ class DocumentStream:
         """A document per non-empty line of ``block`` (decoded at once; line by line when it
         holds invalid UTF-8, to name or skip the bad lines)."""
         if self.utf8_texts:
-            from ciyuan import _core
-
             found = cast(Optional[Tuple[bytes, List[int], List[int]]], _core.text_lines(block, number))
             if found is not None:  # None: invalid UTF-8, named (or skipped) below
                 data, ends, numbers = found
@@ -419,8 +418,6 @@ class DocumentStream:
         """The documents of the JSON lines of ``block``: all parsed in one pass when every line is
         good, else line by line (to name or skip the bad ones)."""
         if self.utf8_texts:
-            from ciyuan import _core
-
             plain = cast(Optional[Tuple[bytes, List[int], List[int]]],  # None: a line it leaves to orjson
                          _core.jsonl_field_strings(block, self.field, number))
             if plain is not None:
